@@ -1,0 +1,1 @@
+"""The pure core: stdlib only. No Qt, numpy, audio or model libraries, no clock reads."""

@@ -1,0 +1,1 @@
+"""The turn-taking state machine: a pure reducer."""

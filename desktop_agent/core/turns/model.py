@@ -1,0 +1,57 @@
+"""States and transition records of the turn-taking machine."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from desktop_agent.core.cancel import TurnId
+
+
+class State(enum.Enum):
+    """The seven states of the turn-taking machine."""
+
+    LISTENING = "listening"
+    USER_SPEAKING = "user_speaking"
+    PROCESSING = "processing"
+    WAITING_FOR_TOOL = "waiting_for_tool"
+    ASSISTANT_SPEAKING = "assistant_speaking"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+
+    @property
+    def label(self) -> str:
+        """Human label, e.g. 'Assistant speaking'."""
+        return self.value.replace("_", " ").capitalize()
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One edge the machine took. The GUI draws these, the log prints them, tests snapshot them."""
+
+    turn_id: TurnId
+    source: State
+    target: State
+    cause: str
+    """Short machine-readable reason, e.g. 'ptt_released', 'barge_in', 'llm_failed'."""
+    at_s: float
+    """Clock time of the event that caused it, seconds."""
+    cancels: tuple[str, ...] = ()
+    """What this transition cancels, e.g. ('llm', 'tts', 'playback')."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeardReport:
+    """What the user actually heard of one assistant reply that was cut off (or finished)."""
+
+    turn_id: TurnId
+    full_text: str
+    """Everything the assistant planned to say so far (synthesised or not)."""
+    heard_text: str
+    """The words whose audio the device consumed. The history holds exactly this."""
+    unheard_text: str
+    """The remainder the user never heard."""
+    cut_at_s: float
+    """Seconds of this turn's audio played before the cut (0.0 if nothing was played)."""
+    interrupted: bool
+    """True when a barge-in (or error) cut the reply; False when it played to the end."""
