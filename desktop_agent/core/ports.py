@@ -57,6 +57,15 @@ class AsrEngine(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call the LLM asked for."""
+
+    name: str
+    arguments: Mapping[str, Any]
+    call_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
     """One entry of the conversation sent to the LLM."""
 
@@ -67,6 +76,8 @@ class ChatMessage:
     """Tool name for role 'tool'."""
     interrupted: bool = False
     """True for an assistant reply the user cut off; content holds only what was heard."""
+    tool_call: ToolCall | None = None
+    """For an assistant message that called a tool: the call (content is then '')."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,15 +90,6 @@ class ToolSpec:
     """JSON schema of the arguments."""
     writes: bool = False
     """True for a tool that changes the world (needs confirmation; later issue)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A call the LLM asked for."""
-
-    name: str
-    arguments: Mapping[str, Any]
-    call_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

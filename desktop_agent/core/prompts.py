@@ -13,3 +13,23 @@ SYSTEM_PROMPT: Final = (
 )
 
 APOLOGY: Final = "Sorry, I lost that. Could you say it again?"
+
+
+def tool_result_note(tool_name: str, result: str) -> str:
+    """The message that hands a tool's result back to the model for the spoken answer.
+
+    Small models answer far better from a plain note after the question than from the
+    chat template's tool-response block (they tend to call the tool again).
+    """
+    return (f"{tool_name} returned: {result} "
+            "Now answer the user's question in one short spoken sentence. Do not call tools.")
+
+
+def is_usable_answer(answer: str, question: str) -> bool:
+    """False for a reply that is empty, JSON, or just the question echoed back."""
+    text = answer.strip()
+    if not text or text.startswith(("{", "[", "<")):
+        return False
+    def norm(s: str) -> str:
+        return "".join(ch for ch in s.lower() if ch.isalnum())
+    return norm(text) != norm(question)

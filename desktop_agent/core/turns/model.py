@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NewType
 
 from desktop_agent.core.cancel import TurnId
+
+JobId = NewType("JobId", int)
+"""Id of one job the machine started (a recording, an ASR, LLM, tool or TTS job, a playback
+stream, a timer). Unique for the machine's lifetime. Events produced by a job echo its id,
+so output of a cancelled job is dropped even when the turn id is still current."""
 
 
 class State(enum.Enum):
@@ -23,6 +29,18 @@ class State(enum.Enum):
     def label(self) -> str:
         """Human label, e.g. 'Assistant speaking'."""
         return self.value.replace("_", " ").capitalize()
+
+
+class Stage(enum.Enum):
+    """A pipeline stage that can fail or time out (names the ``StageFailed``/timer stage)."""
+
+    RECORDING = "recording"
+    ASR = "asr"
+    LLM = "llm"
+    TOOL = "tool"
+    TTS = "tts"
+    PLAYBACK = "playback"
+    APOLOGY = "apology"
 
 
 @dataclass(frozen=True, slots=True)

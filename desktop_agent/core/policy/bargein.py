@@ -1,0 +1,165 @@
+"""Barge-in while the assistant speaks: pause first, decide second.
+
+When the VAD hears the user during playback, the runtime ducks or pauses playback at
+once (``duck_gain``) and then asks :class:`BargeInDecider`, every time the confirmed
+speech grows or the partial transcript changes, whether to interrupt the reply, keep
+waiting, or resume it. "Mm-hm", a cough, a laugh and our own echo resume; "wait",
+"stop", "no that's wrong" or simply enough speech interrupt.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+from desktop_agent.core.errors import SettingsError
+from desktop_agent.core.policy.tokens import contains_phrase, covered_by, phrase_set, spoken_words
+
+DEFAULT_BACKCHANNELS: Final = (
+    "mm-hm", "mhm", "mm", "uh-huh", "yeah", "yep", "okay", "ok", "right", "sure", "uh",
+    "um", "hmm", "ah", "oh", "i see", "got it", "cool", "nice",
+)  # fmt: skip
+DEFAULT_STOP_PHRASES: Final = (
+    "stop", "wait", "hold on", "hang on", "pause", "cancel", "shut up", "be quiet", "quiet",
+    "enough",
+)  # fmt: skip
+
+
+class Decision(enum.StrEnum):
+    """What to do with the paused reply. Compares equal to its string value."""
+
+    WAIT = "wait"
+    """Not enough evidence yet: keep the reply paused (or ducked) and ask again."""
+    INTERRUPT = "interrupt"
+    """The user is taking the turn: cancel the reply."""
+    RESUME = "resume"
+    """It was a backchannel, a cough, a laugh or echo: un-pause the reply."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A decision and why, for the log and the GUI."""
+
+    decision: Decision
+    reason: str
+    """One of 'echo', 'stop_word', 'words', 'long_speech', 'backchannel', 'too_short',
+    'listening'."""
+
+
+@dataclass(frozen=True, slots=True)
+class BargeInSettings:
+    """Thresholds for telling a real interruption from a backchannel, a cough or echo."""
+
+    min_interrupt_speech_s: float = 0.6
+    """Confirmed speech, seconds, that interrupts even before the ASR has words."""
+    backchannel_words: tuple[str, ...] = DEFAULT_BACKCHANNELS
+    """Listener noises that never interrupt (alone or in a row: "yeah yeah")."""
+    stop_phrases: tuple[str, ...] = DEFAULT_STOP_PHRASES
+    """Words that interrupt at once, wherever they occur in the transcript."""
+    warmup_s: float = 0.3
+    """After playback starts, seconds during which a speech onset is taken for echo."""
+    duck_gain: float = 0.0
+    """Playback gain while deciding: 0.0 pauses (the default), e.g. 0.2 ducks."""
+    min_word_speech_s: float = 0.2
+    """Speech, seconds, a transcribed non-backchannel word needs to count as a word
+    (shorter is a click or a cough the ASR guessed at)."""
+    max_backchannel_s: float = 1.5
+    """Speech, seconds, beyond which even a backchannel-looking transcript interrupts
+    (the ASR is behind the user)."""
+
+    def __post_init__(self) -> None:
+        """Reject settings that cannot work."""
+        durations = (
+            self.min_interrupt_speech_s,
+            self.warmup_s,
+            self.min_word_speech_s,
+            self.max_backchannel_s,
+        )
+        if min(durations) < 0 or not 0.0 <= self.duck_gain <= 1.0:
+            raise SettingsError(
+                "bargein_settings",
+                f"invalid barge-in settings: durations={durations}, duck_gain={self.duck_gain}",
+                "use non-negative seconds and 0 <= duck_gain <= 1",
+            )
+
+
+class BargeInDecider:
+    """Pure barge-in policy: same evidence, same decision."""
+
+    __slots__ = ("settings", "_backchannels", "_stops")
+
+    def __init__(self, settings: BargeInSettings | None = None) -> None:
+        """Create a decider with ``settings`` (the defaults when None)."""
+        self.settings = settings or BargeInSettings()
+        self._backchannels = phrase_set(self.settings.backchannel_words, squeeze=True)
+        self._stops = phrase_set(self.settings.stop_phrases, squeeze=True)
+
+    def is_backchannel(self, transcript: str) -> bool:
+        """Whether ``transcript`` is only listener noises ("Mm-hm.", "yeah, yeah", "Okay!")."""
+        return covered_by(spoken_words(transcript, squeeze=True), self._backchannels)
+
+    def is_echo(self, onset_after_playback_s: float | None) -> bool:
+        """Whether a speech onset this long after playback started is taken for echo."""
+        return onset_after_playback_s is not None and onset_after_playback_s < (
+            self.settings.warmup_s
+        )
+
+    def evaluate(
+        self,
+        speech_s: float,
+        transcript: str = "",
+        *,
+        speech_ended: bool = False,
+        onset_after_playback_s: float | None = None,
+    ) -> Verdict:
+        """Decide from the evidence so far, with the reason.
+
+        Args:
+            speech_s: Confirmed user speech so far, seconds (from the segmenter).
+            transcript: The partial transcript of that speech ("" before the ASR has any).
+            speech_ended: True once the segmenter ended the user's speech.
+            onset_after_playback_s: Seconds from playback start to the speech onset,
+                when known. Onsets within ``warmup_s`` are echo; the runtime re-arms and
+                judges the next onset afresh.
+
+        Returns:
+            The verdict. Rules, first match wins: echo -> RESUME; a stop phrase anywhere
+            -> INTERRUPT; non-backchannel words with at least ``min_word_speech_s`` of
+            speech -> INTERRUPT; ``min_interrupt_speech_s`` of speech that is not a
+            backchannel (including no words yet) -> INTERRUPT; a backchannel longer
+            than ``max_backchannel_s`` -> INTERRUPT; speech ended -> RESUME
+            (backchannel, or too short to be words); otherwise WAIT.
+        """
+        settings = self.settings
+        if self.is_echo(onset_after_playback_s):
+            return Verdict(Decision.RESUME, "echo")
+        words = spoken_words(transcript, squeeze=True)
+        if contains_phrase(words, self._stops):
+            return Verdict(Decision.INTERRUPT, "stop_word")
+        backchannel = covered_by(words, self._backchannels)
+        if words and not backchannel and speech_s >= settings.min_word_speech_s:
+            return Verdict(Decision.INTERRUPT, "words")
+        if not backchannel and speech_s >= settings.min_interrupt_speech_s:
+            return Verdict(Decision.INTERRUPT, "long_speech")
+        if backchannel and speech_s >= settings.max_backchannel_s:
+            return Verdict(Decision.INTERRUPT, "long_speech")
+        if speech_ended:
+            return Verdict(Decision.RESUME, "backchannel" if backchannel else "too_short")
+        return Verdict(Decision.WAIT, "listening")
+
+    def decide(
+        self,
+        speech_s: float,
+        transcript: str = "",
+        *,
+        speech_ended: bool = False,
+        onset_after_playback_s: float | None = None,
+    ) -> Decision:
+        """Like :meth:`evaluate`, without the reason."""
+        return self.evaluate(
+            speech_s,
+            transcript,
+            speech_ended=speech_ended,
+            onset_after_playback_s=onset_after_playback_s,
+        ).decision

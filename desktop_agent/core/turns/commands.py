@@ -1,0 +1,253 @@
+"""Commands: what the machine asks the runtime to do.
+
+The runtime executes the commands of a ``Step`` in order. Commands that start work carry a
+fresh ``job`` id; the runtime keeps one ``CancelToken`` per job, and every event that work
+produces echoes ``turn_id`` and ``job``. ``Cancel*`` commands name the job(s) to cancel; a
+cancelled job's late output is dropped by the machine, so cancelling is best effort.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from desktop_agent.core.cancel import TurnId
+from desktop_agent.core.ports import ChatMessage, ToolCall
+from desktop_agent.core.turns.model import HeardReport, JobId, Stage
+
+# --- recording and ASR ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartRecording:
+    """Start capturing the user's speech into a new recording ``job``."""
+
+    turn_id: TurnId
+    job: JobId
+    from_s: float
+    """Clock time the recording starts at, seconds. May lie in the past (a barge-in, a VAD
+    onset): the runtime takes that audio from its mic ring buffer."""
+    partials: bool
+    """True: send ``AsrPartial`` events for this recording while it runs."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StopRecording:
+    """Stop the recording ``job``; its audio is kept for ``Transcribe``."""
+
+    turn_id: TurnId
+    job: JobId
+    until_s: float
+    """Clock time the recording ends at, seconds (audio after it is discarded)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Transcribe:
+    """Transcribe the audio of a stopped recording; answer with ``AsrFinal``."""
+
+    turn_id: TurnId
+    job: JobId
+    recording: JobId
+    """The StartRecording job whose audio to transcribe."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelAsr:
+    """Cancel a recording or transcription job (discard its audio)."""
+
+    turn_id: TurnId
+    job: JobId
+
+
+# --- LLM and tools ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartLlm:
+    """Stream a reply to ``messages``; answer with LlmToken/LlmToolCall and LlmFinished."""
+
+    turn_id: TurnId
+    job: JobId
+    messages: tuple[ChatMessage, ...]
+    """The whole prompt: system prompt, trimmed history, this turn's user text and tool messages."""
+    speculative: bool = False
+    """True when started on a stable partial transcript before the final one (may be cancelled)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelLlm:
+    """Cancel the LLM ``job`` (its late output is dropped anyway)."""
+
+    turn_id: TurnId
+    job: JobId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunTool:
+    """Run the tool the LLM asked for; answer with ``ToolResult``."""
+
+    turn_id: TurnId
+    job: JobId
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelTool:
+    """Cancel the tool ``job`` (a pending tool plan is dropped)."""
+
+    turn_id: TurnId
+    job: JobId
+
+
+# --- TTS and playback ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Synthesize:
+    """Synthesise one clause; answer with exactly one ``TtsChunkReady``.
+
+    When the engine yields several pieces for ``text``, the runtime concatenates them (word
+    timings shifted by the preceding samples) into one chunk.
+    """
+
+    turn_id: TurnId
+    job: JobId
+    chunk_index: int
+    """The chunk's place in this turn's speech (0, 1, ...); the runtime keys the audio by it."""
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelTts:
+    """Cancel the synthesis jobs ``jobs`` (drop their audio, ready or not)."""
+
+    turn_id: TurnId
+    jobs: tuple[JobId, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayChunk:
+    """Queue the audio of chunk ``chunk_index`` on the playback stream ``job``.
+
+    The first PlayChunk of a stream opens it: the player reports PlaybackStarted when its
+    first sample reaches the device, then PlaybackProgress/Finished with the samples of the
+    stream consumed so far.
+    """
+
+    turn_id: TurnId
+    job: JobId
+    """The playback stream."""
+    chunk_index: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlushPlayback:
+    """Stop the playback stream ``job`` now, fading out; answer with ``PlaybackStopped``.
+
+    Always answered, even when the stream had already drained (the machine waits for it, or
+    for its flush timer, before it hands the floor to the user).
+    """
+
+    turn_id: TurnId
+    job: JobId
+    fade_ms: float
+    """Length of the fade-out, milliseconds (the faded samples count as played)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DuckPlayback:
+    """Lower the playback stream ``job`` while a possible barge-in is judged."""
+
+    turn_id: TurnId
+    job: JobId
+    gain_db: float
+    """Gain to apply, dB (negative)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResumePlayback:
+    """Undo ``DuckPlayback``: the onset was not a real barge-in."""
+
+    turn_id: TurnId
+    job: JobId
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpeakApology:
+    """Say ``text`` (a canned apology); answer with ``ApologyFinished`` in any case."""
+
+    turn_id: TurnId
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StopApology:
+    """Cut the apology short (the user pressed push-to-talk)."""
+
+    turn_id: TurnId
+
+
+# --- timers -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartTimer:
+    """Arm a one-shot timer; on expiry send ``StageTimedOut(job, stage)``."""
+
+    turn_id: TurnId
+    job: JobId
+    stage: Stage
+    seconds: float
+    """Delay until expiry, seconds from now."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CancelTimer:
+    """Disarm the timer ``job`` (an expiry already queued is dropped by the machine)."""
+
+    turn_id: TurnId
+    job: JobId
+
+
+# --- reports for the GUI and the log ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PublishUserText:
+    """The user's turn is final: show ``text`` (merged over false endpoints)."""
+
+    turn_id: TurnId
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PublishHeard:
+    """A reply ended (played out, cut off or failed): show what was heard and what was not."""
+
+    turn_id: TurnId
+    report: HeardReport
+
+
+Command: TypeAlias = (
+    StartRecording
+    | StopRecording
+    | Transcribe
+    | CancelAsr
+    | StartLlm
+    | CancelLlm
+    | RunTool
+    | CancelTool
+    | Synthesize
+    | CancelTts
+    | PlayChunk
+    | FlushPlayback
+    | DuckPlayback
+    | ResumePlayback
+    | SpeakApology
+    | StopApology
+    | StartTimer
+    | CancelTimer
+    | PublishUserText
+    | PublishHeard
+)
+"""Every command the machine emits."""
