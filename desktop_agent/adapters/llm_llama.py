@@ -42,9 +42,11 @@ class LlamaLlm:
         temperature: float = 0.2,
         seed: int = 7,
     ) -> None:
+        """Load the GGUF. Sampling is re-seeded per call, so a prompt gives one answer."""
         llama_cpp = import_or_hint("llama_cpp", "llama-cpp-python==0.3.36")
         self.model_path = Path(model_path)
         self.temperature = temperature
+        self.seed = seed
         try:
             self._llm = llama_cpp.Llama(
                 model_path=str(self.model_path),
@@ -62,6 +64,15 @@ class LlamaLlm:
                 "or choose another LLM in Settings.",
             ) from exc
         self.n_ctx = n_ctx
+
+    def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
+        """Evaluate the system prompt (and tool list) now, so the first turn reuses it.
+
+        Runs on: the LLM worker thread, right after loading.
+        """
+        for _ in self.stream_chat([ChatMessage("system", system_prompt),
+                                   ChatMessage("user", "Hi")], tools=tools, max_tokens=1):
+            pass
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with this model's tokenizer (for history trimming)."""
@@ -85,7 +96,7 @@ class LlamaLlm:
         try:
             stream = self._llm.create_chat_completion(
                 payload, tools=tool_payload, stream=True, max_tokens=max_tokens,
-                temperature=self.temperature,
+                temperature=self.temperature, seed=self.seed,
             )
             for chunk in stream:
                 if cancel is not None and cancel.cancelled:
@@ -105,6 +116,11 @@ class LlamaLlm:
 def _to_openai(msg: ChatMessage) -> dict[str, Any]:
     if msg.role == "tool":
         return {"role": "tool", "content": msg.content, "name": msg.name or "tool"}
+    if msg.tool_call is not None:
+        call = msg.tool_call
+        return {"role": "assistant", "content": msg.content, "tool_calls": [{
+            "id": call.call_id or "call_1", "type": "function",
+            "function": {"name": call.name, "arguments": dict(call.arguments)}}]}
     return {"role": msg.role, "content": msg.content}
 
 
@@ -157,7 +173,7 @@ class _ToolCallParser:
             elif not self._held.lstrip().startswith("{"):
                 yield LlmDelta(text=self._held)
             else:
-                _LOGGER.warning("dropping an unparsable tool call: %r", self._held[:200])
+                _LOGGER.info("dropping an unparsable tool call: %r", self._held[:200])
             self._held = ""
 
     def _try_parse(self, closed: bool) -> ToolCall | None:

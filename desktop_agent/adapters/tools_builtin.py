@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -15,13 +14,11 @@ def current_time_tool(now: Callable[[], dt.datetime] | None = None) -> Tool:
     """get_current_time: the local date, time, weekday and time zone."""
 
     def run(_args: Mapping[str, Any]) -> str:
+        # A sentence, not JSON: small models answer from prose far more reliably, and
+        # the sentence itself is a correct spoken answer if the model fumbles.
         moment = (now or (lambda: dt.datetime.now().astimezone()))()
-        return json.dumps({
-            "time": moment.strftime("%H:%M"),
-            "weekday": moment.strftime("%A"),
-            "date": moment.strftime("%Y-%m-%d"),
-            "timezone": moment.tzname() or "local",
-        })
+        return (f"It is {moment.strftime('%H:%M')} on {moment.strftime('%A')}, "
+                f"{moment.day} {moment.strftime('%B %Y')} (time zone {moment.tzname() or 'local'}).")
 
     spec = ToolSpec(
         name="get_current_time",

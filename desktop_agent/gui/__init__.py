@@ -1,0 +1,1 @@
+"""PySide6 widgets: windows and widgets that talk to the runtime by signals and slots."""

@@ -1,0 +1,413 @@
+"""The main window: talk controls, conversation, state machine, heard panel, latency."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.core.errors import SettingsError
+from desktop_agent.core.settings import Settings
+from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.turns.model import HeardReport, State, Transition
+from desktop_agent.gui import theme
+from desktop_agent.gui.a11y import Announcer, name
+from desktop_agent.gui.conversation import ConversationView
+from desktop_agent.gui.heard_panel import HeardPanel
+from desktop_agent.gui.latency import LatencyWaterfall
+from desktop_agent.gui.meters import LevelMeters
+from desktop_agent.gui.ptt import PttKeyFilter
+from desktop_agent.gui.settings_dialog import MODE_LABELS, SettingsDialog, key_from_name
+from desktop_agent.gui.state_diagram import StateDiagramWidget, TransitionLog
+from desktop_agent.gui.status import ErrorBanner, LoadingStatus
+from desktop_agent.gui.turn_gate import TurnGate
+from desktop_agent.runtime.view_api import (
+    AgentViewModel,
+    ErrorNotice,
+    LevelReading,
+    LoadProgress,
+    SettingsChoices,
+)
+
+_LOGGER = logging.getLogger(__name__)
+
+SettingsSaver = Callable[[Settings, Path], object]
+"""Persists settings (the app passes ``adapters.settings_store.save_settings``)."""
+FONT_STEP: Final = 0.125
+ANNOUNCE: Final = {
+    State.LISTENING: "Listening",
+    State.USER_SPEAKING: "You are speaking",
+    State.PROCESSING: "Thinking",
+    State.WAITING_FOR_TOOL: "Waiting for a tool",
+    State.ASSISTANT_SPEAKING: "Assistant speaking",
+    State.INTERRUPTED: "Assistant interrupted",
+    State.ERROR: "Error",
+}
+CAPTION_IDLE: Final = "Captions of the assistant's speech appear here."
+PTT_IDLE: Final = "Hold to talk"
+PTT_LISTENING: Final = "\u25cf Listening\u2026 release to send"
+
+
+class MainWindow(QMainWindow):
+    """The assistant's window. Talks to the runtime only through ``AgentViewModel``.
+
+    Args:
+        view_model: signals in, requests out.
+        settings: the settings in force.
+        settings_path: where Save writes them.
+        save_settings: persists settings (``settings_store.save_settings``); None = the
+            dialog and menu changes apply for this session only (demo, tests).
+        choices: devices and models for the settings dialog; None = ask the view model
+            each time the dialog opens.
+
+    Runs on: GUI thread.
+    """
+
+    sig_settings_saved = Signal(object)
+    """Settings: new settings were committed (saved if a saver was given, then applied)."""
+
+    def __init__(self, view_model: AgentViewModel, settings: Settings, settings_path: Path, *,
+                 save_settings: SettingsSaver | None = None,
+                 choices: SettingsChoices | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view_model = view_model
+        self.settings = settings
+        self.settings_path = Path(settings_path)
+        self._save = save_settings
+        self._choices = choices
+        self.gate = TurnGate()
+        self.ptt_held = False
+        self._ptt_key = key_from_name(settings.interaction.ptt_key) or int(Qt.Key.Key_Space.value)
+        self.settings_dialog: SettingsDialog | None = None
+        app = QApplication.instance()
+        assert isinstance(app, QApplication), "create a QApplication first"
+        self._base_font = app.font()
+        self._base_palette = app.palette()
+        self.setWindowTitle("Desktop Agent")
+        self.setAccessibleName("Desktop Agent")
+        self._build()
+        self._build_menu()
+        self._connect()
+        self.ptt_filter = PttKeyFilter(self, self._ptt_key)
+        self.ptt_filter.sig_pressed.connect(self._on_ptt_filter_pressed)
+        self.ptt_filter.sig_released.connect(self._on_ptt_filter_released)
+        app.installEventFilter(self.ptt_filter)  # the PTT key works whichever child has focus
+        self._apply_ui()
+        self.resize(1360, 860)
+
+    # -- construction ---------------------------------------------------------------------
+    def _build(self) -> None:
+        self.banner = ErrorBanner()
+        self.loading = LoadingStatus()
+        self.ptt_button = QPushButton(PTT_IDLE)
+        self.ptt_button.setAutoDefault(True)
+        self.ptt_button.setMinimumHeight(56)
+        self.ptt_button.setMinimumWidth(250)
+        name(self.ptt_button, "Push to talk",
+             "Hold this button, or hold the push-to-talk key, while you speak; release to send")
+        self.mode_combo = QComboBox()
+        for value, label in MODE_LABELS.items():
+            self.mode_combo.addItem(label, value)
+        name(self.mode_combo, "Interaction mode",
+             "Push-to-talk: hold a key to speak. Hands-free: just speak.")
+        self.meters = LevelMeters()
+        self.caption = QLabel(CAPTION_IDLE)
+        self.caption.setProperty("role", "caption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setMinimumHeight(44)
+        name(self.caption, "Caption", "What the assistant is saying now")
+        self.conversation = ConversationView()
+        self.heard = HeardPanel()
+        self.diagram = StateDiagramWidget()
+        self.log = TransitionLog()
+        name(self.log, "Transition log",
+             "Every state change: turn, from, to, cause, seconds since the turn started")
+        self.latency = LatencyWaterfall()
+        self.announcer = Announcer()
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.ptt_button)
+        mode_box = QVBoxLayout()
+        mode_label = QLabel("&Mode:")
+        mode_label.setBuddy(self.mode_combo)
+        mode_box.addWidget(mode_label)
+        mode_box.addWidget(self.mode_combo)
+        controls.addLayout(mode_box)
+        controls.addWidget(self.meters, 1)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 6, 0)
+        lv.addLayout(controls)
+        lv.addWidget(self.caption)
+        lv.addWidget(self.conversation, 1)
+        lv.addWidget(self.heard)
+
+        state_box = QGroupBox("Turn-taking state")
+        sv = QVBoxLayout(state_box)
+        sv.addWidget(self.diagram, 3)
+        sv.addWidget(self.log, 2)
+        latency_box = QGroupBox("Latency in ms: last turn, then recent turns")
+        QVBoxLayout(latency_box).addWidget(self.latency)
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(6, 0, 0, 0)
+        rv.addWidget(state_box, 3)
+        rv.addWidget(latency_box, 2)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 5)
+        splitter.setStretchFactor(1, 4)
+        central = QWidget()
+        v = QVBoxLayout(central)
+        v.addWidget(self.banner)
+        v.addWidget(self.loading)
+        v.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+        self.statusBar().addWidget(self.announcer, 1)
+        self.announcer.announce("Ready. " + self._ptt_hint())
+
+        # Tab order: the error (when shown) first, then talk, then what to read.
+        order = [self.banner.dismiss_button, self.ptt_button, self.mode_combo, self.conversation,
+                 self.heard.heard_label, self.log, self.latency.history]
+        for a, b in zip(order, order[1:], strict=False):
+            QWidget.setTabOrder(a, b)
+
+    def _build_menu(self) -> None:
+        bar = self.menuBar()
+        agent = bar.addMenu("&Agent")
+        answer = bar.addMenu("A&nswer")
+        view = bar.addMenu("&View")
+
+        def act(menu: object, text: str, slot: Callable[[], object], shortcut: object = None,
+                fallback: str = "", checkable: bool = False) -> QAction:
+            action = QAction(text, self)
+            if shortcut is not None:
+                action.setShortcut(QKeySequence(shortcut))  # type: ignore[arg-type]
+            if action.shortcut().isEmpty() and fallback:  # some platforms lack a standard key
+                action.setShortcut(QKeySequence(fallback))
+            action.setCheckable(checkable)
+            action.triggered.connect(lambda *_: slot())
+            menu.addAction(action)  # type: ignore[attr-defined]
+            return action
+
+        std = QKeySequence.StandardKey
+        self.action_settings = act(agent, "&Settings\u2026", self.open_settings, std.Preferences,
+                                   "Ctrl+,")
+        self.action_check = act(agent, "Run &first-run check", self.view_model.run_first_run_check)
+        agent.addSeparator()
+        self.action_quit = act(agent, "&Quit", self.close, std.Quit, "Ctrl+Q")
+        self.action_repeat = act(answer, "&Repeat last answer", self.view_model.repeat_last_answer,
+                                 "Ctrl+R")
+        self.action_rephrase = act(answer, "Re&phrase last answer",
+                                   self.view_model.rephrase_last_answer, "Ctrl+Shift+R")
+        self.action_contrast = act(view, "&High contrast", self._on_contrast_action_triggered,
+                                   "Ctrl+Shift+H", checkable=True)
+        self.action_larger = act(view, "&Larger text", lambda: self._step_font(+1), std.ZoomIn,
+                                 "Ctrl++")
+        self.action_smaller = act(view, "&Smaller text", lambda: self._step_font(-1),
+                                  std.ZoomOut, "Ctrl+-")
+
+    def _connect(self) -> None:
+        vm = self.view_model
+        vm.sig_transition.connect(self._on_view_model_transition)
+        vm.sig_partial_transcript.connect(self._on_view_model_partial_transcript)
+        vm.sig_user_final.connect(self._on_view_model_user_final)
+        vm.sig_assistant_text.connect(self._on_view_model_assistant_text)
+        vm.sig_heard.connect(self._on_view_model_heard)
+        vm.sig_span.connect(self._on_view_model_span)
+        vm.sig_levels.connect(self._on_view_model_levels)
+        vm.sig_error.connect(self._on_view_model_error)
+        vm.sig_error_cleared.connect(self._on_view_model_error_cleared)
+        vm.sig_loading.connect(self._on_view_model_loading)
+        vm.sig_caption.connect(self._on_view_model_caption)
+        self.ptt_button.pressed.connect(self._on_ptt_button_pressed)
+        self.ptt_button.released.connect(self._on_ptt_button_released)
+        self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)
+
+    # -- push-to-talk ---------------------------------------------------------------------
+    def _ptt_hint(self) -> str:
+        return f"Hold {self.settings.interaction.ptt_key} or the talk button to speak."
+
+    def _ptt_idle_text(self) -> str:
+        return f"{PTT_IDLE}  ({self.settings.interaction.ptt_key})"
+
+    def _ptt_down(self) -> None:
+        if self.ptt_held:
+            return
+        self.ptt_held = True
+        self.ptt_button.setText(PTT_LISTENING)
+        self._set_listening_style(True)
+        self.view_model.ptt_press()
+
+    def _ptt_up(self) -> None:
+        if not self.ptt_held:
+            return
+        self.ptt_held = False
+        self.ptt_button.setText(self._ptt_idle_text())
+        self._set_listening_style(False)
+        self.view_model.ptt_release()
+
+    def _set_listening_style(self, on: bool) -> None:
+        self.ptt_button.setProperty("listening", "true" if on else "false")
+        self.ptt_button.style().unpolish(self.ptt_button)
+        self.ptt_button.style().polish(self.ptt_button)
+        self.ptt_button.setAccessibleDescription(
+            "Listening: release to send" if on else "Hold to talk; release to send"
+        )
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: D102 - Qt override
+        # A key released while another window had focus never reaches us: release on leave.
+        if event.type() == QEvent.Type.ActivationChange and not self.isActiveWindow():
+            self._ptt_up()
+        super().changeEvent(event)
+
+    def _on_ptt_filter_pressed(self) -> None:
+        self._ptt_down()
+
+    def _on_ptt_filter_released(self) -> None:
+        self._ptt_up()
+
+    def _on_ptt_button_pressed(self) -> None:
+        self._ptt_down()
+
+    def _on_ptt_button_released(self) -> None:
+        self._ptt_up()
+
+    # -- view model signals ---------------------------------------------------------------
+    def _on_view_model_transition(self, transition: Transition) -> None:
+        if not self.gate.admit_live(int(transition.turn_id), "transition"):
+            return
+        self.diagram.show_transition(transition)
+        self.log.add(transition)
+        self.announcer.announce(ANNOUNCE[transition.target])
+
+    def _on_view_model_partial_transcript(self, turn_id: int, text: str) -> None:
+        if self.gate.admit_live(turn_id, "partial transcript"):
+            self.conversation.set_partial(turn_id, text)
+
+    def _on_view_model_user_final(self, turn_id: int, text: str) -> None:
+        if self.gate.admit_live(turn_id, "user final"):
+            self.conversation.set_user_final(turn_id, text)
+
+    def _on_view_model_assistant_text(self, turn_id: int, text: str) -> None:
+        if self.gate.admit_live(turn_id, "assistant text"):
+            self.conversation.set_assistant_text(turn_id, text)
+
+    def _on_view_model_heard(self, report: HeardReport) -> None:
+        # A late report of an older turn only corrects that turn's own record.
+        self.gate.see(int(report.turn_id))
+        self.conversation.set_heard(report)
+        if self.heard.show_report(report):
+            n = len(report.unheard_text.split())
+            self.announcer.announce(f"Interrupted after {report.cut_at_s:.1f} seconds; "
+                                    f"{n} word{'s' if n != 1 else ''} not heard")
+
+    def _on_view_model_span(self, span: TurnSpan) -> None:
+        self.latency.update_span(span)
+
+    def _on_view_model_levels(self, reading: LevelReading) -> None:
+        self.meters.push(reading)
+
+    def _on_view_model_error(self, notice: ErrorNotice) -> None:
+        self.banner.show_notice(notice)
+        self.announcer.announce(f"Error: {notice.message}")
+
+    def _on_view_model_error_cleared(self) -> None:
+        self.banner.clear()
+
+    def _on_view_model_loading(self, progress: LoadProgress) -> None:
+        line = self.loading.update_progress(progress)
+        if progress.status == "failed" or line.startswith("All models ready"):
+            self.announcer.announce(line)
+
+    def _on_view_model_caption(self, text: str) -> None:
+        self.caption.setText(text or CAPTION_IDLE)
+
+    # -- settings, mode, appearance -------------------------------------------------------
+    def open_settings(self) -> SettingsDialog:
+        """Open the settings dialog (window-modal, non-blocking) and return it."""
+        choices = self._choices or self.view_model.settings_choices()
+        dialog = SettingsDialog(self.settings, choices, self)
+        dialog.accepted.connect(lambda: self._on_settings_dialog_accepted(dialog))
+        dialog.finished.connect(dialog.deleteLater)
+        self.settings_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_settings_dialog_accepted(self, dialog: SettingsDialog) -> None:
+        self.commit_settings(dialog.settings)
+
+    def commit_settings(self, settings: Settings) -> None:
+        """Save ``settings``, tell the view model, and re-apply the UI parts."""
+        if self._save is not None:
+            try:
+                self._save(settings, self.settings_path)
+            except SettingsError as err:
+                self.banner.show_notice(ErrorNotice.from_error(err))
+        self.settings = settings
+        self.view_model.apply_settings(settings)
+        self._apply_ui()
+        self.sig_settings_saved.emit(settings)
+
+    def _on_mode_combo_changed(self, _index: int) -> None:
+        mode = str(self.mode_combo.currentData())
+        if mode == self.settings.interaction.mode:
+            return
+        self.view_model.set_mode(mode)
+        self.commit_settings(self.settings.replace_field("interaction.mode", mode))
+        self.announcer.announce(f"Mode: {MODE_LABELS[mode]}")
+
+    def _on_contrast_action_triggered(self) -> None:
+        on = self.action_contrast.isChecked()
+        self.commit_settings(self.settings.replace_field("ui.high_contrast", on))
+
+    def _step_font(self, direction: int) -> None:
+        scale = self.settings.ui.font_scale + direction * FONT_STEP
+        scale = min(2.0, max(0.75, round(scale / FONT_STEP) * FONT_STEP))
+        if scale != self.settings.ui.font_scale:
+            self.commit_settings(self.settings.replace_field("ui.font_scale", scale))
+            self.announcer.announce(f"Text size {scale:.0%}")
+
+    def _apply_ui(self) -> None:
+        s = self.settings
+        hc = s.ui.high_contrast
+        theme.apply_theme(self, hc, s.ui.font_scale, self._base_font, self._base_palette)
+        colors = theme.colors_for(hc)
+        for widget in (self.diagram, self.conversation, self.latency):
+            widget.set_colors(colors)
+        self.action_contrast.setChecked(hc)
+        self._ptt_key = key_from_name(s.interaction.ptt_key) or int(Qt.Key.Key_Space.value)
+        self.ptt_filter.key = self._ptt_key
+        if not self.ptt_held:
+            self.ptt_button.setText(self._ptt_idle_text())
+        index = self.mode_combo.findData(s.interaction.mode)
+        if index != self.mode_combo.currentIndex():
+            self.mode_combo.blockSignals(True)  # a settings change is not a user mode switch
+            self.mode_combo.setCurrentIndex(index)
+            self.mode_combo.blockSignals(False)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: D102 - Qt override
+        self._ptt_up()
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self.ptt_filter)
+        super().closeEvent(event)

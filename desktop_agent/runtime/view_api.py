@@ -1,0 +1,155 @@
+"""The contract between the GUI and the runtime.
+
+``AgentViewModel`` is the only thing the GUI knows about the runtime: it listens to the
+``sig_*`` signals and calls the methods below. The real controller subclasses it; tests
+and the screenshot script subclass it with a fake that emits scripted payloads. Every
+default method is a no-op, so a fake only overrides what it records.
+
+Payloads are frozen dataclasses (defined here or in core). ``TurnSpan`` is a mutable
+core type: the emitter sends a copy it will not touch again, and the GUI never mutates it.
+
+PySide6.QtCore only; no widgets, no adapters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.settings import Settings
+
+LOAD_STAGES: Final = ("asr", "llm", "tts", "vad", "aec")
+LOAD_STATUSES: Final = ("loading", "ready", "failed")
+
+
+@dataclass(frozen=True, slots=True)
+class LevelReading:
+    """Audio levels for the meters (emitted at any rate; the GUI throttles drawing)."""
+
+    mic_db: float
+    """Microphone level after echo cancellation, dBFS (<= 0; -inf allowed for silence)."""
+    speaker_db: float
+    """Level of what the speaker is playing, dBFS."""
+    erle_db: float | None = None
+    """Echo return loss enhancement of the canceller, dB; None while unknown or AEC is off."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorNotice:
+    """An error to show the user: stable code, what happened, what to do."""
+
+    code: str
+    message: str
+    fix: str = ""
+
+    @classmethod
+    def from_error(cls, error: AgentError) -> ErrorNotice:
+        """The notice for a typed ``AgentError``."""
+        return cls(error.code, error.message, error.fix)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProgress:
+    """Progress of loading one engine at start-up (or after a settings change)."""
+
+    stage: str
+    """One of LOAD_STAGES: 'asr', 'llm', 'tts', 'vad', 'aec'."""
+    status: str
+    """One of LOAD_STATUSES: 'loading', 'ready', 'failed'."""
+    detail: str = ""
+    """E.g. the model id, or why it failed."""
+
+    def __post_init__(self) -> None:
+        if self.stage not in LOAD_STAGES:
+            raise ValueError(f"unknown load stage {self.stage!r}")
+        if self.status not in LOAD_STATUSES:
+            raise ValueError(f"unknown load status {self.status!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChoices:
+    """What the settings dialog offers in its drop-downs (free text is allowed too)."""
+
+    input_devices: tuple[str, ...] = ()
+    output_devices: tuple[str, ...] = ()
+    asr_models: tuple[str, ...] = ()
+    llm_models: tuple[str, ...] = ()
+    tts_models: tuple[str, ...] = ()
+
+    def models_for(self, role: str) -> tuple[str, ...]:
+        """Model ids offered for ``role`` ('asr', 'llm' or 'tts')."""
+        return {"asr": self.asr_models, "llm": self.llm_models, "tts": self.tts_models}.get(
+            role, ()
+        )
+
+
+class AgentViewModel(QObject):
+    """What the GUI sees of the agent: signals out, requests in.
+
+    Signals are emitted on the GUI thread (the controller lives there; workers reach it by
+    queued connections). Request methods are called by the GUI on the GUI thread and must
+    return quickly: real work goes to workers.
+
+    Runs on: GUI thread.
+    """
+
+    sig_transition = Signal(object)
+    """Transition: the turn machine took an edge (every edge, in order)."""
+    sig_partial_transcript = Signal(int, str)
+    """(turn_id, text): the live, still-changing transcript of the user's speech."""
+    sig_user_final = Signal(int, str)
+    """(turn_id, text): the final transcript of the user's turn."""
+    sig_assistant_text = Signal(int, str)
+    """(turn_id, text_so_far): the assistant reply as far as it has been spoken/planned."""
+    sig_heard = Signal(object)
+    """HeardReport: what the user actually heard of a reply (after a barge-in or the end)."""
+    sig_span = Signal(object)
+    """TurnSpan: latency milestones of a turn (re-sent as marks arrive, a fresh copy each time)."""
+    sig_levels = Signal(object)
+    """LevelReading: mic/speaker levels and the echo canceller's ERLE."""
+    sig_error = Signal(object)
+    """ErrorNotice: something went wrong that the user should know about."""
+    sig_error_cleared = Signal()
+    """The condition behind the last ErrorNotice is gone."""
+    sig_loading = Signal(object)
+    """LoadProgress: an engine started loading, became ready, or failed."""
+    sig_caption = Signal(str)
+    """Caption of what the assistant is saying now ('' clears it)."""
+
+    @Slot()
+    def ptt_press(self) -> None:
+        """The push-to-talk control went down (button or key). Runs on: GUI thread."""
+
+    @Slot()
+    def ptt_release(self) -> None:
+        """The push-to-talk control came up. Runs on: GUI thread."""
+
+    @Slot(str)
+    def set_mode(self, mode: str) -> None:
+        """Switch interaction mode: 'push_to_talk' or 'hands_free'. Runs on: GUI thread."""
+
+    @Slot()
+    def repeat_last_answer(self) -> None:
+        """Speak the last answer again. Runs on: GUI thread."""
+
+    @Slot()
+    def rephrase_last_answer(self) -> None:
+        """Ask for the last answer in other words. Runs on: GUI thread."""
+
+    @Slot(object)
+    def apply_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from now on (already validated and saved). Runs on: GUI thread."""
+
+    @Slot()
+    def run_first_run_check(self) -> None:
+        """Check devices and models and report through the signals. Runs on: GUI thread."""
+
+    def settings_choices(self) -> SettingsChoices:
+        """Devices and models the settings dialog offers (asked each time it opens).
+
+        Runs on: GUI thread. The default offers nothing (free text only).
+        """
+        return SettingsChoices()

@@ -1,0 +1,71 @@
+"""Shared fixtures: the real default models (resolved once per session)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _need(what: str, exc: BaseException) -> None:
+    """Skip when a model is absent locally; fail in CI, where setup.sh installed them."""
+    if os.environ.get("DESKTOP_AGENT_REQUIRE_MODELS") == "1":
+        pytest.fail(f"{what} is required here but unavailable: {exc}")
+    pytest.skip(f"{what} unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def models() -> dict[str, Any]:
+    """The default models, resolved (assembled and verified) through the real resolver."""
+    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.core.errors import ModelError
+
+    resolver = ModelResolver(load_manifest())
+    try:
+        return {role: resolver.resolve("", role) for role in ("asr", "llm", "tts", "vad")}
+    except ModelError as exc:
+        _need("the default models", exc)
+        raise
+
+
+@pytest.fixture(scope="session")
+def tts(models: dict[str, Any]) -> Any:
+    from desktop_agent.adapters.tts_piper import PiperTts
+
+    return PiperTts(models["tts"].path, threads=1)
+
+
+@pytest.fixture(scope="session")
+def asr(models: dict[str, Any]) -> Any:
+    from desktop_agent.adapters.asr_whisper import WhisperAsr
+
+    return WhisperAsr(models["asr"].path, cpu_threads=2)
+
+
+@pytest.fixture(scope="session")
+def llm(models: dict[str, Any]) -> Any:
+    from desktop_agent.adapters.llm_llama import LlamaLlm
+
+    return LlamaLlm(models["llm"].path, n_threads=2, n_ctx=2048)
+
+
+@pytest.fixture(scope="session")
+def speak(tts: Any) -> Any:
+    """speak(text) -> float32 16 kHz mono audio of the default voice saying ``text``."""
+    import numpy as np
+
+    from desktop_agent.audio.resample import resample
+
+    cache: dict[str, Any] = {}
+
+    def _speak(text: str) -> Any:
+        if text not in cache:
+            audio = np.concatenate([c.audio for c in tts.synthesize(text)])
+            cache[text] = resample(audio.astype(np.float32) / 32768, tts.sample_rate, 16_000)
+        return cache[text]
+
+    return _speak
