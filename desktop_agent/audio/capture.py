@@ -1,0 +1,202 @@
+"""The microphone side of the pipeline: echo cancellation, VAD, segmenting, history.
+
+``CapturePipeline.process`` takes one block of 16 kHz mic audio and the far-end block the
+speaker played over the same span, cancels the echo (10 ms frames), runs the VAD on the
+cleaned signal (32 ms frames), feeds the segmenter and keeps the cleaned audio with its
+per-frame speech probability in a ``MicHistory`` addressed by absolute sample index, so a
+recording can be cut from any past instant (push-to-talk pre-roll, hands-free onset).
+
+Runs on: the capture worker thread (never in an audio callback).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop_agent.core.policy.segmenter import SegmentEvent, SpeechSegmenter
+from desktop_agent.core.ports import ASR_SAMPLE_RATE, EchoCanceller, VadEngine
+
+VAD_FRAME = 512
+"""Silero's frame at 16 kHz: 32 ms."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureEvent:
+    """The segmenter confirmed speech or its end."""
+
+    kind: SegmentEvent
+    detected_sample: int
+    """Absolute mic sample index at which it was detected."""
+    speech_sample: int
+    """Absolute index where the speech started (or ended)."""
+
+
+class MicHistory:
+    """The last ``seconds`` of cleaned mic audio and VAD probabilities, by absolute index."""
+
+    def __init__(self, seconds: float = 120.0) -> None:
+        self.capacity = int(seconds * ASR_SAMPLE_RATE)
+        self._audio = np.zeros(self.capacity, dtype=np.float32)
+        self._probs = np.zeros(self.capacity // VAD_FRAME + 1, dtype=np.float32)
+        self.end = 0
+        """Absolute index one past the newest sample."""
+        self._lock = threading.Lock()  # the capture thread writes, the GUI thread slices
+
+    def append(self, samples: npt.NDArray[np.float32]) -> None:
+        """Add cleaned samples (any length)."""
+        with self._lock:
+            self._append(samples)
+
+    def _append(self, samples: npt.NDArray[np.float32]) -> None:
+        n = len(samples)
+        if n >= self.capacity:
+            samples, n = samples[-self.capacity:], self.capacity
+            self.end += len(samples) - n
+        start = self.end % self.capacity
+        first = min(n, self.capacity - start)
+        self._audio[start:start + first] = samples[:first]
+        self._audio[:n - first] = samples[first:]
+        self.end += n
+
+    def set_prob(self, frame_end: int, prob: float) -> None:
+        """Record the VAD probability of the frame ending at absolute index ``frame_end``."""
+        self._probs[(frame_end // VAD_FRAME) % len(self._probs)] = prob
+
+    @property
+    def start(self) -> int:
+        """Oldest absolute index still held."""
+        return max(0, self.end - self.capacity)
+
+    def slice(self, start: int, stop: int) -> npt.NDArray[np.float32]:
+        """Samples [start, stop) clipped to what is held."""
+        with self._lock:
+            start, stop = max(start, self.start), min(stop, self.end)
+            if stop <= start:
+                return np.zeros(0, dtype=np.float32)
+            idx = np.arange(start, stop) % self.capacity
+            return self._audio[idx].copy()
+
+    def speech_ratio(self, start: int, stop: int, threshold: float = 0.5) -> float:
+        """Fraction of VAD frames in [start, stop) at or above ``threshold``."""
+        start, stop = max(start, self.start), min(stop, self.end)
+        frames = range(start // VAD_FRAME + 1, stop // VAD_FRAME + 1)
+        if not frames:
+            return 0.0
+        probs = self._probs[[f % len(self._probs) for f in frames]]
+        return float(np.mean(probs >= threshold))
+
+
+def level_db(x: npt.NDArray[np.float32]) -> float:
+    """RMS level in dBFS (-100 for silence)."""
+    if len(x) == 0:
+        return -100.0
+    rms = float(np.sqrt(np.mean(np.square(x, dtype=np.float64))))
+    return 20 * math.log10(rms) if rms > 1e-5 else -100.0
+
+
+class CapturePipeline:
+    """AEC -> VAD -> segmenter -> history, one block at a time."""
+
+    def __init__(
+        self,
+        vad: VadEngine,
+        aec: EchoCanceller | None = None,
+        segmenter: SpeechSegmenter | None = None,
+        history: MicHistory | None = None,
+    ) -> None:
+        self.vad = vad
+        self.aec = aec
+        self.segmenter = segmenter or SpeechSegmenter()
+        self.history = history or MicHistory()
+        self.silence_s: float | None = None
+        """Silence that ends an utterance (set by the endpointer); None = segmenter default."""
+        self.last_prob = 0.0
+        self.last_speech_sample = 0
+        """Absolute index of the end of the newest frame judged speech."""
+        self.mic_db = -100.0
+        self.far_db = -100.0
+        self.erle_db: float | None = None
+        self._near_pending = np.zeros(0, dtype=np.float32)
+        self._far_pending = np.zeros(0, dtype=np.float32)
+        self._vad_pending = np.zeros(0, dtype=np.float32)
+        self._erle_in = 0.0
+        self._erle_out = 0.0
+
+    def process(self, near: npt.NDArray[np.float32],
+                far: npt.NDArray[np.float32] | None = None) -> list[CaptureEvent]:
+        """Consume one mic block (and the far-end block played meanwhile)."""
+        near = np.asarray(near, dtype=np.float32).reshape(-1)
+        self.mic_db = level_db(near)
+        cleaned = self._cancel_echo(near, far)
+        self.history.append(cleaned)
+        return self._detect(cleaned)
+
+    def _cancel_echo(self, near: npt.NDArray[np.float32],
+                     far: npt.NDArray[np.float32] | None) -> npt.NDArray[np.float32]:
+        if self.aec is None:
+            return near
+        if far is None:
+            far = np.zeros(len(near), dtype=np.float32)
+        far = np.asarray(far, dtype=np.float32).reshape(-1)
+        if len(far) < len(near):
+            far = np.concatenate([far, np.zeros(len(near) - len(far), np.float32)])
+        self.far_db = level_db(far)
+        self._near_pending = np.concatenate([self._near_pending, near])
+        self._far_pending = np.concatenate([self._far_pending, far[:len(near)]])
+        n = self.aec.frame_samples
+        usable = (len(self._near_pending) // n) * n
+        out = np.empty(usable, dtype=np.float32)
+        for i in range(0, usable, n):
+            nf = (np.clip(self._near_pending[i:i + n], -1, 1) * 32767).astype(np.int16)
+            ff = (np.clip(self._far_pending[i:i + n], -1, 1) * 32767).astype(np.int16)
+            out[i:i + n] = np.asarray(self.aec.process(nf, ff), dtype=np.float32) / 32768.0
+        self._near_pending = self._near_pending[usable:]
+        self._far_pending = self._far_pending[usable:]
+        if self.far_db > -50:  # ERLE only means something while the speaker plays
+            a = 0.9
+            self._erle_in = a * self._erle_in + (1 - a) * float(np.mean(near[:usable] ** 2) + 1e-12)
+            self._erle_out = a * self._erle_out + (1 - a) * float(np.mean(out ** 2) + 1e-12)
+            self.erle_db = 10 * math.log10(self._erle_in / self._erle_out)
+        # Keep the history aligned with the mic: the AEC's pending remainder is
+        # delivered with the next block (at most one 10 ms frame late).
+        return out
+
+    def _detect(self, cleaned: npt.NDArray[np.float32]) -> list[CaptureEvent]:
+        events: list[CaptureEvent] = []
+        self._vad_pending = np.concatenate([self._vad_pending, cleaned])
+        frame_s = VAD_FRAME / ASR_SAMPLE_RATE
+        consumed_before = self.history.end - len(self._vad_pending)
+        offset = 0
+        while len(self._vad_pending) - offset >= VAD_FRAME:
+            frame = self._vad_pending[offset:offset + VAD_FRAME]
+            offset += VAD_FRAME
+            frame_end = consumed_before + offset
+            prob = float(self.vad.speech_probability(frame))
+            self.last_prob = prob
+            self.history.set_prob(frame_end, prob)
+            if prob >= self.segmenter.settings.threshold:
+                self.last_speech_sample = frame_end
+            kind = self.segmenter.process(frame_s, prob, self.silence_s)
+            if kind is not None:
+                at = (self.segmenter.speech_start_s if kind is SegmentEvent.SPEECH_STARTED
+                      else self.segmenter.speech_end_s) or 0.0
+                events.append(CaptureEvent(kind, frame_end, self._segment_to_abs(at)))
+        self._vad_pending = self._vad_pending[offset:]
+        return events
+
+    def _segment_to_abs(self, stream_s: float) -> int:
+        """Segmenter stream time (seconds since its reset) to an absolute mic index."""
+        return self._seg_base + int(round(stream_s * ASR_SAMPLE_RATE))
+
+    _seg_base = 0
+
+    def reset_segmenter(self) -> None:
+        """Start a fresh utterance search from now (after a turn ends, or playback starts)."""
+        self.segmenter.reset()
+        self._seg_base = self.history.end - len(self._vad_pending)
+        self.vad.reset()

@@ -1,0 +1,148 @@
+"""End to end through a private PulseAudio: Player -> speaker sink -> loopback -> mic.
+
+Alignment is measured, not assumed: the echo delay comes from cross-correlating the
+recording with the speech that was played.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from desktop_agent.adapters.audio_io import MicInput, SpeakerOutput, find_device, list_devices
+from desktop_agent.audio.frames import int16_to_float32
+from desktop_agent.audio.player import Player
+from desktop_agent.audio.resample import resample
+from desktop_agent.core.cancel import TurnId
+from desktop_agent.core.errors import DeviceError
+from tests.audio.speech import synth
+
+pytestmark = [pytest.mark.pulse, pytest.mark.timeout(120)]
+FS = 16_000
+BLOCK_S = 0.01
+
+
+def _echo_delay(recorded: np.ndarray, played: np.ndarray) -> tuple[int, float]:
+    """(lag in samples of ``played`` inside ``recorded``, normalised correlation peak)."""
+    n = len(recorded) + len(played)
+    size = 1 << (n - 1).bit_length()
+    corr = np.fft.irfft(np.fft.rfft(recorded, size) * np.conj(np.fft.rfft(played, size)), size)
+    lag = int(np.argmax(corr[: len(recorded)]))
+    seg = recorded[lag : lag + len(played)]
+    denom = np.sqrt(np.sum(seg**2) * np.sum(played[: len(seg)] ** 2)) + 1e-12
+    return lag, float(corr[lag] / denom)
+
+
+def _envelope_db(x: np.ndarray, win: int = 160) -> np.ndarray:
+    frames = x[: len(x) // win * win].reshape(-1, win)
+    return 10 * np.log10(np.mean(frames.astype(np.float64) ** 2, axis=1) + 1e-12)
+
+
+@pytest.fixture
+def io(pulse_server: str):
+    player = Player(48_000, max_ahead_s=1.0)
+    mic = MicInput("pulse", block_s=BLOCK_S, capacity_s=30.0)
+    speaker = SpeakerOutput(player, "pulse", block_s=BLOCK_S)
+    mic.start()
+    speaker.start()
+    time.sleep(0.3)  # let both streams settle
+    mic.read(0, 0.0)  # drop what came before the test
+    yield player, mic, speaker
+    speaker.close()
+    mic.close()
+
+
+def _play_and_record(player: Player, mic: MicInput, audio: np.ndarray, rate: int,
+                     flush_after_s: float | None = None) -> tuple[np.ndarray, dict]:
+    turn = TurnId(int(time.monotonic() * 1000))
+    chunks, info = [], {}
+    step = rate // 10
+    t0 = time.monotonic()
+    for i in range(0, len(audio), step):  # like a TTS worker: paced by backpressure
+        assert player.enqueue(turn, audio[i : i + step], rate, timeout_s=5.0)
+        chunks.append(mic.read(0, 0.0)[0])
+        if flush_after_s is not None and time.monotonic() - t0 > flush_after_s:
+            break
+    if flush_after_s is None:
+        player.end_turn(turn)
+        player.wait_finished(turn, 15.0)
+    else:
+        while time.monotonic() - t0 < flush_after_s:
+            time.sleep(0.005)
+        info["before"] = player.status(turn)
+        player.flush(turn)
+        player.wait_finished(turn, 2.0)
+    info["after"] = player.status(turn)
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        chunks.append(mic.read(FS // 10, 0.2)[0])
+    return np.concatenate(chunks), info
+
+
+def test_devices_are_listed_and_chosen_by_name(pulse_server: str) -> None:
+    names = [d.name for d in list_devices()]
+    assert "pulse" in names
+    assert find_device("PULS", "output") is not None
+    with pytest.raises(DeviceError) as err:
+        find_device("no such microphone", "input")
+    assert err.value.code == "audio_device_missing"
+    assert "no such microphone" in err.value.message
+
+
+def test_played_speech_comes_back_as_echo_and_counter_matches(io) -> None:
+    player, mic, _ = io
+    audio, rate = synth()
+    recorded, info = _play_and_record(player, mic, audio, rate)
+    played16 = resample(int16_to_float32(audio), rate, FS)
+    lag, peak = _echo_delay(recorded, played16)
+    print(f"echo delay {lag / FS * 1000:.1f} ms, correlation {peak:.3f}")
+    assert peak > 0.8, f"echo correlation {peak:.2f}"
+    assert 0 < lag < int(0.5 * FS), f"echo delay {lag / FS * 1000:.0f} ms"
+    st = info["after"]
+    assert st.state == "finished" and st.played_samples == len(audio)
+    assert st.first_sample_stream_s is not None and st.first_sample_monotonic_s is not None
+
+
+def test_flush_silences_within_one_block_and_counter_matches_recording(io) -> None:
+    player, mic, _ = io
+    audio, rate = synth()
+    loud = np.asarray(audio)
+    recorded, info = _play_and_record(player, mic, loud, rate, flush_after_s=2.0)
+    before, after = info["before"], info["after"]
+    assert after.state == "flushed"
+    # The device stopped consuming within one block (+ the 5 ms fade, + a block in flight).
+    extra_s = (after.played_samples - before.played_samples) / rate
+    assert extra_s <= 2 * BLOCK_S + 0.005 + 1e-3, f"{extra_s * 1000:.1f} ms after flush"
+
+    played16 = resample(int16_to_float32(loud[: after.played_samples]), rate, FS)
+    lag, peak = _echo_delay(recorded, played16)
+    assert peak > 0.8
+    stop = lag + len(played16)  # where the recording should fall silent
+    env = _envelope_db(recorded)
+    tail = env[stop // 160 + 2 :]  # from 10-20 ms after the last played sample
+    print(f"flush: {extra_s * 1000:.1f} ms consumed after flush; delay {lag / FS * 1000:.1f} ms;"
+          f" peak {peak:.3f}; tail max {np.max(tail):.1f} dB")
+    assert len(tail) > 20 and np.max(tail) < -70, f"sound after flush: {np.max(tail):.1f} dB"
+    # What was recorded matches the counter: the speech before `stop` is really there.
+    heard = recorded[lag:stop]
+    np.testing.assert_allclose(np.sqrt(np.mean(heard**2)), np.sqrt(np.mean(played16**2)),
+                               rtol=0.15)
+
+
+def test_stream_that_stops_is_a_device_error_and_reopen_falls_back(pulse_server: str) -> None:
+    mic = MicInput("pulse", block_s=BLOCK_S)
+    mic.start()
+    try:
+        mic.read(160, 1.0)
+        mic._stream.abort()  # the device vanishing looks like this to us
+        with pytest.raises(DeviceError) as err:
+            mic.read(160, 0.1)
+        assert err.value.code == "audio_device_lost" and "pulse" in err.value.message
+        mic.device_name = "a headset that was unplugged"
+        assert mic.reopen(retries=1, backoff_s=0.01) == "default input device"
+        audio, adc = mic.read(1600, 2.0)
+        assert len(audio) >= 1600 and adc is not None
+    finally:
+        mic.close()
