@@ -1,10 +1,23 @@
-"""Composition root: the only module that imports every layer."""
+"""Composition root: the only module that imports every layer.
+
+``build_runtime`` wires engines (adapters) into workers (runtime) around a controller and
+an audio backend; the GUI, the turn benchmark and the end-to-end tests all use it, so they
+exercise exactly the same pipeline.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from desktop_agent.core.settings import Settings
+
+_LOGGER = logging.getLogger(__name__)
 
 NO_DISPLAY_MESSAGE = """\
 desktop_agent: no display found, so the window cannot open.
@@ -24,6 +37,83 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+@dataclass
+class Runtime:
+    """Everything ``build_runtime`` made; ``shutdown`` stops it in phases."""
+
+    controller: Any
+    backend: Any
+    threads: list[Any]
+
+    def shutdown(self) -> None:
+        """Input, processing, output."""
+        self.controller.shutdown()
+
+
+def jsonl_span_sink(path: Path):  # type: ignore[no-untyped-def]
+    """Append each finished turn's span as one JSON line to ``path``."""
+    def sink(span: Any) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(span.to_json()) + "\n")
+    return sink
+
+
+def build_runtime(settings: Settings, backend: Any | None = None, *,
+                  echo_cancellation: bool | None = None, policy: Any = None,
+                  span_log: Path | None = None) -> Runtime:
+    """Resolve models, start one worker thread per engine, and build the controller.
+
+    The workers load their engines on their own threads (progress arrives as
+    ``sig_loading``); VAD and AEC are loaded here because capture needs them at once.
+    """
+    from desktop_agent.adapters.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.llm_llama import LlamaLlm
+    from desktop_agent.adapters.speex import SpeexEchoCanceller
+    from desktop_agent.adapters.tools_builtin import default_tools
+    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.vad_silero import SileroVad
+    from desktop_agent.audio.capture import CapturePipeline
+    from desktop_agent.core.policy.endpointing import is_hallucination
+    from desktop_agent.core.prompts import SYSTEM_PROMPT
+    from desktop_agent.headless import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
+    from desktop_agent.runtime.controller import AgentController, Engines
+    from desktop_agent.runtime.workers import (
+        AsrWorker,
+        LlmWorker,
+        ToolWorker,
+        TtsWorker,
+        start_worker,
+    )
+
+    models = resolve_models(settings, ("asr", "llm", "tts", "vad"))
+    tools = default_tools()
+    asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
+                    is_hallucination)
+    llm = LlmWorker(lambda: LlamaLlm(models["llm"].path, n_threads=THREADS_LLM), tools,
+                    SYSTEM_PROMPT)
+    tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
+                                     speaking_rate=settings.voice.speaking_rate))
+    tool = ToolWorker(tools)
+    threads = [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"), (tts, "tts"),
+                                               (tool, "tool"))]
+    if backend is None:
+        backend = _device_backend(settings)
+    aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation
+    pipeline = CapturePipeline(SileroVad(models["vad"].path),
+                               SpeexEchoCanceller() if aec_on else None)
+    engines = Engines(asr=asr, llm=llm, tts=tts, tool=tool, threads=threads)
+    sink = jsonl_span_sink(span_log) if span_log is not None else None
+    controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink)
+    return Runtime(controller, backend, threads)
+
+
+def _device_backend(settings: Settings) -> Any:
+    from desktop_agent.adapters.audio_io import DeviceAudio
+
+    return DeviceAudio(settings.audio.input_device, settings.audio.output_device)
+
+
 def run_gui(screenshot_dir: Path | None = None) -> int:
     """Start the desktop app. Returns the exit status (3 when there is no display)."""
     from desktop_agent.cli import EXIT_NO_DISPLAY
@@ -31,6 +121,6 @@ def run_gui(screenshot_dir: Path | None = None) -> int:
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return EXIT_NO_DISPLAY
-    from desktop_agent.gui_main import main_window_app
+    from desktop_agent.gui_app import main_window_app
 
     return main_window_app(screenshot_dir=screenshot_dir)

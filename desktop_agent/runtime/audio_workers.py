@@ -1,0 +1,107 @@
+"""The audio side of the runtime: the capture loop and the playback feeder.
+
+``CaptureWorker`` runs a loop on its own QThread: it reads mic blocks (with the far-end
+blocks played meanwhile) from the audio backend, runs the CapturePipeline (AEC, VAD,
+segmenter, history) and reports speech onsets/ends and levels by signal.
+
+``PlaybackFeeder`` is a plain thread that moves synthesized chunks into the Player with
+backpressure (the Player holds at most ~1 s ahead of the playhead), so neither the GUI
+thread nor the TTS worker ever blocks on the device.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from desktop_agent.audio.capture import CapturePipeline, level_db
+from desktop_agent.core.cancel import CancelToken, TurnId
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class CaptureWorker(QObject):
+    """Runs the capture pipeline. Runs on: its own QThread (the ``run`` loop)."""
+
+    sig_capture = Signal(object)
+    """A CaptureEvent (speech started/ended, absolute mic indices)."""
+    sig_levels = Signal(float, float, object)
+    """mic dBFS, speaker dBFS, ERLE dB or None (about 15 per second)."""
+    sig_failed = Signal(object)
+    """An AgentError from the device (the loop keeps running and retries)."""
+
+    def __init__(self, backend: Any, pipeline: CapturePipeline) -> None:
+        super().__init__()
+        self.backend = backend
+        self.pipeline = pipeline
+        self._stop = threading.Event()
+        self.enabled = True
+
+    def stop(self) -> None:
+        """Ask the loop to end. Runs on: any thread."""
+        self._stop.set()
+
+    @Slot()
+    def run(self) -> None:
+        """The capture loop. Runs on: the capture thread until ``stop``."""
+        last_levels = 0.0
+        while not self._stop.is_set():
+            try:
+                block = self.backend.read(0.1)
+            except Exception as exc:  # a vanished device: report, back off, retry
+                self.sig_failed.emit(exc)
+                time.sleep(0.5)
+                continue
+            if block is None:
+                continue
+            near, far = block
+            try:
+                events = self.pipeline.process(near, far)
+            except Exception as exc:  # never let one bad block end capture
+                _LOGGER.exception("turn=0 capture block failed: %s", exc)
+                continue
+            for event in events:
+                self.sig_capture.emit(event)
+            now = time.monotonic()
+            if now - last_levels >= 1 / 15:
+                last_levels = now
+                self.sig_levels.emit(self.pipeline.mic_db, level_db(far) if far is not None
+                                     else -100.0, self.pipeline.erle_db)
+
+
+class PlaybackFeeder:
+    """Feeds chunk audio into the Player in order, blocking only its own thread."""
+
+    def __init__(self, player: Any) -> None:
+        self.player = player
+        self._jobs: queue.Queue[tuple[TurnId, Any, int, CancelToken] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="playback-feeder", daemon=True)
+        self._thread.start()
+
+    def play(self, key: TurnId, audio: Any, sample_rate: int, cancel: CancelToken) -> None:
+        """Queue ``audio`` for the player stream ``key``. Runs on: any thread."""
+        self._jobs.put((key, audio, sample_rate, cancel))
+
+    def end(self, key: TurnId, cancel: CancelToken) -> None:
+        """Mark the stream complete after what is queued. Runs on: any thread."""
+        self._jobs.put((key, None, 0, cancel))
+
+    def close(self) -> None:
+        """Stop the thread."""
+        self._jobs.put(None)
+        self._thread.join(timeout=2)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            key, audio, rate, cancel = job
+            if cancel.cancelled:
+                continue
+            if audio is None:
+                self.player.end_turn(key)
+                continue
+            self.player.enqueue(key, audio, rate, cancel=cancel)

@@ -1,0 +1,463 @@
+"""The controller: owns the turn machine on the GUI thread and runs its commands.
+
+Events come in from the GUI (push-to-talk), the capture worker (speech onsets/ends) and
+the engine workers (as core events); each goes through ``TurnStateMachine.handle`` and
+the resulting commands are executed here: jobs are sent to workers with a CancelToken,
+cancels set the token, playback goes through the feeder into the Player, timers become
+QTimers. The GUI sees only the AgentViewModel signals.
+
+Runs on: GUI thread (everything in this class).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QThread, QTimer, Signal
+
+from desktop_agent.audio.capture import CaptureEvent, CapturePipeline
+from desktop_agent.core.cancel import CancelToken, TurnId
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.history import History
+from desktop_agent.core.policy.bargein import BargeInDecider, Decision
+from desktop_agent.core.policy.endpointing import Endpointer
+from desktop_agent.core.policy.segmenter import SegmentEvent
+from desktop_agent.core.prompts import SYSTEM_PROMPT
+from desktop_agent.core.settings import Settings
+from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.text.chunker import ClauseChunker
+from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns import events as ev
+from desktop_agent.core.turns.machine import TurnStateMachine
+from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.runtime.audio_workers import CaptureWorker, PlaybackFeeder
+from desktop_agent.runtime.playback_monitor import PlaybackMonitor
+from desktop_agent.runtime.view_api import AgentViewModel, ErrorNotice, LevelReading, LoadProgress
+from desktop_agent.runtime.workers import AsrJob, EngineWorker, LlmJob, ToolJob, TtsJob
+
+_LOGGER = logging.getLogger(__name__)
+PREROLL_S = 0.15
+"""Audio kept before the press / onset: the first phoneme often starts early."""
+PARTIAL_EVERY_S = 0.5
+"""Cadence of partial transcripts while the user speaks (two cores: tiny.en takes ~0.2 s)."""
+
+
+@dataclass
+class Engines:
+    """The workers the controller drives (built by the composition root)."""
+
+    asr: EngineWorker
+    llm: EngineWorker
+    tts: EngineWorker
+    tool: EngineWorker
+    threads: list[QThread] = field(default_factory=list)
+
+
+@dataclass
+class _Recording:
+    turn_id: TurnId
+    from_idx: int
+    until_idx: int | None = None
+    last_partial: str = ""
+
+
+class AgentController(AgentViewModel):
+    """The real view model: turn machine + workers + audio."""
+
+    sig_asr_job = Signal(object)
+    """Queued to the ASR worker."""
+    sig_llm_job = Signal(object)
+    """Queued to the LLM worker."""
+    sig_tts_job = Signal(object)
+    """Queued to the TTS worker."""
+    sig_tool_job = Signal(object)
+    """Queued to the tool worker."""
+    sig_state = Signal(object)
+    """The machine's State after every event (tests and the bench wait on it)."""
+
+    def __init__(self, engines: Engines, backend: Any, pipeline: CapturePipeline,
+                 settings: Settings | None = None, policy: TurnPolicy | None = None,
+                 span_sink: Callable[[TurnSpan], None] | None = None,
+                 count_tokens: Callable[[str], int] | None = None) -> None:
+        super().__init__()
+        self.settings = settings or Settings()
+        history = History(SYSTEM_PROMPT, **({"count_tokens": count_tokens} if count_tokens else {}))
+        self.machine = TurnStateMachine(history, policy=policy or TurnPolicy(),
+                                        chunker_factory=ClauseChunker)
+        self.engines = engines
+        self.backend = backend
+        self.pipeline = pipeline
+        self.mode = self.settings.interaction.mode
+        self._span_sink = span_sink
+        self._tokens: dict[int, CancelToken] = {}
+        self._timers: dict[int, QTimer] = {}
+        self._recordings: dict[int, _Recording] = {}
+        self._audio: dict[tuple[int, int], Any] = {}
+        self._assistant_text: dict[int, str] = {}
+        self._last_answer = ""
+        self._spans_done = 0
+        self._loading: dict[str, str] = {}
+        self.transitions: list[Any] = []
+        self.endpointer = Endpointer()
+        self.barge = BargeInDecider()
+        self._barge_onset: int | None = None
+        self._wire_workers()
+        self.feeder = PlaybackFeeder(backend.player)
+        self.monitor = PlaybackMonitor(backend.player, self._feed, self)
+        self.monitor.attach_feeder(self.feeder)
+        self.capture = CaptureWorker(backend, pipeline)
+        self._capture_thread = QThread()
+        self._capture_thread.setObjectName("capture")
+        self.capture.moveToThread(self._capture_thread)
+        self._capture_thread.started.connect(self.capture.run)
+        self.capture.sig_capture.connect(self._on_capture_sig_capture)
+        self.capture.sig_levels.connect(self._on_capture_sig_levels)
+        self.capture.sig_failed.connect(self._on_capture_sig_failed)
+        self._partial_timer = QTimer(self)
+        self._partial_timer.setInterval(int(PARTIAL_EVERY_S * 1000))
+        self._partial_timer.timeout.connect(self._on_partial_timer_timeout)
+
+    # --- life cycle ------------------------------------------------------------------------------
+
+    def _wire_workers(self) -> None:
+        e = self.engines
+        self.sig_asr_job.connect(e.asr.run)
+        self.sig_llm_job.connect(e.llm.run)
+        self.sig_tts_job.connect(e.tts.run)
+        self.sig_tool_job.connect(e.tool.run)
+        for worker in (e.asr, e.llm, e.tts, e.tool):
+            worker.sig_event.connect(self._feed)
+            worker.sig_load_state.connect(self._on_worker_sig_load_state)
+        e.tts.sig_result.connect(self._on_tts_sig_result)
+
+    def start(self) -> None:
+        """Start audio and capture. Workers were started by the composition root."""
+        self.backend.start()
+        self._capture_thread.start()
+        self.monitor.start()
+
+    def shutdown(self) -> None:
+        """Stop in phases: input, processing, output."""
+        self.capture.stop()
+        self._capture_thread.quit()
+        self._capture_thread.wait(2000)
+        for token in self._tokens.values():
+            token.cancel("shutdown")
+        for thread in self.engines.threads:
+            thread.quit()
+            thread.wait(5000)
+        self.monitor.stop()
+        self.feeder.close()
+        self.backend.stop()
+
+    # --- view-model requests (GUI) ---------------------------------------------------------------
+
+    def ptt_press(self) -> None:
+        """Push-to-talk pressed. Runs on: GUI thread."""
+        self._feed(ev.PttPressed(turn_id=self.machine.turn_id, at_s=time.monotonic()))
+
+    def ptt_release(self) -> None:
+        """Push-to-talk released. Runs on: GUI thread."""
+        self._feed(ev.PttReleased(turn_id=self.machine.turn_id, at_s=time.monotonic()))
+
+    def set_mode(self, mode: str) -> None:
+        """'push_to_talk' or 'hands_free'."""
+        self.mode = mode
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Apply what can change live (mode, barge-in, endpointing, rate)."""
+        self.settings = settings
+        self.mode = settings.interaction.mode
+
+    def repeat_last_answer(self) -> None:
+        """Say the last answer again (as a new assistant-only turn is not modelled: caption)."""
+        if self._last_answer:
+            self.sig_caption.emit(self._last_answer)
+
+    # --- the one entry point into the machine -----------------------------------------------------
+
+    def _feed(self, event: Any) -> None:
+        if isinstance(event, ev.AsrPartial) and event.turn_id == self.machine.turn_id:
+            self.note_partial(event.job, event.text)
+            self.sig_partial_transcript.emit(int(event.turn_id), event.text)
+        step = self.machine.handle(event)
+        if step.transition is not None:
+            self.transitions.append(step.transition)
+            self.sig_transition.emit(step.transition)
+            self._on_transition(step.transition)
+        for command in step.commands:
+            try:
+                self._run(command)
+            except Exception as exc:  # a command that cannot run fails its turn, not the app
+                _LOGGER.exception("turn=%d command %s failed", command.turn_id, command)
+                err = exc if isinstance(exc, AgentError) else AgentError("internal_error", str(exc))
+                self._feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
+                                          job=None, stage=_stage_of(command), code=err.code,
+                                          message=err.message))
+        self._publish_spans()
+        self.sig_state.emit(self.machine.state)
+
+    def _on_transition(self, t: Any) -> None:
+        _LOGGER.info("turn=%d %s -> %s (%s)", t.turn_id, t.source.name, t.target.name, t.cause)
+        if t.target is State.USER_SPEAKING:
+            self._partial_timer.start()
+        elif t.source is State.USER_SPEAKING:
+            self._partial_timer.stop()
+        if t.target is State.ERROR:
+            self.sig_error.emit(ErrorNotice(t.cause, _error_text(t.cause),
+                                            "Say it again, or press and hold Space."))
+        elif t.source is State.ERROR:
+            self.sig_error_cleared.emit()
+        if t.target is State.LISTENING:
+            self.pipeline.silence_s = None
+
+    def _publish_spans(self) -> None:
+        spans = self.machine.completed_spans
+        while self._spans_done < len(spans):
+            span = spans[self._spans_done]
+            self._spans_done += 1
+            self.sig_span.emit(copy.deepcopy(span))
+            if self._span_sink is not None:
+                try:
+                    self._span_sink(span)
+                except OSError as exc:
+                    _LOGGER.warning("turn=%d cannot write telemetry: %s", span.turn_id, exc)
+
+    # --- commands --------------------------------------------------------------------------------
+
+    def _token(self, job: int, turn_id: TurnId) -> CancelToken:
+        token = self._tokens.get(job)
+        if token is None:
+            token = self._tokens[job] = CancelToken(turn_id)
+        return token
+
+    def _cancel(self, job: int, reason: str) -> None:
+        token = self._tokens.pop(job, None)
+        if token is not None:
+            token.cancel(reason)
+
+    def _run(self, c: Any) -> None:
+        handler = getattr(self, "_cmd_" + type(c).__name__, None)
+        if handler is None:
+            raise AgentError("unknown_command", f"No handler for {type(c).__name__}.")
+        handler(c)
+
+    def _cmd_StartRecording(self, c: cmd.StartRecording) -> None:
+        start = self.backend.sample_at(c.from_s) - int(PREROLL_S * self.backend.rate)
+        self._recordings[c.job] = _Recording(c.turn_id, max(0, start))
+
+    def _cmd_StopRecording(self, c: cmd.StopRecording) -> None:
+        rec = self._recordings.get(c.job)
+        if rec is not None:
+            rec.until_idx = self.backend.sample_at(c.until_s) + int(0.1 * self.backend.rate)
+
+    def _cmd_Transcribe(self, c: cmd.Transcribe, attempt: int = 0) -> None:
+        rec = self._recordings.get(c.recording)
+        if rec is None or rec.until_idx is None:
+            raise AgentError("recording_missing", "The recording to transcribe was lost.")
+        history = self.pipeline.history
+        if history.end < rec.until_idx and attempt < 20:  # capture is a block or two behind
+            QTimer.singleShot(20, lambda: self._cmd_Transcribe(c, attempt + 1))
+            return
+        audio = history.slice(rec.from_idx, rec.until_idx)
+        ratio = history.speech_ratio(rec.from_idx, rec.until_idx)
+        self.sig_asr_job.emit(AsrJob(c.turn_id, c.job, audio, self._token(c.job, c.turn_id),
+                                     speech_ratio=max(ratio, 0.0)))
+
+    def _cmd_CancelAsr(self, c: cmd.CancelAsr) -> None:
+        self._cancel(c.job, "asr cancelled")
+
+    def _cmd_StartLlm(self, c: cmd.StartLlm) -> None:
+        self.sig_llm_job.emit(LlmJob(c.turn_id, c.job, c.messages, self._token(c.job, c.turn_id)))
+
+    def _cmd_CancelLlm(self, c: cmd.CancelLlm) -> None:
+        self._cancel(c.job, "llm cancelled")
+
+    def _cmd_RunTool(self, c: cmd.RunTool) -> None:
+        self.sig_tool_job.emit(ToolJob(c.turn_id, c.job, c.call, self._token(c.job, c.turn_id)))
+
+    def _cmd_CancelTool(self, c: cmd.CancelTool) -> None:
+        self._cancel(c.job, "tool cancelled")
+
+    def _cmd_Synthesize(self, c: cmd.Synthesize) -> None:
+        self.sig_tts_job.emit(TtsJob(c.turn_id, c.job, c.chunk_index, c.text,
+                                     self._token(c.job, c.turn_id)))
+
+    def _cmd_CancelTts(self, c: cmd.CancelTts) -> None:
+        for job in c.jobs:
+            self._cancel(job, "tts cancelled")
+
+    def _on_tts_sig_result(self, result: tuple[TtsJob, Any]) -> None:
+        job, chunk = result
+        if chunk is not None and job.chunk_index >= 0 and not job.cancel.cancelled:
+            self._audio[(job.turn_id, job.chunk_index)] = chunk
+
+    def _cmd_PlayChunk(self, c: cmd.PlayChunk) -> None:
+        chunk = self._audio.pop((c.turn_id, c.chunk_index), None)
+        if chunk is None:
+            return
+        token = self._token(c.job, c.turn_id)
+        self.monitor.add(c.turn_id, c.job, chunk.n_samples, token)
+        self.feeder.play(self.monitor.key(c.job), chunk.audio, chunk.sample_rate, token)
+        self.sig_caption.emit(chunk.text)
+        text = self._assistant_text.get(c.turn_id, "")
+        self._assistant_text[c.turn_id] = (text + " " + chunk.text).strip()
+        self._last_answer = self._assistant_text[c.turn_id]
+        self.sig_assistant_text.emit(int(c.turn_id), self._assistant_text[c.turn_id])
+
+    def _cmd_FlushPlayback(self, c: cmd.FlushPlayback) -> None:
+        self._cancel(c.job, "flushed")
+        self.monitor.flush(c.job)
+        self.backend.player.unduck()
+
+    def _cmd_DuckPlayback(self, c: cmd.DuckPlayback) -> None:
+        self.backend.player.duck(10 ** (c.gain_db / 20))
+
+    def _cmd_ResumePlayback(self, c: cmd.ResumePlayback) -> None:
+        self.backend.player.unduck()
+
+    def _cmd_SpeakApology(self, c: cmd.SpeakApology) -> None:
+        self.sig_caption.emit(c.text)
+        self.monitor.speak_apology(c.turn_id, c.text, self.engines.tts, self.feeder)
+
+    def _cmd_StopApology(self, c: cmd.StopApology) -> None:
+        self.monitor.stop_apology()
+
+    def _cmd_StartTimer(self, c: cmd.StartTimer) -> None:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.timeout.connect(lambda: self._on_timer(c))
+        self._timers[c.job] = timer
+        timer.start(int(c.seconds * 1000))
+
+    def _on_timer(self, c: cmd.StartTimer) -> None:
+        if self._timers.pop(c.job, None) is not None:
+            self._feed(ev.StageTimedOut(turn_id=c.turn_id, at_s=time.monotonic(), job=c.job,
+                                        stage=c.stage))
+
+    def _cmd_CancelTimer(self, c: cmd.CancelTimer) -> None:
+        timer = self._timers.pop(c.job, None)
+        if timer is not None:
+            timer.stop()
+            timer.deleteLater()
+
+    def _cmd_PublishUserText(self, c: cmd.PublishUserText) -> None:
+        self.sig_user_final.emit(int(c.turn_id), c.text)
+
+    def _cmd_PublishHeard(self, c: cmd.PublishHeard) -> None:
+        self.sig_heard.emit(c.report)
+
+    # --- capture: hands-free turns and barge-in ---------------------------------------------------
+
+    def _on_capture_sig_capture(self, event: CaptureEvent) -> None:
+        at = self.backend.time_of(event.detected_sample)
+        speech_at = self.backend.time_of(event.speech_sample)
+        state = self.machine.state
+        if state is State.ASSISTANT_SPEAKING and self.mode == "hands_free":
+            self._barge_event(event, at)
+            return
+        if self.mode != "hands_free":
+            return
+        if event.kind is SegmentEvent.SPEECH_STARTED:
+            self._feed(ev.SpeechStarted(turn_id=self.machine.turn_id, at_s=at,
+                                        speech_start_s=speech_at))
+        else:
+            self._feed(ev.SpeechEnded(turn_id=self.machine.turn_id, at_s=at,
+                                      speech_end_s=speech_at))
+
+    def _barge_event(self, event: CaptureEvent, at: float) -> None:
+        first = self.monitor.first_audio_s()
+        since_start = None if first is None else at - first
+        if event.kind is SegmentEvent.SPEECH_STARTED:
+            if self.barge.is_echo(since_start):
+                return
+            self._barge_onset = event.speech_sample
+            self._feed(ev.VoiceOnsetDuringPlayback(turn_id=self.machine.turn_id, at_s=at,
+                                                   speech_start_s=self.backend.time_of(
+                                                       event.speech_sample)))
+            return
+        if self._barge_onset is None:
+            return
+        speech_s = (event.speech_sample - self._barge_onset) / self.backend.rate
+        decision = self.barge.decide(speech_s, "", speech_ended=True)
+        self._barge_onset = None
+        self._feed(ev.BargeInDecided(turn_id=self.machine.turn_id, at_s=at,
+                                     real=decision is Decision.INTERRUPT, transcript=""))
+
+    def _on_partial_timer_timeout(self) -> None:
+        """Partial transcripts while the user speaks; also decides pending barge-ins."""
+        if self._barge_onset is not None and self.machine.state is State.ASSISTANT_SPEAKING:
+            speech_s = (self.pipeline.history.end - self._barge_onset) / self.backend.rate
+            if self.barge.decide(speech_s, "") is Decision.INTERRUPT:
+                self._barge_onset = None
+                self._feed(ev.BargeInDecided(turn_id=self.machine.turn_id, at_s=time.monotonic(),
+                                             real=True, transcript=""))
+            return
+        asr = self.engines.asr
+        if self.machine.state is not State.USER_SPEAKING or getattr(asr, "busy", True):
+            return
+        live = [(job, r) for job, r in self._recordings.items()
+                if r.until_idx is None and r.turn_id == self.machine.turn_id]
+        if not live:
+            return
+        job, rec = live[-1]
+        history = self.pipeline.history
+        if history.end - rec.from_idx < int(0.6 * self.backend.rate):
+            return
+        trailing = (history.end - self.pipeline.last_speech_sample) / self.backend.rate
+        self.sig_asr_job.emit(AsrJob(rec.turn_id, job, history.slice(rec.from_idx, history.end),
+                                     CancelToken(rec.turn_id), partial=True,
+                                     speech_ratio=history.speech_ratio(rec.from_idx, history.end),
+                                     previous_partial=rec.last_partial,
+                                     trailing_silence_s=trailing))
+
+    def note_partial(self, job: int, text: str) -> None:
+        """Remember the newest partial (stability) and adapt the endpointer to it."""
+        rec = self._recordings.get(job)
+        if rec is not None:
+            rec.last_partial = text
+        self.pipeline.silence_s = self.endpointer.silence_needed_s(text)
+
+    def _on_capture_sig_levels(self, mic_db: float, speaker_db: float, erle: Any) -> None:
+        self.sig_levels.emit(LevelReading(mic_db, speaker_db, erle))
+
+    def _on_capture_sig_failed(self, exc: Any) -> None:
+        err = exc if isinstance(exc, AgentError) else AgentError("device_error", str(exc))
+        self.sig_error.emit(ErrorNotice.from_error(err))
+
+    def _on_worker_sig_load_state(self, state: Any) -> None:
+        stage = state.stage if state.stage in ("asr", "llm", "tts", "vad", "aec") else None
+        self._loading[state.stage] = state.status
+        if stage is not None:
+            self.sig_loading.emit(LoadProgress(stage, state.status, state.detail))
+        if state.status == "failed" and state.error is not None:
+            self.sig_error.emit(ErrorNotice.from_error(state.error))
+
+    def loaded(self) -> bool:
+        """True when ASR, LLM and TTS are ready."""
+        return all(self._loading.get(s) == "ready" for s in ("asr", "llm", "tts"))
+
+
+def _stage_of(command: Any) -> Any:
+    from desktop_agent.core.turns.model import Stage
+
+    name = type(command).__name__
+    for key, stage in (("Asr", Stage.ASR), ("Transcribe", Stage.ASR), ("Llm", Stage.LLM),
+                       ("Tool", Stage.TOOL), ("Synth", Stage.TTS), ("Tts", Stage.TTS)):
+        if key in name:
+            return stage
+    return Stage.PLAYBACK
+
+
+def _error_text(cause: str) -> str:
+    stage, _, kind = cause.partition("_")
+    what = {"asr": "Speech recognition", "llm": "The language model", "tts": "The voice",
+            "tool": "A tool", "playback": "Playback", "recording": "The microphone"}.get(
+        stage, "Something")
+    return f"{what} {'took too long' if kind == 'timeout' else 'failed'} ({cause})."

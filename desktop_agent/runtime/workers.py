@@ -1,0 +1,349 @@
+"""One worker per engine, each on its own QThread.
+
+Workers receive jobs through queued signals from the controller and report back with
+``sig_event(core event)``: the same frozen event objects the turn machine consumes. A
+queued job never cancels a busy worker (it is not delivered while the worker's loop is
+blocked), so cancellation is the job's ``CancelToken``, set directly from the GUI thread
+and checked at every yield point. Late output of a cancelled job is still emitted and is
+dropped by the turn machine by job id: it is never played.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from desktop_agent.core.cancel import CancelToken, TurnId
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.ports import ChatMessage, LlmDelta, SpeechChunk, ToolSpec, WordTiming
+from desktop_agent.core.text.normalize import normalize_for_speech
+from desktop_agent.core.tool_answer import guard_tool_answer
+from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.turns.events import (
+    AsrFinal,
+    AsrPartial,
+    LlmFinished,
+    LlmStarted,
+    LlmToken,
+    LlmToolCall,
+    StageFailed,
+    ToolResult,
+    TtsChunkReady,
+)
+from desktop_agent.core.turns.model import JobId, Stage
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AsrJob:
+    """Transcribe ``audio`` (16 kHz float32) for ``job``; partial jobs report AsrPartial."""
+
+    turn_id: TurnId
+    job: JobId
+    audio: Any
+    cancel: CancelToken
+    partial: bool = False
+    speech_ratio: float = 1.0
+    """Fraction of VAD frames that were speech (gates Whisper's silence hallucinations)."""
+    previous_partial: str = ""
+    trailing_silence_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class LlmJob:
+    """Stream a reply to ``messages``."""
+
+    turn_id: TurnId
+    job: JobId
+    messages: tuple[ChatMessage, ...]
+    cancel: CancelToken
+    tools: tuple[ToolSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class TtsJob:
+    """Speak ``text`` as one chunk."""
+
+    turn_id: TurnId
+    job: JobId
+    chunk_index: int
+    text: str
+    cancel: CancelToken
+
+
+@dataclass(frozen=True)
+class ToolJob:
+    """Run a read-only tool."""
+
+    turn_id: TurnId
+    job: JobId
+    call: Any
+    cancel: CancelToken
+
+
+@dataclass
+class LoadState:
+    """What a worker's engine is doing: loading, ready or failed."""
+
+    stage: str
+    status: str
+    detail: str = ""
+    ms: float = 0.0
+    error: AgentError | None = field(default=None)
+
+
+class EngineWorker(QObject):
+    """Base: owns one engine, created on the worker thread by ``load``.
+
+    Runs on: its own QThread (all slots).
+    """
+
+    sig_event = Signal(object)
+    """A core turn event (AsrFinal, LlmToken, TtsChunkReady, ...)."""
+    sig_load_state = Signal(object)
+    """LoadState: loading / ready / failed."""
+    sig_result = Signal(object)
+    """A raw result for non-turn jobs (e.g. the apology audio)."""
+
+    stage_name = "engine"
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        super().__init__()
+        self._factory = factory
+        self.engine: Any = None
+
+    @Slot()
+    def load(self) -> None:
+        """Create the engine. Runs on: the worker thread."""
+        self.sig_load_state.emit(LoadState(self.stage_name, "loading"))
+        t0 = time.perf_counter()
+        try:
+            self.engine = self._factory()
+        except AgentError as exc:
+            self.sig_load_state.emit(LoadState(self.stage_name, "failed", exc.describe(),
+                                               error=exc))
+            return
+        except Exception as exc:  # a load must report, never kill the thread
+            err = AgentError(f"{self.stage_name}_load_failed", f"{exc.__class__.__name__}: {exc}",
+                             "Run `desktop-agent doctor`.")
+            self.sig_load_state.emit(LoadState(self.stage_name, "failed", err.describe(),
+                                               error=err))
+            return
+        self.sig_load_state.emit(LoadState(self.stage_name, "ready", "",
+                                           (time.perf_counter() - t0) * 1000))
+
+    def _fail(self, turn_id: TurnId, job: JobId | None, stage: Stage, exc: BaseException) -> None:
+        if isinstance(exc, AgentError):
+            code, message = exc.code, exc.message
+        else:
+            code, message = f"{stage.value}_failed", f"{exc.__class__.__name__}: {exc}"
+        _LOGGER.warning("turn=%d job=%s %s failed: %s", turn_id, job, stage.value, message)
+        self.sig_event.emit(StageFailed(turn_id=turn_id, at_s=time.monotonic(), job=job,
+                                        stage=stage, code=code, message=message))
+
+
+class AsrWorker(EngineWorker):
+    """faster-whisper on its thread."""
+
+    stage_name = "asr"
+
+    def __init__(self, factory: Callable[[], Any],
+                 is_hallucination: Callable[[str, float, float], bool]) -> None:
+        super().__init__(factory)
+        self._is_hallucination = is_hallucination
+        self.busy = False
+
+    @Slot(object)
+    def run(self, job: AsrJob) -> None:
+        """Transcribe one buffer. Runs on: the ASR thread."""
+        self.busy = True
+        try:
+            if self.engine is None:
+                raise AgentError("asr_not_ready", "Speech recognition is still loading.")
+            result = self.engine.transcribe(job.audio, job.cancel)
+            text = result.text.strip()
+            no_speech = (not text) or self._is_hallucination(text, result.no_speech_prob,
+                                                                job.speech_ratio)
+            now = time.monotonic()
+            if job.partial:
+                if not no_speech and not job.cancel.cancelled:
+                    stable = bool(text) and _norm(text) == _norm(job.previous_partial)
+                    self.sig_event.emit(AsrPartial(
+                        turn_id=job.turn_id, at_s=now, job=job.job, text=text, stable=stable,
+                        trailing_silence_s=job.trailing_silence_s))
+            else:
+                self.sig_event.emit(AsrFinal(turn_id=job.turn_id, at_s=now, job=job.job,
+                                             text="" if no_speech else text,
+                                             no_speech=no_speech))
+        except Exception as exc:
+            if not job.partial:
+                self._fail(job.turn_id, job.job, Stage.ASR, exc)
+        finally:
+            self.busy = False
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+class LlmWorker(EngineWorker):
+    """llama.cpp on its thread; streams tokens as events."""
+
+    stage_name = "llm"
+
+    def __init__(self, factory: Callable[[], Any], tools: ToolRegistry,
+                 warm_prompt: str, max_tokens: int = 200) -> None:
+        super().__init__(factory)
+        self._tools = tools
+        self._warm_prompt = warm_prompt
+        self.max_tokens = max_tokens
+
+    @Slot()
+    def load(self) -> None:
+        """Load, then evaluate the system prompt so the first turn reuses its KV cache."""
+        super().load()
+        if self.engine is not None:
+            try:
+                self.engine.warm(self._warm_prompt, self._tools.specs)
+            except Exception as exc:  # only a lost optimisation
+                _LOGGER.warning("turn=0 LLM warm-up failed: %s", exc)
+
+    @Slot(object)
+    def run(self, job: LlmJob) -> None:
+        """Stream one reply. Runs on: the LLM thread."""
+        emit = self.sig_event.emit
+        try:
+            if self.engine is None:
+                raise AgentError("llm_not_ready", "The language model is still loading.")
+            emit(LlmStarted(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
+            deltas = self.engine.stream_chat(job.messages, job.cancel, self._tools.specs,
+                                             self.max_tokens)
+            after_tool = _tool_context(job.messages)
+            if after_tool is not None:
+                deltas = guard_tool_answer(deltas, *after_tool)
+            for delta in deltas:
+                if job.cancel.cancelled:
+                    return
+                self._emit_delta(job, delta)
+                if delta.tool_call is not None:
+                    break  # the machine runs the tool and starts a new run with the result
+            if not job.cancel.cancelled:
+                emit(LlmFinished(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
+        except Exception as exc:
+            if not job.cancel.cancelled:
+                self._fail(job.turn_id, job.job, Stage.LLM, exc)
+
+    def _emit_delta(self, job: LlmJob, delta: LlmDelta) -> None:
+        now = time.monotonic()
+        if delta.tool_call is not None:
+            self.sig_event.emit(LlmToolCall(turn_id=job.turn_id, at_s=now, job=job.job,
+                                            call=delta.tool_call))
+        elif delta.text:
+            self.sig_event.emit(LlmToken(turn_id=job.turn_id, at_s=now, job=job.job,
+                                         text=delta.text))
+
+
+def _tool_context(messages: tuple[ChatMessage, ...]) -> tuple[str, str] | None:
+    """(question, tool result) when this run answers after a tool, else None."""
+    if not messages or messages[-1].role != "tool":
+        return None
+    question = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    return question, messages[-1].content
+
+
+class ToolWorker(EngineWorker):
+    """Runs read-only tools off the GUI thread."""
+
+    stage_name = "tool"
+
+    def __init__(self, tools: ToolRegistry) -> None:
+        super().__init__(lambda: tools)
+
+    @Slot(object)
+    def run(self, job: ToolJob) -> None:
+        """Run one tool. Runs on: the tool thread."""
+        try:
+            content, is_error = self.engine.run(job.call), False
+        except AgentError as exc:
+            content, is_error = f"Sorry, {exc.message}", True
+        except Exception as exc:
+            content, is_error = f"Sorry, the tool failed ({exc}).", True
+        if not job.cancel.cancelled:
+            self.sig_event.emit(ToolResult(turn_id=job.turn_id, at_s=time.monotonic(),
+                                           job=job.job, call_id=job.call.call_id,
+                                           content=content, is_error=is_error))
+
+
+class TtsWorker(EngineWorker):
+    """Piper on its thread: exactly one TtsChunkReady per job (pieces joined)."""
+
+    stage_name = "tts"
+
+    @Slot(object)
+    def run(self, job: TtsJob) -> None:
+        """Speak one clause. Runs on: the TTS thread."""
+        try:
+            chunk = self.speak(job.text, job.cancel)
+            if job.cancel.cancelled:
+                return
+            self.sig_result.emit((job, chunk))
+            self.sig_event.emit(TtsChunkReady(
+                turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
+                chunk_index=job.chunk_index, text=chunk.text if chunk else "",
+                n_samples=chunk.n_samples if chunk else 0,
+                sample_rate=chunk.sample_rate if chunk else self._rate(),
+                words=chunk.words if chunk else (), aligned=chunk.aligned if chunk else False))
+        except Exception as exc:
+            if not job.cancel.cancelled:
+                self._fail(job.turn_id, job.job, Stage.TTS, exc)
+
+    @Slot(object)
+    def speak_only(self, job: TtsJob) -> None:
+        """Synthesize outside the turn machine (the apology): result only, never an event."""
+        try:
+            chunk = self.speak(job.text, job.cancel)
+        except Exception as exc:  # the apology is best effort: the caption still shows it
+            _LOGGER.warning("turn=%d apology not spoken: %s", job.turn_id, exc)
+            chunk = None
+        self.sig_result.emit((job, chunk))
+
+    def _rate(self) -> int:
+        return int(self.engine.sample_rate) if self.engine is not None else 22050
+
+    def speak(self, text: str, cancel: CancelToken) -> SpeechChunk | None:
+        """Normalise and synthesise ``text`` into one chunk (None if nothing to say)."""
+        import numpy as np
+
+        if self.engine is None:
+            raise AgentError("tts_not_ready", "The voice is still loading.")
+        spoken = normalize_for_speech(text)
+        pieces = list(self.engine.synthesize(spoken, cancel)) if spoken.strip() else []
+        if not pieces:
+            return None
+        words: list[WordTiming] = []
+        offset = 0
+        for p in pieces:
+            words += [WordTiming(w.word, w.start_sample + offset, w.end_sample + offset)
+                      for w in p.words]
+            offset += p.n_samples
+        return SpeechChunk(text=" ".join(p.text for p in pieces),
+                           audio=np.concatenate([p.audio for p in pieces]),
+                           sample_rate=pieces[0].sample_rate, words=tuple(words),
+                           aligned=all(p.aligned for p in pieces))
+
+
+def start_worker(worker: EngineWorker, name: str) -> QThread:
+    """Move ``worker`` to a new QThread, start it, and queue its ``load``."""
+    thread = QThread()
+    thread.setObjectName(name)
+    worker.moveToThread(thread)
+    thread.finished.connect(worker.deleteLater)
+    thread.started.connect(worker.load)
+    thread.start()
+    return thread

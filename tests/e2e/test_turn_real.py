@@ -1,0 +1,100 @@
+"""The whole cascade on the real models, through a virtual sound card (real-time clock).
+
+Push-to-talk a question, let the long answer play, cut it off, and check that the history
+holds exactly the words whose audio was played, and that the speaker really played them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from desktop_agent.core.turns.model import State
+
+pytestmark = [pytest.mark.models, pytest.mark.slow]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", text.lower())
+
+
+@pytest.fixture()
+def runtime(qtbot: Any, models: Any) -> Any:
+    from desktop_agent.app import build_runtime
+    from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.core.settings import Settings
+
+    rt = build_runtime(Settings(), VirtualAudio(), echo_cancellation=False)
+    rt.controller.start()
+    qtbot.waitUntil(rt.controller.loaded, timeout=120_000)
+    yield rt
+    rt.shutdown()
+
+
+def _say(qtbot: Any, rt: Any, audio: Any) -> None:
+    c = rt.controller
+    c.ptt_press()
+    start = rt.backend.inject(audio)
+    qtbot.waitUntil(lambda: rt.backend.samples > start + len(audio) + 1600, timeout=20_000)
+    c.ptt_release()
+
+
+def test_barge_in_keeps_only_the_heard_words(qtbot: Any, runtime: Any, speak: Any,
+                                             asr: Any) -> None:
+    c = runtime.controller
+    heard: list[Any] = []
+    c.sig_heard.connect(heard.append)
+    _say(qtbot, runtime, speak("Tell me a long story about a brave little dragon."))
+    qtbot.waitUntil(lambda: c.machine.state is State.ASSISTANT_SPEAKING, timeout=60_000)
+    time.sleep(0.1)
+    qtbot.wait(2500)  # let about two and a half seconds of the answer play
+    assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon to cut"
+    played_before = len(runtime.backend.speaker_audio())
+    c.ptt_press()
+    qtbot.waitUntil(lambda: heard, timeout=5_000)
+    c.ptt_release()
+    qtbot.waitUntil(lambda: c.machine.state is State.LISTENING, timeout=10_000)
+
+    report = heard[-1]
+    assert report.interrupted and report.heard_text and report.unheard_text
+    last = c.machine.history.messages[-1]
+    assert last.role == "assistant" and last.interrupted
+    assert last.content == report.heard_text
+    assert report.unheard_text not in " ".join(m.content for m in c.machine.history.messages)
+    assert 1.5 < report.cut_at_s < 4.5
+
+    # What the speaker really played, transcribed, is the heard text (give or take the
+    # word being spoken at the cut).
+    speaker = runtime.backend.speaker_audio()
+    voiced = np.flatnonzero(np.abs(speaker) > 1e-3)
+    assert len(voiced), "nothing was played"
+    played = speaker[voiced[0]:voiced[-1] + 1]
+    assert len(played) / 16_000 == pytest.approx(report.cut_at_s, abs=0.35)
+    assert len(speaker) - played_before < 0.6 * 16_000  # silent soon after the press
+    got = _words(asr.transcribe(played).text)
+    want = _words(report.heard_text)
+    common = sum(1 for a, b in zip(got, want, strict=False) if a == b)
+    assert common >= len(want) - 2, (got, want)
+    assert len(got) <= len(want) + 2, (got, want)
+
+
+def test_plain_turn_and_spans(qtbot: Any, runtime: Any, speak: Any) -> None:
+    c = runtime.controller
+    spans: list[Any] = []
+    c.sig_span.connect(spans.append)
+    finals: list[str] = []
+    c.sig_user_final.connect(lambda _t, text: finals.append(text))
+    _say(qtbot, runtime, speak("What is the capital of France?"))
+    qtbot.waitUntil(lambda: spans, timeout=60_000)
+    assert _words(finals[0]) == ["what", "is", "the", "capital", "of", "france"]
+    assert "paris" in c.machine.history.messages[-1].content.lower()
+    targets = [t.target for t in c.transitions]
+    assert targets == [State.USER_SPEAKING, State.PROCESSING, State.ASSISTANT_SPEAKING,
+                       State.LISTENING]
+    marks = spans[0].marks
+    order = ["endpoint", "asr_final", "llm_first_token", "first_chunk", "first_audio"]
+    assert [marks[m] for m in order] == sorted(marks[m] for m in order)
