@@ -48,14 +48,14 @@ def test_barge_in_keeps_only_the_heard_words(qtbot: Any, runtime: Any, speak: An
     c = runtime.controller
     heard: list[Any] = []
     c.sig_heard.connect(heard.append)
-    _say(qtbot, runtime, speak("Tell me a long story about a brave little dragon."))
+    _say(qtbot, runtime, speak("Explain how a car engine works."))
     qtbot.waitUntil(lambda: c.machine.state is State.ASSISTANT_SPEAKING, timeout=60_000)
     time.sleep(0.1)
     qtbot.wait(2500)  # let about two and a half seconds of the answer play
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon to cut"
     played_before = len(runtime.backend.speaker_audio())
     c.ptt_press()
-    qtbot.waitUntil(lambda: heard, timeout=5_000)
+    qtbot.waitUntil(lambda: bool(heard), timeout=5_000)
     c.ptt_release()
     qtbot.waitUntil(lambda: c.machine.state is State.LISTENING, timeout=10_000)
 
@@ -89,7 +89,7 @@ def test_plain_turn_and_spans(qtbot: Any, runtime: Any, speak: Any) -> None:
     finals: list[str] = []
     c.sig_user_final.connect(lambda _t, text: finals.append(text))
     _say(qtbot, runtime, speak("What is the capital of France?"))
-    qtbot.waitUntil(lambda: spans, timeout=60_000)
+    qtbot.waitUntil(lambda: bool(spans), timeout=60_000)
     assert _words(finals[0]) == ["what", "is", "the", "capital", "of", "france"]
     assert "paris" in c.machine.history.messages[-1].content.lower()
     targets = [t.target for t in c.transitions]
