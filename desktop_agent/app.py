@@ -109,7 +109,7 @@ def build_runtime(settings: Settings, backend: Any | None = None, *,
 
 
 def _device_backend(settings: Settings) -> Any:
-    from desktop_agent.adapters.audio_io import DeviceAudio
+    from desktop_agent.adapters.device_audio import DeviceAudio
 
     return DeviceAudio(settings.audio.input_device, settings.audio.output_device)
 

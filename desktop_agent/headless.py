@@ -23,7 +23,9 @@ from desktop_agent.adapters.tts_piper import PiperTts
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import AgentError, TtsError
 from desktop_agent.core.ports import ChatMessage, SpeechChunk
-from desktop_agent.core.prompts import SYSTEM_PROMPT, is_usable_answer, tool_result_note
+from desktop_agent.core.history import tool_call_message, tool_result_message
+from desktop_agent.core.prompts import SYSTEM_PROMPT
+from desktop_agent.core.tool_answer import guard_tool_answer
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.text.chunker import ClauseChunker
 from desktop_agent.core.text.normalize import normalize_for_speech
@@ -108,16 +110,14 @@ def reply_stream(engines: Engines, history: Sequence[ChatMessage], user_text: st
                  on_tool: Callable[[str, bool], None] | None = None) -> list[str]:
     """Stream the LLM reply to ``user_text`` into ``on_text``, clause by clause.
 
-    A read-only tool call is run in between (``on_tool(name, started)`` brackets it);
-    its result goes back to the model as a note after the question. If the model then
-    fumbles (calls a tool again, emits JSON, or echoes the question), the tool's own
-    sentence is spoken instead: asking the time always gets the time.
+    A read-only tool call is run in between (``on_tool(name, started)`` brackets it) and
+    the answer after it is guarded (core.tool_answer): asking the time gets the time.
     """
     assert engines.llm is not None
     messages = [ChatMessage("system", SYSTEM_PROMPT), *history, ChatMessage("user", user_text)]
     chunker = ClauseChunker()
     called: list[str] = []
-    result = ""
+    call = None
     for delta in engines.llm.stream_chat(messages, cancel, engines.tools.specs, max_tokens):
         marks.setdefault("llm_first_token", time.perf_counter() - t0)
         if delta.tool_call is not None:
@@ -125,8 +125,6 @@ def reply_stream(engines: Engines, history: Sequence[ChatMessage], user_text: st
             break
         for piece in chunker.push(delta.text):
             on_text(piece)
-    else:
-        call = None
     if call is not None and not cancel.cancelled:
         called.append(call.name)
         if on_tool:
@@ -134,46 +132,18 @@ def reply_stream(engines: Engines, history: Sequence[ChatMessage], user_text: st
         try:
             result = engines.tools.run(call)
         except AgentError as exc:
-            result = f"The tool failed: {exc.message}"
+            result = f"Sorry, {exc.message}"
         if on_tool:
             on_tool(call.name, False)
-        messages.append(ChatMessage("system", tool_result_note(call.name, result)))
-        held: list[str] = []
-        usable: bool | None = None  # unknown until the first clause is out
-        for delta in engines.llm.stream_chat(messages, cancel, engines.tools.specs, max_tokens):
-            if delta.tool_call is not None:
-                usable = False
-                break
+        messages += [tool_call_message(call), tool_result_message(call.name, result)]
+        answer = engines.llm.stream_chat(messages, cancel, engines.tools.specs, max_tokens)
+        for delta in guard_tool_answer(answer, user_text, result):
             for piece in chunker.push(delta.text):
-                if usable is None:
-                    usable = is_usable_answer(piece, user_text) and not _echoes(piece, user_text)
-                if not usable:
-                    break
                 on_text(piece)
-            if usable is False:
-                break
-        if usable is not False:
-            held = chunker.flush()
-            if usable is None and not any(is_usable_answer(p, user_text) for p in held):
-                usable = False
-        if usable is False:
-            chunker = ClauseChunker()
-            held = [result]
-        for piece in held:
-            on_text(piece)
-    else:
-        for piece in chunker.flush():
-            on_text(piece)
+    for piece in chunker.flush():
+        on_text(piece)
     marks["llm_total"] = time.perf_counter() - t0
     return called
-
-
-def _echoes(clause: str, question: str) -> bool:
-    """True when ``clause`` merely starts repeating the question."""
-    def norm(s: str) -> str:
-        return "".join(ch for ch in s.lower() if ch.isalnum())
-    head = norm(clause)
-    return bool(head) and norm(question).startswith(head)
 
 
 def run_turn(engines: Engines, audio_16k: Any, history: Sequence[ChatMessage] = (),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from desktop_agent.adapters.offline import import_or_hint
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
+from desktop_agent.core.prompts import tool_result_note
 
 _LOGGER = logging.getLogger(__name__)
 _TOOL_OPEN = "<tool_call>"
@@ -90,9 +92,10 @@ class LlamaLlm:
         Tool calls (Qwen-style JSON, with or without <tool_call> tags) are parsed out of
         the stream and yielded as one LlmDelta(tool_call=...); their text is not spoken.
         """
-        payload = [_to_openai(m) for m in messages]
+        payload = [_to_openai(m) for m in _tool_results_as_notes(messages)]
         tool_payload = [_tool_to_openai(t) for t in tools] or None
-        parser = _ToolCallParser({t.name for t in tools})
+        parser = _ToolCallParser({t.name for t in tools},
+                                 {t.name for t in tools if not _takes_arguments(t)})
         try:
             stream = self._llm.create_chat_completion(
                 payload, tools=tool_payload, stream=True, max_tokens=max_tokens,
@@ -113,6 +116,23 @@ class LlamaLlm:
                            "Try again; if it repeats, run `desktop-agent doctor`.") from exc
 
 
+def _tool_results_as_notes(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """Render each tool call + result pair as one system note after the question.
+
+    Small models answer reliably from a plain note, while the chat template's
+    tool-response block makes them call the tool again (measured on Qwen2.5-0.5B).
+    """
+    out: list[ChatMessage] = []
+    for msg in messages:
+        if msg.role == "assistant" and msg.tool_call is not None and not msg.content:
+            continue
+        if msg.role == "tool":
+            out.append(ChatMessage("system", tool_result_note(msg.name or "tool", msg.content)))
+            continue
+        out.append(msg)
+    return out
+
+
 def _to_openai(msg: ChatMessage) -> dict[str, Any]:
     if msg.role == "tool":
         return {"role": "tool", "content": msg.content, "name": msg.name or "tool"}
@@ -130,15 +150,25 @@ def _tool_to_openai(tool: ToolSpec) -> dict[str, Any]:
             "function": {"name": tool.name, "description": tool.description, "parameters": params}}
 
 
+def _takes_arguments(tool: ToolSpec) -> bool:
+    return bool(dict(tool.parameters).get("properties"))
+
+
+_CALL_HEAD = re.compile(r'^\s*(?:<tool_call>\s*)?\{\s*"name"\s*:\s*"([^"]+)"')
+
+
 class _ToolCallParser:
     """Splits a streamed reply into speakable text and tool calls.
 
     A reply that opens with '{' or '<tool_call>' is held back until it parses as a
     call to a known tool (then it becomes a ToolCall) or proves to be plain text.
+    A call to a tool without parameters is complete as soon as its name is out: the
+    rest (small models invent arguments) is not worth generating.
     """
 
-    def __init__(self, tool_names: set[str]) -> None:
+    def __init__(self, tool_names: set[str], no_arg_tools: set[str] | None = None) -> None:
         self._names = tool_names
+        self._no_args = no_arg_tools or set()
         self._held = ""
         self._mode = "start" if tool_names else "text"
         self._calls = 0
@@ -177,6 +207,9 @@ class _ToolCallParser:
             self._held = ""
 
     def _try_parse(self, closed: bool) -> ToolCall | None:
+        head = _CALL_HEAD.match(self._held)
+        if head and head.group(1) in self._no_args:
+            return self._call(head.group(1), {})
         body = self._held.strip()
         if body.startswith(_TOOL_OPEN):
             if _TOOL_CLOSE not in body and not closed:
@@ -194,8 +227,10 @@ class _ToolCallParser:
                 args = json.loads(args)
             except ValueError:
                 args = {}
+        return self._call(str(data["name"]), args if isinstance(args, dict) else {})
+
+    def _call(self, name: str, args: dict[str, Any]) -> ToolCall:
         self._held = ""
         self._mode = "start"
         self._calls += 1
-        return ToolCall(name=str(data["name"]), arguments=args if isinstance(args, dict) else {},
-                        call_id=f"call_{self._calls}")
+        return ToolCall(name=name, arguments=args, call_id=f"call_{self._calls}")

@@ -24,12 +24,3 @@ def tool_result_note(tool_name: str, result: str) -> str:
     return (f"{tool_name} returned: {result} "
             "Now answer the user's question in one short spoken sentence. Do not call tools.")
 
-
-def is_usable_answer(answer: str, question: str) -> bool:
-    """False for a reply that is empty, JSON, or just the question echoed back."""
-    text = answer.strip()
-    if not text or text.startswith(("{", "[", "<")):
-        return False
-    def norm(s: str) -> str:
-        return "".join(ch for ch in s.lower() if ch.isalnum())
-    return norm(text) != norm(question)

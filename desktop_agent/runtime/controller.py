@@ -214,6 +214,8 @@ class AgentController(AgentViewModel):
                                             "Say it again, or press and hold Space."))
         elif t.source is State.ERROR:
             self.sig_error_cleared.emit()
+        if t.target in (State.LISTENING, State.INTERRUPTED):
+            self.sig_caption.emit("")  # the caption shows only what is being said now
         if t.target is State.LISTENING:
             self.pipeline.silence_s = None
 

@@ -1,0 +1,113 @@
+"""The real sound card, presented like ``audio.virtual.VirtualAudio``.
+
+A MicInput and a SpeakerOutput (PortAudio via sounddevice) around one Player whose
+far-end tap gives the AEC exactly the samples the output callback played. ``read``
+returns each mic block with the far-end block of the same length; the AEC's adaptive
+filter (200 ms tail) absorbs the remaining device latency difference.
+
+A stream that fails mid-turn raises DeviceError from ``read``; the capture worker reports
+it and calls ``read`` again, which reopens the stream (or the default device) first.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop_agent.adapters.audio_io import MicInput, SpeakerOutput, _sd, find_device
+from desktop_agent.audio.player import Player
+from desktop_agent.audio.reference import FarEndTap
+from desktop_agent.core.errors import DeviceError
+from desktop_agent.core.ports import ASR_SAMPLE_RATE
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def _output_rate(device: str | None) -> int:
+    try:
+        sd = _sd()
+        index = find_device(device, "output")
+        return int(sd.query_devices(index, "output")["default_samplerate"]) or 48_000
+    except Exception:  # opening will report the real problem with the device's name
+        return 48_000
+
+
+class DeviceAudio:
+    """Mic + speaker on the system's devices (chosen by name substring; '' = default)."""
+
+    rate = ASR_SAMPLE_RATE
+
+    def __init__(self, input_device: str = "", output_device: str = "",
+                 block_s: float = 0.01) -> None:
+        out_rate = _output_rate(output_device or None)
+        self.tap = FarEndTap(out_rate)
+        self.player = Player(out_rate, tap=self.tap)
+        self.mic = MicInput(input_device or None, block_s)
+        self.speaker = SpeakerOutput(self.player, output_device or None, block_s)
+        self.mic_start_s = 0.0
+        self.samples = 0
+        self._need_reopen = False
+        self._last_check = 0.0
+        self._started = False
+
+    def start(self) -> None:
+        """Open both streams (once). Raises DeviceError naming the device that failed."""
+        if self._started:
+            return
+        self._started = True
+        self.speaker.start()
+        self.mic.start()
+        self.mic_start_s = time.monotonic()
+        self.samples = 0
+
+    def stop(self) -> None:
+        """Close both streams."""
+        self.mic.close()
+        self.speaker.close()
+
+    def read(self, timeout_s: float = 0.1
+             ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None:
+        """The next mic block (16 kHz) and the far-end played meanwhile. Runs on: capture."""
+        if self._need_reopen:
+            self._reopen()
+        try:
+            now = time.monotonic()
+            if now - self._last_check > 1.0:
+                self._last_check = now
+                self.speaker.check()
+            near, _adc = self.mic.read(160, timeout_s)
+        except DeviceError:
+            self._need_reopen = True
+            raise
+        if len(near) == 0:
+            return None
+        if self.samples == 0:
+            self.mic_start_s = time.monotonic() - len(near) / self.rate
+        far, _dac = self.tap.read(len(near))
+        if len(far) < len(near):
+            far = np.concatenate([np.zeros(len(near) - len(far), np.float32), far])
+        self.samples += len(near)
+        return near, far[-len(near):]
+
+    def _reopen(self) -> None:
+        label = self.mic.reopen()
+        self.speaker.reopen()
+        self.tap.clear()
+        self._need_reopen = False
+        _LOGGER.warning("turn=0 audio devices reopened (%s)", label)
+
+    def time_of(self, sample: int) -> float:
+        """Monotonic time of absolute mic index ``sample``."""
+        return self.mic_start_s + sample / self.rate
+
+    def sample_at(self, t: float) -> int:
+        """Absolute mic index at monotonic time ``t``."""
+        return int(round((t - self.mic_start_s) * self.rate))
+
+    def describe(self) -> dict[str, Any]:
+        """Names of the streams in use (for the GUI and doctor)."""
+        return {"input": self.mic.label, "output": self.speaker.label}
