@@ -81,6 +81,14 @@ class MicHistory:
             idx = np.arange(start, stop) % self.capacity
             return self._audio[idx].copy()
 
+    def last_speech_between(self, start: int, stop: int, threshold: float = 0.5) -> int | None:
+        """End index of the newest VAD frame in [start, stop) judged speech (None if none)."""
+        start, stop = max(start, self.start), min(stop, self.end)
+        for frame in range(stop // VAD_FRAME, start // VAD_FRAME, -1):
+            if self._probs[frame % len(self._probs)] >= threshold:
+                return frame * VAD_FRAME
+        return None
+
     def speech_ratio(self, start: int, stop: int, threshold: float = 0.5) -> float:
         """Fraction of VAD frames in [start, stop) at or above ``threshold``."""
         start, stop = max(start, self.start), min(stop, self.end)

@@ -65,6 +65,9 @@ class _Recording:
     from_idx: int
     until_idx: int | None = None
     last_partial: str = ""
+    partial_end_idx: int = 0
+    """Mic index where the audio of ``last_partial`` ended."""
+    pending_partial_end_idx: int = 0
 
 
 class AgentController(AgentViewModel):
@@ -264,13 +267,29 @@ class AgentController(AgentViewModel):
         if rec is None or rec.until_idx is None:
             raise AgentError("recording_missing", "The recording to transcribe was lost.")
         history = self.pipeline.history
-        if history.end < rec.until_idx and attempt < 20:  # capture is a block or two behind
+        if history.end < rec.until_idx and attempt < 100:  # capture is a block or two behind
             QTimer.singleShot(20, lambda: self._cmd_Transcribe(c, attempt + 1))
+            return
+        if self._partial_is_final(rec):
+            # The newest partial already heard every speech frame of the recording: it is
+            # the final transcript, and re-transcribing would only add latency.
+            self._feed(ev.AsrFinal(turn_id=c.turn_id, at_s=time.monotonic(), job=c.job,
+                                   text=rec.last_partial, no_speech=False))
             return
         audio = history.slice(rec.from_idx, rec.until_idx)
         ratio = history.speech_ratio(rec.from_idx, rec.until_idx)
         self.sig_asr_job.emit(AsrJob(c.turn_id, c.job, audio, self._token(c.job, c.turn_id),
                                      speech_ratio=max(ratio, 0.0)))
+
+    def _partial_is_final(self, rec: _Recording) -> bool:
+        """True when no speech frame came after the audio of the last partial (+100 ms)."""
+        if not rec.last_partial or rec.until_idx is None:
+            return False
+        if self.pipeline.history.end < rec.until_idx:
+            return False  # capture lags (a busy machine): the VAD has not judged it all
+        margin = int(0.1 * self.backend.rate)
+        last_speech = self.pipeline.history.last_speech_between(rec.from_idx, rec.until_idx)
+        return last_speech is not None and last_speech + margin <= rec.partial_end_idx
 
     def _cmd_CancelAsr(self, c: cmd.CancelAsr) -> None:
         self._cancel(c.job, "asr cancelled")
@@ -413,6 +432,7 @@ class AgentController(AgentViewModel):
         if history.end - rec.from_idx < int(0.6 * self.backend.rate):
             return
         trailing = (history.end - self.pipeline.last_speech_sample) / self.backend.rate
+        rec.pending_partial_end_idx = history.end
         self.sig_asr_job.emit(AsrJob(rec.turn_id, job, history.slice(rec.from_idx, history.end),
                                      CancelToken(rec.turn_id), partial=True,
                                      speech_ratio=history.speech_ratio(rec.from_idx, history.end),
@@ -424,6 +444,7 @@ class AgentController(AgentViewModel):
         rec = self._recordings.get(job)
         if rec is not None:
             rec.last_partial = text
+            rec.partial_end_idx = rec.pending_partial_end_idx
         self.pipeline.silence_s = self.endpointer.silence_needed_s(text)
 
     def _on_capture_sig_levels(self, mic_db: float, speaker_db: float, erle: Any) -> None:

@@ -1,0 +1,174 @@
+"""``desktop-agent bench turns``: latency from the end of the user's speech to first audio.
+
+Replays spoken questions through the full streaming pipeline (the same runtime the GUI
+uses, on a virtual sound card with a real-time clock: push-to-talk press, the question
+played into the microphone, release), then through a serial cascade on the same models
+(whole transcript, whole reply, whole synthesis, then play). Prints p50/p95 per stage
+and the ratio of first-audio latencies. Figures, not asserts: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+QUESTIONS = (
+    "What is the capital of France?",
+    "Why is the sky blue?",
+    "How many legs does a spider have?",
+    "What is the boiling point of water?",
+    "Who wrote Romeo and Juliet?",
+    "Give me a tip for sleeping better.",
+    "What is the largest planet in the solar system?",
+    "How do plants make their food?",
+    "What time is it?",
+    "Name three primary colours.",
+)
+STAGES = ("asr_final", "llm_first_token", "first_chunk", "first_audio")
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def _questions(wav_dir: Path | None, quick: bool) -> list[tuple[str, Any]]:
+    from desktop_agent.adapters.audio_files import read_audio
+    from desktop_agent.gui_script import _speech
+
+    if wav_dir is not None:
+        files = sorted(p for p in wav_dir.iterdir() if p.suffix.lower() in (".wav", ".flac",
+                                                                              ".mp3", ".ogg"))
+        if not files:
+            raise SystemExit(f"no audio files in {wav_dir}")
+        return [(f.name, read_audio(f)) for f in files]
+    chosen = QUESTIONS[:4] if quick else QUESTIONS
+    return [(q, _speech(q)) for q in chosen]
+
+
+def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
+    from PySide6.QtCore import QCoreApplication
+
+    from desktop_agent.app import build_runtime
+    from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.core.turns.model import State
+
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    runtime = build_runtime(Settings(), VirtualAudio(), echo_cancellation=False)
+    c, backend = runtime.controller, runtime.backend
+
+    def wait(cond: Any, seconds: float) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            if cond():
+                return True
+            time.sleep(0.002)
+        return False
+
+    results: list[dict[str, float]] = []
+    try:
+        c.start()
+        if not wait(c.loaded, 180):
+            raise SystemExit("the engines did not load (run `desktop-agent doctor`)")
+        for i, (_name, audio) in enumerate([questions[0], *questions]):
+            wait(lambda: c.machine.state is State.LISTENING, 30)
+            done = len(c.machine.completed_spans)
+            c.ptt_press()
+            start = backend.inject(audio)
+            wait(lambda s=start, n=len(audio): backend.samples >= s + n + int(0.15 * 16_000), 30)
+            c.ptt_release()
+            wait(lambda: c.machine.state in (State.ASSISTANT_SPEAKING, State.LISTENING,
+                                             State.ERROR), 60)
+            wait(lambda: c.machine.state is State.LISTENING, 60)
+            span = c.machine.completed_spans[done] if len(c.machine.completed_spans) > done \
+                else None
+            if i == 0 or span is None:  # the first question only warms caches up
+                continue
+            row = {s: v for s in STAGES if (v := span.since_endpoint_ms(s)) is not None}
+            results.append(row)
+    finally:
+        runtime.shutdown()
+    return results
+
+
+def _serial(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
+    """Whole transcript, whole reply, whole synthesis, then the first sample plays."""
+    import numpy as np
+
+    from desktop_agent.core.ports import ChatMessage
+    from desktop_agent.core.prompts import SYSTEM_PROMPT
+    from desktop_agent.core.text.normalize import normalize_for_speech
+    from desktop_agent.headless import load_engines
+
+    engines = load_engines()
+    assert engines.asr and engines.llm and engines.tts
+    out: list[dict[str, float]] = []
+    for i, (_name, audio) in enumerate([questions[0], *questions]):
+        t0 = time.perf_counter()
+        text = engines.asr.transcribe(audio).text
+        t_asr = time.perf_counter()
+        first = None
+        reply = ""
+        for delta in engines.llm.stream_chat([ChatMessage("system", SYSTEM_PROMPT),
+                                              ChatMessage("user", text)],
+                                             tools=engines.tools.specs, max_tokens=200):
+            first = first or time.perf_counter()
+            if delta.tool_call is not None:
+                reply = engines.tools.run(delta.tool_call)
+                break
+            reply += delta.text
+        t_llm = time.perf_counter()
+        chunks = list(engines.tts.synthesize(normalize_for_speech(reply)))
+        t_tts = time.perf_counter()
+        block_s = 0.01  # the first sample plays at the next device block
+        if i == 0 or not chunks or not np.any([c.n_samples for c in chunks]):
+            continue
+        ms = 1000.0
+        out.append({"asr_final": (t_asr - t0) * ms,
+                    "llm_first_token": ((first or t_llm) - t0) * ms,
+                    "llm_total": (t_llm - t0) * ms,
+                    "first_chunk": (t_tts - t0) * ms,
+                    "first_audio": (t_tts - t0 + block_s) * ms})
+    return out
+
+
+def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = False) -> int:
+    """Run both cascades and print the figures."""
+    questions = _questions(wav_dir, quick)
+    streaming = _streaming(questions)
+    serial = _serial(questions)
+    report: dict[str, Any] = {"n_turns": len(streaming), "n_serial_turns": len(serial)}
+    for name, rows in (("", streaming), ("serial_", serial)):
+        for stage in STAGES:
+            values = [r[stage] for r in rows if stage in r]
+            report[f"{name}p50_{stage}_ms"] = round(_pct(values, 0.5), 1)
+            report[f"{name}p95_{stage}_ms"] = round(_pct(values, 0.95), 1)
+    report["p50_first_audio_ms"] = report["p50_first_audio_ms"]
+    report["serial_p50_first_audio_ms"] = report["serial_p50_first_audio_ms"]
+    report["ratio_p50"] = round(report["p50_first_audio_ms"] /
+                                report["serial_p50_first_audio_ms"], 3)
+    report["ratio_p95"] = round(report["p95_first_audio_ms"] /
+                                report["serial_p95_first_audio_ms"], 3)
+    if as_json:
+        print(json.dumps(report))
+        return 0
+    print(f"{report['n_turns']} turns; milliseconds after the end of the user's speech")
+    print(f"{'stage':18} {'stream p50':>10} {'p95':>8} {'serial p50':>11} {'p95':>8}")
+    for stage in STAGES:
+        print(f"{stage:18} {report[f'p50_{stage}_ms']:10.0f} {report[f'p95_{stage}_ms']:8.0f} "
+              f"{report[f'serial_p50_{stage}_ms']:11.0f} {report[f'serial_p95_{stage}_ms']:8.0f}")
+    print(f"first audio, streaming / serial: p50 ratio {report['ratio_p50']:.2f}, "
+          f"p95 ratio {report['ratio_p95']:.2f}")
+    print(f"targets: p50 <= 700 ms, p95 <= 1000 ms, ratio <= 0.5; median of all "
+          f"streaming stages {statistics.median([r['first_audio'] for r in streaming]):.0f} ms")
+    return 0

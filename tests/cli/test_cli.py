@@ -1,0 +1,137 @@
+"""The command line: ask end to end, doctor's exit codes, errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from desktop_agent.adapters.audio_files import read_audio, write_wav
+from desktop_agent.core.errors import AudioFileError
+
+CLI = [sys.executable, "-m", "desktop_agent.cli"]
+
+
+def _run(args: list[str], env: dict[str, str] | None = None,
+         timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(CLI + args, capture_output=True, text=True, timeout=timeout,
+                          env=full_env, cwd=Path(__file__).resolve().parents[2])
+
+
+def _stereo_44k(path: Path, mono_16k: Any) -> None:
+    """Write a question as 44.1 kHz stereo, so ask must convert rate and channels."""
+    from desktop_agent.audio.resample import resample
+
+    x = resample(mono_16k, 16_000, 44_100)
+    pcm = (np.clip(np.stack([x, 0.8 * x], axis=1), -1, 1) * 32767).astype(np.int16)
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(44_100)
+        out.writeframes(pcm.tobytes())
+
+
+@pytest.mark.models
+@pytest.mark.slow
+def test_ask_answers_a_spoken_question(tmp_path: Path, speak: Any) -> None:
+    question = tmp_path / "question.wav"
+    _stereo_44k(question, speak("What is the capital of France?"))
+    reply = tmp_path / "reply.wav"
+    proc = _run(["ask", "--wav", str(question), "--out", str(reply), "--json"])
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert "france" in result["transcript"].lower()
+    assert "paris" in result["reply"].lower()
+    assert result["reply_wav"] == str(reply)
+    for stage in ("load", "asr", "llm_first_token", "llm_total", "tts_first_chunk", "tts_total"):
+        assert result["timings_ms"][stage] >= 0
+    with wave.open(str(reply)) as w:
+        assert w.getframerate() == 22050 and w.getnchannels() == 1
+        assert w.getnframes() / 22050 > 0.8
+
+
+@pytest.mark.models
+@pytest.mark.slow
+def test_ask_uses_the_time_tool(tmp_path: Path, speak: Any) -> None:
+    question = tmp_path / "q.wav"
+    write_wav(question, speak("What time is it?"), 16_000)
+    proc = _run(["ask", "--wav", str(question), "--json"])
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["tool_calls"] == ["get_current_time"]
+    assert any(ch.isdigit() for ch in result["reply"]) or "o'clock" in result["reply"]
+
+
+def test_ask_rejects_a_file_that_is_not_audio(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.wav"
+    bogus.write_text("this is not audio at all\n" * 20)
+    proc = _run(["ask", "--wav", str(bogus)], timeout=60)
+    assert proc.returncode == 1
+    assert "[not_audio]" in proc.stderr and "Traceback" not in proc.stderr
+    missing = _run(["ask", "--wav", str(tmp_path / "nope.wav")], timeout=60)
+    assert missing.returncode == 1 and "[audio_file_missing]" in missing.stderr
+
+
+def test_read_audio_converts_rate_and_channels(tmp_path: Path) -> None:
+    t = np.arange(44_100) / 44_100
+    tone = 0.5 * np.sin(2 * np.pi * 440 * t)
+    path = tmp_path / "tone.wav"
+    _stereo_44k_raw(path, tone)
+    audio = read_audio(path)
+    assert audio.dtype == np.float32 and abs(len(audio) - 16_000) < 200
+    assert 0.3 < np.max(np.abs(audio)) < 0.5  # the mean of 0.5 and 0.4 channels
+    truncated = tmp_path / "cut.wav"
+    truncated.write_bytes(path.read_bytes()[:30])
+    with pytest.raises(AudioFileError):
+        read_audio(truncated)
+
+
+def _stereo_44k_raw(path: Path, x: Any) -> None:
+    pcm = (np.stack([x, 0.8 * x], axis=1) * 32767).astype(np.int16)
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(44_100)
+        out.writeframes(pcm.tobytes())
+
+
+def test_doctor_fails_with_a_fix_when_a_model_is_missing(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.toml").write_text('[models]\nllm = "/nowhere/model.gguf"\n')
+    proc = _run(["doctor", "--quick", "--json"], env={"DESKTOP_AGENT_CONFIG_DIR": str(config)},
+                timeout=120)
+    assert proc.returncode == 1, proc.stdout
+    report = json.loads(proc.stdout)
+    llm = next(c for c in report["checks"] if c["name"] == "model llm")
+    assert llm["status"] == "error" and "model_not_found" in llm["detail"] and llm["fix"]
+
+
+@pytest.mark.models
+@pytest.mark.slow
+def test_doctor_is_green_with_the_default_models(tmp_path: Path) -> None:
+    proc = _run(["doctor", "--json"], env={"DESKTOP_AGENT_CONFIG_DIR": str(tmp_path)})
+    report = json.loads(proc.stdout)
+    bad = [c for c in report["checks"] if c["status"] == "error"]
+    assert proc.returncode == 0 and not bad, bad
+    names = {c["name"] for c in report["checks"]}
+    assert {"engine asr", "engine llm", "engine tts", "engine vad", "engine aec"} <= names
+    asr = next(c for c in report["checks"] if c["name"] == "engine asr")
+    assert "testing" in asr["detail"].lower()
+
+
+def test_no_display_gives_a_clear_message() -> None:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    proc = subprocess.run(CLI, capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 3
+    assert "no display" in proc.stderr and "desktop-agent ask --wav" in proc.stderr
+    assert "Traceback" not in proc.stderr
