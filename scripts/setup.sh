@@ -39,7 +39,7 @@ die() {
 # Runtime: libspeexdsp1 (echo canceller, bound with ctypes), libportaudio2 (sounddevice),
 # Qt's xcb platform libraries, xvfb (a real window with no screen: tests, screenshots),
 # pulseaudio (virtual devices for the audio tests). Build: cmake + g++ for llama.cpp.
-APT_PKGS=(libspeexdsp1 libportaudio2 pulseaudio pulseaudio-utils xvfb xauth
+APT_PKGS=(libspeexdsp1 libportaudio2 libasound2-plugins pulseaudio pulseaudio-utils xvfb xauth
     libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xinerama0
     libxcb-randr0 libxcb-shape0 libxcb-xkb1 libxcb-cursor0 libxkbcommon-x11-0 libxkbcommon0
     libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core
