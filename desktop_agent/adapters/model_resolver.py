@@ -117,7 +117,9 @@ class ModelResolver:
                     (local / name).unlink(missing_ok=True)
         sources = self._package_files(spec, required=True)
         if spec.assemble == "concat":
-            return self._finish(spec, [self._assemble(spec, sources)], "user_data")
+            joined = self._assemble(spec, sources[:len(spec.files)])
+            copies = [self._copy_in(spec, src) for src in sources[len(spec.files):]]
+            return self._finish(spec, [joined, *copies], "user_data")
         return self._finish(spec, sources, "package")
 
     def status(self, spec: ModelSpec) -> str:
@@ -150,7 +152,7 @@ class ModelResolver:
 
     def _package_files(self, spec: ModelSpec, *, required: bool) -> list[Path]:
         found: list[Path] = []
-        for rel in spec.files:
+        for rel in (*spec.files, *spec.copy_files):
             module, _, inner = rel.partition("/")
             base = self._module_dir(module)
             candidate = base / inner if base else None
@@ -207,6 +209,20 @@ class ModelResolver:
         finally:
             tmp.unlink(missing_ok=True)
 
+    def _copy_in(self, spec: ModelSpec, src: Path) -> Path:
+        """Copy a small companion file (tokenizer, config) into the model dir, atomically."""
+        target = self._model_dir(spec) / src.name
+        tmp = target.with_name(f".{src.name}.{os.getpid()}.part")
+        try:
+            tmp.write_bytes(src.read_bytes())
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise ModelError("model_assemble_failed", f"Could not write {target}: {exc.strerror}.",
+                             "Free some disk space or set DESKTOP_AGENT_DATA_DIR.") from exc
+        finally:
+            tmp.unlink(missing_ok=True)
+        return target
+
     def _finish(self, spec: ModelSpec, files: list[Path], source: str) -> ResolvedModel:
         for f in files:
             self._verify(spec, f)
@@ -249,7 +265,7 @@ class ModelResolver:
             return
         fix = _reinstall_hint(spec)
         single = len(spec.final_names) == 1
-        if single and st.st_size != spec.size_bytes:
+        if single and st.st_size != spec.size_bytes:  # a cheap truncation check first
             state = "truncated" if st.st_size < spec.size_bytes else "too large"
             raise ModelError(
                 "model_truncated" if st.st_size < spec.size_bytes else "model_checksum",

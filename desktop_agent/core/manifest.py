@@ -39,12 +39,14 @@ class ModelSpec:
     """Expected sha256 of each final file, by file name."""
     licence: str
     size_bytes: int
+    copy_files: tuple[str, ...] = ()
+    """(assemble = "concat") package files copied beside the joined one, e.g. a tokenizer."""
 
     @property
     def final_names(self) -> tuple[str, ...]:
         """File names of the files the engine loads."""
         if self.assemble == "concat":
-            return (self.output,)
+            return (self.output, *(Path(f).name for f in self.copy_files))
         return tuple(Path(f).name for f in self.files)
 
     @property
@@ -104,6 +106,7 @@ def _spec(model_id: str, raw: Mapping[str, Any]) -> ModelSpec:
         sha256={str(k): str(v) for k, v in dict(need("sha256")).items()},
         licence=str(need("licence")),
         size_bytes=int(need("size_bytes")),
+        copy_files=tuple(str(f) for f in raw.get("copy_files", ())),
     )
     problems = []
     if spec.role not in ROLES:

