@@ -74,8 +74,8 @@ def _device_check() -> Check:
         from desktop_agent.adapters.audio_io import list_devices
 
         found = list_devices()
-        ins = [d.name for d in found if d.max_input_channels > 0]
-        outs = [d.name for d in found if d.max_output_channels > 0]
+        ins = [d.name for d in found if d.input_channels > 0]
+        outs = [d.name for d in found if d.output_channels > 0]
         if not ins or not outs:
             raise LookupError(f"inputs: {ins or 'none'}; outputs: {outs or 'none'}")
         return f"inputs: {', '.join(ins)}; outputs: {', '.join(outs)}"
