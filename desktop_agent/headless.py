@@ -27,7 +27,7 @@ from desktop_agent.core.history import tool_call_message, tool_result_message
 from desktop_agent.core.prompts import SYSTEM_PROMPT
 from desktop_agent.core.tool_answer import guard_tool_answer
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.text.chunker import ClauseChunker
+from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.text.normalize import normalize_for_speech
 from desktop_agent.core.tools import ToolRegistry
 
@@ -115,7 +115,7 @@ def reply_stream(engines: Engines, history: Sequence[ChatMessage], user_text: st
     """
     assert engines.llm is not None
     messages = [ChatMessage("system", SYSTEM_PROMPT), *history, ChatMessage("user", user_text)]
-    chunker = ClauseChunker()
+    chunker = first_clause_chunker()
     called: list[str] = []
     call = None
     for delta in engines.llm.stream_chat(messages, cancel, engines.tools.specs, max_tokens):

@@ -202,6 +202,7 @@ class Player:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         off = 0
         with self._cond:
+            base = turn.enqueued  # counted piece by piece: a long chunk plays while it queues
             while off < len(dev):
                 if turn.state == "flushed" or turn.flush_pending:
                     return False
@@ -217,7 +218,8 @@ class Player:
                 self._segments.append(_Segment(turn, piece))
                 self._queued += len(piece)
                 off += len(piece)
-            turn.enqueued += n_voice
+                turn.enqueued = base + n_voice * off // len(dev)
+            turn.enqueued = base + n_voice
             return True
 
     # ----------------------------------------------------------------- control, any thread

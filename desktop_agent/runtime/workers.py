@@ -172,11 +172,10 @@ class AsrWorker(EngineWorker):
                                                                 job.speech_ratio)
             now = time.monotonic()
             if job.partial:
-                if not no_speech and not job.cancel.cancelled:
-                    stable = bool(text) and _norm(text) == _norm(job.previous_partial)
-                    self.sig_event.emit(AsrPartial(
-                        turn_id=job.turn_id, at_s=now, job=job.job, text=text, stable=stable,
-                        trailing_silence_s=job.trailing_silence_s))
+                # Partials go to the controller as a result: it decides whether one already
+                # is the final transcript, and what the machine gets to see.
+                if not job.cancel.cancelled:
+                    self.sig_result.emit(("partial", job, text, no_speech))
             else:
                 self.sig_event.emit(AsrFinal(turn_id=job.turn_id, at_s=now, job=job.job,
                                              text="" if no_speech else text,

@@ -206,3 +206,24 @@ def test_first_sample_time_and_tap_gets_exactly_the_output() -> None:
     np.testing.assert_array_equal(ref, played)
     assert dac == pytest.approx(5.03)
     assert tap.output_latency_s == pytest.approx(0.03)
+
+
+def test_a_chunk_longer_than_the_look_ahead_counts_as_played_while_it_queues() -> None:
+    import threading
+
+    from desktop_agent.audio.player import Player
+    from desktop_agent.core.cancel import TurnId
+
+    player = Player(16_000, max_ahead_s=0.5)
+    chunk = np.full(32_000, 0.1, dtype=np.float32)  # 2 s at 16 kHz: four look-aheads
+    feeder = threading.Thread(target=player.enqueue, args=(TurnId(1), chunk, 16_000))
+    feeder.start()
+    for _ in range(100):  # 1 s of 10 ms blocks while the producer is still blocked
+        player.render(160)
+        time.sleep(0.001)
+    status = player.status(TurnId(1))
+    assert status is not None
+    assert 15_000 < status.played_samples <= 16_000  # about one second, not zero
+    player.flush(TurnId(1))
+    player.render(160)
+    feeder.join(timeout=2)

@@ -265,3 +265,13 @@ class ClauseChunker:
                 return len(buf) if final else None
             open_end = close_end
         return len(buf) if final else None
+
+
+FIRST_CLAUSE_MAX_WORDS: Final = 5
+"""The spoken reply starts after at most this many words: on two cores each word of
+look-ahead costs about 40 ms of silence before the first audio."""
+
+
+def first_clause_chunker() -> ClauseChunker:
+    """The chunker the runtime uses: an early first clause, then sentences."""
+    return ClauseChunker(min_first_words=3, max_first_words=FIRST_CLAUSE_MAX_WORDS)
