@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from desktop_agent.audio.echo_gate import EchoGate
 from desktop_agent.core.policy.segmenter import SegmentEvent, SpeechSegmenter
 from desktop_agent.core.ports import ASR_SAMPLE_RATE, EchoCanceller, VadEngine
 
@@ -134,6 +135,8 @@ class CapturePipeline:
         self._vad_pending = np.zeros(0, dtype=np.float32)
         self._erle_in = 0.0
         self._erle_out = 0.0
+        self.echo_gate = EchoGate()
+        """Tells the user from residual echo while the speaker plays."""
 
     def process(self, near: npt.NDArray[np.float32],
                 far: npt.NDArray[np.float32] | None = None) -> list[CaptureEvent]:
@@ -154,6 +157,8 @@ class CapturePipeline:
         if len(far) < len(near):
             far = np.concatenate([far, np.zeros(len(near) - len(far), np.float32)])
         self.far_db = level_db(far)
+        self.echo_gate.far_block(len(near) / ASR_SAMPLE_RATE,
+                                 float(np.mean(np.square(far[:len(near)], dtype=np.float64))))
         self._near_pending = np.concatenate([self._near_pending, near])
         self._far_pending = np.concatenate([self._far_pending, far[:len(near)]])
         n = self.aec.frame_samples
@@ -185,6 +190,9 @@ class CapturePipeline:
             offset += VAD_FRAME
             frame_end = consumed_before + offset
             prob = float(self.vad.speech_probability(frame))
+            if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and \
+                    self.echo_gate.is_echo(float(np.mean(np.square(frame, dtype=np.float64)))):
+                prob = 0.0  # what the canceller left of the speaker, not the user
             self.last_prob = prob
             self.history.set_prob(frame_end, prob)
             if prob >= self.segmenter.settings.threshold:

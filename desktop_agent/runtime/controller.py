@@ -24,19 +24,20 @@ from desktop_agent.audio.capture import CaptureEvent, CapturePipeline
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.history import History
-from desktop_agent.core.policy.bargein import BargeInDecider, Decision
+from desktop_agent.core.policy.bargein import BargeInDecider, settings_from_user
 from desktop_agent.core.policy.endpointing import Endpointer
 from desktop_agent.core.policy.segmenter import SegmentEvent
 from desktop_agent.core.prompts import SYSTEM_PROMPT
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
-from desktop_agent.core.text.chunker import ClauseChunker
+from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.model import State
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.audio_workers import CaptureWorker, PlaybackFeeder
+from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.playback_monitor import PlaybackMonitor
 from desktop_agent.runtime.view_api import AgentViewModel, ErrorNotice, LevelReading, LoadProgress
 from desktop_agent.runtime.workers import AsrJob, EngineWorker, LlmJob, ToolJob, TtsJob
@@ -44,7 +45,9 @@ from desktop_agent.runtime.workers import AsrJob, EngineWorker, LlmJob, ToolJob,
 _LOGGER = logging.getLogger(__name__)
 PREROLL_S = 0.15
 """Audio kept before the press / onset: the first phoneme often starts early."""
-PARTIAL_EVERY_S = 0.5
+PARTIAL_EVERY_S = 0.1
+"""Tick of the partial scheduler (it launches only when the ASR worker is idle)."""
+PARTIAL_SPACING_S = 0.5
 """Cadence of partial transcripts while the user speaks (two cores: tiny.en takes ~0.2 s)."""
 
 
@@ -67,7 +70,11 @@ class _Recording:
     last_partial: str = ""
     partial_end_idx: int = 0
     """Mic index where the audio of ``last_partial`` ended."""
-    pending_partial_end_idx: int = 0
+    inflight_end_idx: int | None = None
+    """Mic index where the audio of the partial being transcribed now ends."""
+    awaiting_final: int | None = None
+    """A Transcribe job answered by the in-flight partial (it covers every speech frame)."""
+    last_launch_s: float = 0.0
 
 
 class AgentController(AgentViewModel):
@@ -92,7 +99,7 @@ class AgentController(AgentViewModel):
         self.settings = settings or Settings()
         history = History(SYSTEM_PROMPT, **({"count_tokens": count_tokens} if count_tokens else {}))
         self.machine = TurnStateMachine(history, policy=policy or TurnPolicy(),
-                                        chunker_factory=ClauseChunker)
+                                        chunker_factory=first_clause_chunker)
         self.engines = engines
         self.backend = backend
         self.pipeline = pipeline
@@ -108,9 +115,11 @@ class AgentController(AgentViewModel):
         self._loading: dict[str, str] = {}
         self.transitions: list[Any] = []
         self.endpointer = Endpointer()
-        self.barge = BargeInDecider()
-        self._barge_onset: int | None = None
+        self.barge = BargeInDecider(_barge_settings(self.settings))
         self._wire_workers()
+        self.barge_tracker = BargeInTracker(
+            self.barge, pipeline.history, backend.rate, self._feed, self.sig_asr_job.emit,
+            lambda: bool(getattr(engines.asr, "busy", True)), backend.time_of, parent=self)
         self.feeder = PlaybackFeeder(backend.player)
         self.monitor = PlaybackMonitor(backend.player, self._feed, self)
         self.monitor.attach_feeder(self.feeder)
@@ -138,6 +147,7 @@ class AgentController(AgentViewModel):
             worker.sig_event.connect(self._feed)
             worker.sig_load_state.connect(self._on_worker_sig_load_state)
         e.tts.sig_result.connect(self._on_tts_sig_result)
+        e.asr.sig_result.connect(self._on_asr_sig_result)
 
     def start(self) -> None:
         """Start audio and capture. Workers were started by the composition root."""
@@ -177,6 +187,7 @@ class AgentController(AgentViewModel):
         """Apply what can change live (mode, barge-in, endpointing, rate)."""
         self.settings = settings
         self.mode = settings.interaction.mode
+        self.barge = self.barge_tracker.decider = BargeInDecider(_barge_settings(settings))
 
     def repeat_last_answer(self) -> None:
         """Say the last answer again (as a new assistant-only turn is not modelled: caption)."""
@@ -186,6 +197,8 @@ class AgentController(AgentViewModel):
     # --- the one entry point into the machine -----------------------------------------------------
 
     def _feed(self, event: Any) -> None:
+        if isinstance(event, ev.AsrPartial) and self.barge_tracker.take_partial(event):
+            return  # a transcript of barge-in audio: the tracker's, not the machine's
         if isinstance(event, ev.AsrPartial) and event.turn_id == self.machine.turn_id:
             self.note_partial(event.job, event.text)
             self.sig_partial_transcript.emit(int(event.turn_id), event.text)
@@ -221,6 +234,8 @@ class AgentController(AgentViewModel):
             self.sig_caption.emit("")  # the caption shows only what is being said now
         if t.target is State.LISTENING:
             self.pipeline.silence_s = None
+        if t.source is State.ASSISTANT_SPEAKING:
+            self._leave_speaking(t.target)
 
     def _publish_spans(self) -> None:
         spans = self.machine.completed_spans
@@ -276,6 +291,9 @@ class AgentController(AgentViewModel):
             self._feed(ev.AsrFinal(turn_id=c.turn_id, at_s=time.monotonic(), job=c.job,
                                    text=rec.last_partial, no_speech=False))
             return
+        if self._covers_speech(rec, rec.inflight_end_idx):
+            rec.awaiting_final = c.job  # the partial on the worker now will be the final
+            return
         audio = history.slice(rec.from_idx, rec.until_idx)
         ratio = history.speech_ratio(rec.from_idx, rec.until_idx)
         self.sig_asr_job.emit(AsrJob(c.turn_id, c.job, audio, self._token(c.job, c.turn_id),
@@ -287,9 +305,15 @@ class AgentController(AgentViewModel):
             return False
         if self.pipeline.history.end < rec.until_idx:
             return False  # capture lags (a busy machine): the VAD has not judged it all
+        return self._covers_speech(rec, rec.partial_end_idx)
+
+    def _covers_speech(self, rec: _Recording, end_idx: int | None) -> bool:
+        """True when audio up to ``end_idx`` holds every speech frame of the recording."""
+        if end_idx is None or rec.until_idx is None or self.pipeline.history.end < rec.until_idx:
+            return False
         margin = int(0.1 * self.backend.rate)
         last_speech = self.pipeline.history.last_speech_between(rec.from_idx, rec.until_idx)
-        return last_speech is not None and last_speech + margin <= rec.partial_end_idx
+        return last_speech is not None and last_speech + margin <= end_idx
 
     def _cmd_CancelAsr(self, c: cmd.CancelAsr) -> None:
         self._cancel(c.job, "asr cancelled")
@@ -393,33 +417,39 @@ class AgentController(AgentViewModel):
                                       speech_end_s=speech_at))
 
     def _barge_event(self, event: CaptureEvent, at: float) -> None:
+        """An onset or end while the assistant speaks: duck at once, then let the tracker judge."""
+        if event.kind is not SegmentEvent.SPEECH_STARTED:
+            self.barge_tracker.speech_ended(event.speech_sample)
+            return
         first = self.monitor.first_audio_s()
-        since_start = None if first is None else at - first
-        if event.kind is SegmentEvent.SPEECH_STARTED:
-            if self.barge.is_echo(since_start):
-                return
-            self._barge_onset = event.speech_sample
-            self._feed(ev.VoiceOnsetDuringPlayback(turn_id=self.machine.turn_id, at_s=at,
-                                                   speech_start_s=self.backend.time_of(
-                                                       event.speech_sample)))
+        if self.barge.is_echo(None if first is None else at - first):
             return
-        if self._barge_onset is None:
+        self._feed(ev.VoiceOnsetDuringPlayback(turn_id=self.machine.turn_id, at_s=at,
+                                               speech_start_s=self.backend.time_of(
+                                                   event.speech_sample)))
+        if self.machine.state is State.ASSISTANT_SPEAKING:
+            self.barge_tracker.start(self.machine.turn_id, event.speech_sample)
+
+    def _leave_speaking(self, target: State) -> None:
+        """The reply ended or was cut: stop judging; a user still talking gets the floor."""
+        onset = self.barge_tracker.onset if not self.barge_tracker.ended else None
+        self.barge_tracker.cancel()
+        if target is not State.LISTENING:
             return
-        speech_s = (event.speech_sample - self._barge_onset) / self.backend.rate
-        decision = self.barge.decide(speech_s, "", speech_ended=True)
-        self._barge_onset = None
-        self._feed(ev.BargeInDecided(turn_id=self.machine.turn_id, at_s=at,
-                                     real=decision is Decision.INTERRUPT, transcript=""))
+        self.backend.player.unduck()  # a reply that ended while ducked leaves no duck behind
+        if onset is not None and self.mode == "hands_free":
+            # The segmenter is inside this speech and will not report its start again.
+            QTimer.singleShot(0, lambda: self._floor_after_reply(onset))
+
+    def _floor_after_reply(self, onset: int) -> None:
+        if self.machine.state is State.LISTENING and self.pipeline.segmenter.in_speech:
+            self._feed(ev.SpeechStarted(turn_id=self.machine.turn_id, at_s=time.monotonic(),
+                                        speech_start_s=self.backend.time_of(onset)))
 
     def _on_partial_timer_timeout(self) -> None:
-        """Partial transcripts while the user speaks; also decides pending barge-ins."""
-        if self._barge_onset is not None and self.machine.state is State.ASSISTANT_SPEAKING:
-            speech_s = (self.pipeline.history.end - self._barge_onset) / self.backend.rate
-            if self.barge.decide(speech_s, "") is Decision.INTERRUPT:
-                self._barge_onset = None
-                self._feed(ev.BargeInDecided(turn_id=self.machine.turn_id, at_s=time.monotonic(),
-                                             real=True, transcript=""))
-            return
+        """Partial transcripts while the user speaks: every half second, and at once when
+        the speech pauses (that partial usually covers the whole utterance, so it can be
+        the final transcript the moment the user lets go)."""
         asr = self.engines.asr
         if self.machine.state is not State.USER_SPEAKING or getattr(asr, "busy", True):
             return
@@ -429,22 +459,53 @@ class AgentController(AgentViewModel):
             return
         job, rec = live[-1]
         history = self.pipeline.history
-        if history.end - rec.from_idx < int(0.6 * self.backend.rate):
+        rate = self.backend.rate
+        if rec.inflight_end_idx is not None or history.end - rec.from_idx < int(0.6 * rate):
             return
-        trailing = (history.end - self.pipeline.last_speech_sample) / self.backend.rate
-        rec.pending_partial_end_idx = history.end
+        last_speech = self.pipeline.last_speech_sample
+        trailing = (history.end - last_speech) / rate
+        uncovered = rec.partial_end_idx < last_speech + int(0.1 * rate)
+        now = time.monotonic()
+        due = now - rec.last_launch_s >= PARTIAL_SPACING_S
+        if not (due or (uncovered and trailing >= 0.12)):
+            return
+        rec.last_launch_s = now
+        rec.inflight_end_idx = history.end
         self.sig_asr_job.emit(AsrJob(rec.turn_id, job, history.slice(rec.from_idx, history.end),
                                      CancelToken(rec.turn_id), partial=True,
                                      speech_ratio=history.speech_ratio(rec.from_idx, history.end),
                                      previous_partial=rec.last_partial,
                                      trailing_silence_s=trailing))
 
+    def _on_asr_sig_result(self, result: Any) -> None:
+        """A partial transcript came back (possibly empty). Runs on: GUI thread."""
+        if not (isinstance(result, tuple) and result and result[0] == "partial"):
+            return
+        _kind, job, text, no_speech = result
+        rec = self._recordings.get(job.job)
+        if rec is not None and rec.inflight_end_idx is not None:
+            end = rec.inflight_end_idx
+            rec.inflight_end_idx = None
+            if not no_speech:
+                rec.partial_end_idx = end
+            if rec.awaiting_final is not None:
+                final, rec.awaiting_final = rec.awaiting_final, None
+                self._feed(ev.AsrFinal(turn_id=job.turn_id, at_s=time.monotonic(), job=final,
+                                       text="" if no_speech else text, no_speech=no_speech))
+                return
+        if no_speech:
+            return
+        silent_tail = job.trailing_silence_s >= 0.25
+        stable = bool(text) and (silent_tail or _norm(text) == _norm(job.previous_partial))
+        self._feed(ev.AsrPartial(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
+                                 text=text, stable=stable,
+                                 trailing_silence_s=job.trailing_silence_s))
+
     def note_partial(self, job: int, text: str) -> None:
         """Remember the newest partial (stability) and adapt the endpointer to it."""
         rec = self._recordings.get(job)
         if rec is not None:
             rec.last_partial = text
-            rec.partial_end_idx = rec.pending_partial_end_idx
         self.pipeline.silence_s = self.endpointer.silence_needed_s(text)
 
     def _on_capture_sig_levels(self, mic_db: float, speaker_db: float, erle: Any) -> None:
@@ -465,6 +526,15 @@ class AgentController(AgentViewModel):
     def loaded(self) -> bool:
         """True when ASR, LLM and TTS are ready."""
         return all(self._loading.get(s) == "ready" for s in ("asr", "llm", "tts"))
+
+
+def _barge_settings(settings: Settings) -> Any:
+    return settings_from_user(settings.barge_in.min_interrupt_speech_s,
+                              settings.barge_in.resume_after_backchannel)
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 def _stage_of(command: Any) -> Any:

@@ -8,6 +8,7 @@ import pytest
 
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.policy import BargeInDecider, BargeInSettings, Decision
+from desktop_agent.core.policy.bargein import settings_from_user
 
 decider = BargeInDecider()
 
@@ -112,3 +113,14 @@ def test_invalid_settings_raise(kwargs: dict[str, Any]) -> None:
     with pytest.raises(SettingsError) as info:
         BargeInSettings(**kwargs)
     assert info.value.code == "bargein_settings"
+
+
+def test_settings_from_user() -> None:
+    patient = BargeInDecider(settings_from_user(2.0, resume_after_backchannel=True))
+    assert patient.decide(1.0, "") is Decision.WAIT
+    assert patient.decide(2.0, "") is Decision.INTERRUPT
+    assert patient.decide(1.6, "mm-hm") is Decision.WAIT  # not cut sooner than plain speech
+    assert patient.decide(0.4, "mm-hm", speech_ended=True) is Decision.RESUME
+    strict = BargeInDecider(settings_from_user(0.6, resume_after_backchannel=False))
+    assert strict.decide(0.4, "mm-hm") is Decision.INTERRUPT
+    assert strict.decide(0.1, "", speech_ended=True) is Decision.RESUME

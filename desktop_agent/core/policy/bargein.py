@@ -163,3 +163,25 @@ class BargeInDecider:
             speech_ended=speech_ended,
             onset_after_playback_s=onset_after_playback_s,
         ).decision
+
+
+def settings_from_user(
+    min_interrupt_speech_s: float, resume_after_backchannel: bool = True
+) -> BargeInSettings:
+    """The policy for the user's ``Settings.barge_in`` choices.
+
+    Args:
+        min_interrupt_speech_s: Speech, seconds, that interrupts without words.
+        resume_after_backchannel: False makes listener noises ordinary words: "mm-hm"
+            then interrupts like any other word.
+
+    Returns:
+        Default thresholds with those two applied (a backchannel never needs less speech
+        to interrupt than plain speech does).
+    """
+    defaults = BargeInSettings()
+    return BargeInSettings(
+        min_interrupt_speech_s=min_interrupt_speech_s,
+        backchannel_words=defaults.backchannel_words if resume_after_backchannel else (),
+        max_backchannel_s=max(defaults.max_backchannel_s, min_interrupt_speech_s),
+    )
