@@ -47,7 +47,7 @@ PREROLL_S = 0.15
 """Audio kept before the press / onset: the first phoneme often starts early."""
 PARTIAL_EVERY_S = 0.1
 """Tick of the partial scheduler (it launches only when the ASR worker is idle)."""
-PARTIAL_SPACING_S = 0.5
+PARTIAL_SPACING_S = 0.8
 """Cadence of partial transcripts while the user speaks (two cores: tiny.en takes ~0.2 s)."""
 
 

@@ -2,7 +2,7 @@
 
 The speaker leaks into the microphone (``echo_gain``) and the speexdsp echo canceller is
 on, as on a laptop without headphones. The assistant's own voice must never interrupt it;
-a real "wait, stop" must; an "mm-hm" must only pause it. The "user" is Piper too, at a
+a real "wait, stop" must; an "okay" must only pause it. The "user" is Piper too, at a
 different pace and a slightly higher pitch, so it is not the assistant's exact voice.
 """
 
@@ -122,7 +122,7 @@ def test_backchannel_only_pauses_the_reply(qtbot: Any, runtime: Any, speak: Any,
     _ask(qtbot, runtime, speak(QUESTION))
     qtbot.wait(2000)
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon"
-    runtime.backend.inject(user_voice("Mm-hm."))
+    runtime.backend.inject(user_voice("Okay."))
     qtbot.waitUntil(lambda: bool(c.barge_tracker.verdicts), timeout=10_000)
     assert c.barge_tracker.verdicts[-1].decision is Decision.RESUME, c.barge_tracker.verdicts
     assert c.machine.state is State.ASSISTANT_SPEAKING
