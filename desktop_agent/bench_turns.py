@@ -85,7 +85,8 @@ def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
             done = len(c.machine.completed_spans)
             c.ptt_press()
             start = backend.inject(audio)
-            wait(lambda s=start, n=len(audio): backend.samples >= s + n + int(0.15 * 16_000), 30)
+            until = start + len(audio) + int(0.15 * 16_000)
+            wait(lambda u=until: backend.samples >= u, 30)
             c.ptt_release()
             wait(lambda: c.machine.state in (State.ASSISTANT_SPEAKING, State.LISTENING,
                                              State.ERROR), 60)

@@ -22,13 +22,13 @@ from desktop_agent.adapters.tools_builtin import default_tools
 from desktop_agent.adapters.tts_piper import PiperTts
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import AgentError, TtsError
-from desktop_agent.core.ports import ChatMessage, SpeechChunk
 from desktop_agent.core.history import tool_call_message, tool_result_message
+from desktop_agent.core.ports import ChatMessage, SpeechChunk
 from desktop_agent.core.prompts import SYSTEM_PROMPT
-from desktop_agent.core.tool_answer import guard_tool_answer
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.text.normalize import normalize_for_speech
+from desktop_agent.core.tool_answer import guard_tool_answer
 from desktop_agent.core.tools import ToolRegistry
 
 _LOGGER = logging.getLogger(__name__)

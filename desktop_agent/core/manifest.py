@@ -130,7 +130,8 @@ def parse_manifest(text: str, path: str = "") -> Manifest:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ModelError("bad_manifest", f"The model manifest {path} is not valid TOML: {exc}.")
+        raise ModelError("bad_manifest",
+                         f"The model manifest {path} is not valid TOML: {exc}.") from exc
     raw_models = data.get("models")
     if not isinstance(raw_models, dict) or not raw_models:
         raise ModelError("bad_manifest", f"The model manifest {path} lists no [models.*].")

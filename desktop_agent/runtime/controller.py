@@ -38,17 +38,13 @@ from desktop_agent.core.turns.model import State
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.audio_workers import CaptureWorker, PlaybackFeeder
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
+from desktop_agent.runtime.extras import Extras
 from desktop_agent.runtime.playback_monitor import PlaybackMonitor
+from desktop_agent.runtime.recorder import Recorder
 from desktop_agent.runtime.view_api import AgentViewModel, ErrorNotice, LevelReading, LoadProgress
-from desktop_agent.runtime.workers import AsrJob, EngineWorker, LlmJob, ToolJob, TtsJob
+from desktop_agent.runtime.workers import EngineWorker, LlmJob, ToolJob, TtsJob
 
 _LOGGER = logging.getLogger(__name__)
-PREROLL_S = 0.15
-"""Audio kept before the press / onset: the first phoneme often starts early."""
-PARTIAL_EVERY_S = 0.1
-"""Tick of the partial scheduler (it launches only when the ASR worker is idle)."""
-PARTIAL_SPACING_S = 0.8
-"""Cadence of partial transcripts while the user speaks (two cores: tiny.en takes ~0.2 s)."""
 
 
 @dataclass
@@ -60,21 +56,6 @@ class Engines:
     tts: EngineWorker
     tool: EngineWorker
     threads: list[QThread] = field(default_factory=list)
-
-
-@dataclass
-class _Recording:
-    turn_id: TurnId
-    from_idx: int
-    until_idx: int | None = None
-    last_partial: str = ""
-    partial_end_idx: int = 0
-    """Mic index where the audio of ``last_partial`` ended."""
-    inflight_end_idx: int | None = None
-    """Mic index where the audio of the partial being transcribed now ends."""
-    awaiting_final: int | None = None
-    """A Transcribe job answered by the in-flight partial (it covers every speech frame)."""
-    last_launch_s: float = 0.0
 
 
 class AgentController(AgentViewModel):
@@ -107,7 +88,6 @@ class AgentController(AgentViewModel):
         self._span_sink = span_sink
         self._tokens: dict[int, CancelToken] = {}
         self._timers: dict[int, QTimer] = {}
-        self._recordings: dict[int, _Recording] = {}
         self._audio: dict[tuple[int, int], Any] = {}
         self._assistant_text: dict[int, str] = {}
         self._last_answer = ""
@@ -131,9 +111,9 @@ class AgentController(AgentViewModel):
         self.capture.sig_capture.connect(self._on_capture_sig_capture)
         self.capture.sig_levels.connect(self._on_capture_sig_levels)
         self.capture.sig_failed.connect(self._on_capture_sig_failed)
-        self._partial_timer = QTimer(self)
-        self._partial_timer.setInterval(int(PARTIAL_EVERY_S * 1000))
-        self._partial_timer.timeout.connect(self._on_partial_timer_timeout)
+        self.recorder = Recorder(self, backend, pipeline, self._feed, self.sig_asr_job.emit,
+                                 lambda: bool(getattr(engines.asr, "busy", True)), self._token)
+        self.extras = Extras(self)
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -147,7 +127,7 @@ class AgentController(AgentViewModel):
             worker.sig_event.connect(self._feed)
             worker.sig_load_state.connect(self._on_worker_sig_load_state)
         e.tts.sig_result.connect(self._on_tts_sig_result)
-        e.asr.sig_result.connect(self._on_asr_sig_result)
+        e.asr.sig_result.connect(lambda result: self.recorder.on_asr_result(result))
 
     def start(self) -> None:
         """Start audio and capture. Workers were started by the composition root."""
@@ -173,6 +153,8 @@ class AgentController(AgentViewModel):
 
     def ptt_press(self) -> None:
         """Push-to-talk pressed. Runs on: GUI thread."""
+        if self.machine.state is State.LISTENING:
+            self.monitor.stop_apology()  # a repeated answer or the speaker test stops here
         self._feed(ev.PttPressed(turn_id=self.machine.turn_id, at_s=time.monotonic()))
 
     def ptt_release(self) -> None:
@@ -190,9 +172,24 @@ class AgentController(AgentViewModel):
         self.barge = self.barge_tracker.decider = BargeInDecider(_barge_settings(settings))
 
     def repeat_last_answer(self) -> None:
-        """Say the last answer again (as a new assistant-only turn is not modelled: caption)."""
-        if self._last_answer:
-            self.sig_caption.emit(self._last_answer)
+        """Say the last answer again, as it was heard."""
+        self.extras.repeat()
+
+    def rephrase_last_answer(self) -> None:
+        """Ask for the last answer in simpler words (a real, typed turn)."""
+        self.extras.rephrase()
+
+    def run_first_run_check(self) -> None:
+        """Mic level, speaker test and echo calibration."""
+        self.extras.first_run_check()
+
+    def ask_text(self, text: str) -> None:
+        """A typed question: a turn like a spoken one, with ``text`` as its transcript."""
+        if self.machine.state is not State.LISTENING:
+            return
+        self.recorder.typed_text = text
+        self.ptt_press()
+        self.ptt_release()
 
     # --- the one entry point into the machine -----------------------------------------------------
 
@@ -200,7 +197,7 @@ class AgentController(AgentViewModel):
         if isinstance(event, ev.AsrPartial) and self.barge_tracker.take_partial(event):
             return  # a transcript of barge-in audio: the tracker's, not the machine's
         if isinstance(event, ev.AsrPartial) and event.turn_id == self.machine.turn_id:
-            self.note_partial(event.job, event.text)
+            self.recorder.note_partial(event.job, event.text)
             self.sig_partial_transcript.emit(int(event.turn_id), event.text)
         step = self.machine.handle(event)
         if step.transition is not None:
@@ -221,10 +218,7 @@ class AgentController(AgentViewModel):
 
     def _on_transition(self, t: Any) -> None:
         _LOGGER.info("turn=%d %s -> %s (%s)", t.turn_id, t.source.name, t.target.name, t.cause)
-        if t.target is State.USER_SPEAKING:
-            self._partial_timer.start()
-        elif t.source is State.USER_SPEAKING:
-            self._partial_timer.stop()
+        self.recorder.on_transition(t)
         if t.target is State.ERROR:
             self.sig_error.emit(ErrorNotice(t.cause, _error_text(t.cause),
                                             "Say it again, or press and hold Space."))
@@ -269,51 +263,13 @@ class AgentController(AgentViewModel):
         handler(c)
 
     def _cmd_StartRecording(self, c: cmd.StartRecording) -> None:
-        start = self.backend.sample_at(c.from_s) - int(PREROLL_S * self.backend.rate)
-        self._recordings[c.job] = _Recording(c.turn_id, max(0, start))
+        self.recorder.start(c)
 
     def _cmd_StopRecording(self, c: cmd.StopRecording) -> None:
-        rec = self._recordings.get(c.job)
-        if rec is not None:
-            rec.until_idx = self.backend.sample_at(c.until_s) + int(0.1 * self.backend.rate)
+        self.recorder.stop(c)
 
-    def _cmd_Transcribe(self, c: cmd.Transcribe, attempt: int = 0) -> None:
-        rec = self._recordings.get(c.recording)
-        if rec is None or rec.until_idx is None:
-            raise AgentError("recording_missing", "The recording to transcribe was lost.")
-        history = self.pipeline.history
-        if history.end < rec.until_idx and attempt < 100:  # capture is a block or two behind
-            QTimer.singleShot(20, lambda: self._cmd_Transcribe(c, attempt + 1))
-            return
-        if self._partial_is_final(rec):
-            # The newest partial already heard every speech frame of the recording: it is
-            # the final transcript, and re-transcribing would only add latency.
-            self._feed(ev.AsrFinal(turn_id=c.turn_id, at_s=time.monotonic(), job=c.job,
-                                   text=rec.last_partial, no_speech=False))
-            return
-        if self._covers_speech(rec, rec.inflight_end_idx):
-            rec.awaiting_final = c.job  # the partial on the worker now will be the final
-            return
-        audio = history.slice(rec.from_idx, rec.until_idx)
-        ratio = history.speech_ratio(rec.from_idx, rec.until_idx)
-        self.sig_asr_job.emit(AsrJob(c.turn_id, c.job, audio, self._token(c.job, c.turn_id),
-                                     speech_ratio=max(ratio, 0.0)))
-
-    def _partial_is_final(self, rec: _Recording) -> bool:
-        """True when no speech frame came after the audio of the last partial (+100 ms)."""
-        if not rec.last_partial or rec.until_idx is None:
-            return False
-        if self.pipeline.history.end < rec.until_idx:
-            return False  # capture lags (a busy machine): the VAD has not judged it all
-        return self._covers_speech(rec, rec.partial_end_idx)
-
-    def _covers_speech(self, rec: _Recording, end_idx: int | None) -> bool:
-        """True when audio up to ``end_idx`` holds every speech frame of the recording."""
-        if end_idx is None or rec.until_idx is None or self.pipeline.history.end < rec.until_idx:
-            return False
-        margin = int(0.1 * self.backend.rate)
-        last_speech = self.pipeline.history.last_speech_between(rec.from_idx, rec.until_idx)
-        return last_speech is not None and last_speech + margin <= end_idx
+    def _cmd_Transcribe(self, c: cmd.Transcribe) -> None:
+        self.recorder.transcribe(c)
 
     def _cmd_CancelAsr(self, c: cmd.CancelAsr) -> None:
         self._cancel(c.job, "asr cancelled")
@@ -446,70 +402,9 @@ class AgentController(AgentViewModel):
             self._feed(ev.SpeechStarted(turn_id=self.machine.turn_id, at_s=time.monotonic(),
                                         speech_start_s=self.backend.time_of(onset)))
 
-    def _on_partial_timer_timeout(self) -> None:
-        """Partial transcripts while the user speaks: every half second, and at once when
-        the speech pauses (that partial usually covers the whole utterance, so it can be
-        the final transcript the moment the user lets go)."""
-        asr = self.engines.asr
-        if self.machine.state is not State.USER_SPEAKING or getattr(asr, "busy", True):
-            return
-        live = [(job, r) for job, r in self._recordings.items()
-                if r.until_idx is None and r.turn_id == self.machine.turn_id]
-        if not live:
-            return
-        job, rec = live[-1]
-        history = self.pipeline.history
-        rate = self.backend.rate
-        if rec.inflight_end_idx is not None or history.end - rec.from_idx < int(0.6 * rate):
-            return
-        last_speech = self.pipeline.last_speech_sample
-        trailing = (history.end - last_speech) / rate
-        uncovered = rec.partial_end_idx < last_speech + int(0.1 * rate)
-        now = time.monotonic()
-        due = now - rec.last_launch_s >= PARTIAL_SPACING_S
-        if not (due or (uncovered and trailing >= 0.12)):
-            return
-        rec.last_launch_s = now
-        rec.inflight_end_idx = history.end
-        self.sig_asr_job.emit(AsrJob(rec.turn_id, job, history.slice(rec.from_idx, history.end),
-                                     CancelToken(rec.turn_id), partial=True,
-                                     speech_ratio=history.speech_ratio(rec.from_idx, history.end),
-                                     previous_partial=rec.last_partial,
-                                     trailing_silence_s=trailing))
-
-    def _on_asr_sig_result(self, result: Any) -> None:
-        """A partial transcript came back (possibly empty). Runs on: GUI thread."""
-        if not (isinstance(result, tuple) and result and result[0] == "partial"):
-            return
-        _kind, job, text, no_speech = result
-        rec = self._recordings.get(job.job)
-        if rec is not None and rec.inflight_end_idx is not None:
-            end = rec.inflight_end_idx
-            rec.inflight_end_idx = None
-            if not no_speech:
-                rec.partial_end_idx = end
-            if rec.awaiting_final is not None:
-                final, rec.awaiting_final = rec.awaiting_final, None
-                self._feed(ev.AsrFinal(turn_id=job.turn_id, at_s=time.monotonic(), job=final,
-                                       text="" if no_speech else text, no_speech=no_speech))
-                return
-        if no_speech:
-            return
-        silent_tail = job.trailing_silence_s >= 0.25
-        stable = bool(text) and (silent_tail or _norm(text) == _norm(job.previous_partial))
-        self._feed(ev.AsrPartial(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
-                                 text=text, stable=stable,
-                                 trailing_silence_s=job.trailing_silence_s))
-
-    def note_partial(self, job: int, text: str) -> None:
-        """Remember the newest partial (stability) and adapt the endpointer to it."""
-        rec = self._recordings.get(job)
-        if rec is not None:
-            rec.last_partial = text
-        self.pipeline.silence_s = self.endpointer.silence_needed_s(text)
-
     def _on_capture_sig_levels(self, mic_db: float, speaker_db: float, erle: Any) -> None:
         self.sig_levels.emit(LevelReading(mic_db, speaker_db, erle))
+        self.extras.on_levels(mic_db, speaker_db, erle)
 
     def _on_capture_sig_failed(self, exc: Any) -> None:
         err = exc if isinstance(exc, AgentError) else AgentError("device_error", str(exc))
@@ -531,10 +426,6 @@ class AgentController(AgentViewModel):
 def _barge_settings(settings: Settings) -> Any:
     return settings_from_user(settings.barge_in.min_interrupt_speech_s,
                               settings.barge_in.resume_after_backchannel)
-
-
-def _norm(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 def _stage_of(command: Any) -> Any:

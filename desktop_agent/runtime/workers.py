@@ -26,7 +26,6 @@ from desktop_agent.core.tool_answer import guard_tool_answer
 from desktop_agent.core.tools import ToolRegistry
 from desktop_agent.core.turns.events import (
     AsrFinal,
-    AsrPartial,
     LlmFinished,
     LlmStarted,
     LlmToken,

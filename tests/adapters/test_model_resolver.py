@@ -82,7 +82,9 @@ def test_parts_are_assembled_once_atomically(tmp_path: Path, site: dict[str, Pat
     assert again.path.stat().st_mtime_ns == mtime and again.source == "user_data"
 
 
-def test_damaged_part_fails_checksum_and_leaves_nothing(tmp_path: Path, site: dict[str, Path]) -> None:
+def test_damaged_part_fails_checksum_and_leaves_nothing(
+    tmp_path: Path, site: dict[str, Path]
+) -> None:
     (site["fake_part2"] / "data" / "p2.bin").write_bytes(b"x" * 777)
     with pytest.raises(ModelError) as err:
         _resolver(tmp_path, site).resolve("", "llm")
@@ -92,14 +94,18 @@ def test_damaged_part_fails_checksum_and_leaves_nothing(tmp_path: Path, site: di
     assert not out_dir.exists() or list(out_dir.iterdir()) == []
 
 
-def test_corrupt_assembled_file_is_rebuilt_from_parts(tmp_path: Path, site: dict[str, Path]) -> None:
+def test_corrupt_assembled_file_is_rebuilt_from_parts(
+    tmp_path: Path, site: dict[str, Path]
+) -> None:
     model = _resolver(tmp_path, site).resolve("", "llm")
     model.path.write_bytes(WHOLE[:-1] + b"!")  # same size, wrong content
     fixed = _resolver(tmp_path, site).resolve("", "llm")
     assert fixed.path.read_bytes() == WHOLE
 
 
-def test_truncated_file_without_parts_names_file_and_fix(tmp_path: Path, site: dict[str, Path]) -> None:
+def test_truncated_file_without_parts_names_file_and_fix(
+    tmp_path: Path, site: dict[str, Path]
+) -> None:
     model = _resolver(tmp_path, site).resolve("", "llm")
     model.path.write_bytes(WHOLE[:100])
     with pytest.raises(ModelError) as err:

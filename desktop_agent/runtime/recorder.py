@@ -1,0 +1,200 @@
+"""Recordings and transcripts: what the user said, cut from the mic history.
+
+Owns the recordings the turn machine opens and closes (StartRecording / StopRecording),
+schedules partial transcripts while the user speaks (every 0.8 s, and at once when the
+speech pauses), and answers Transcribe: with a typed text, with the newest partial when
+it already covers every speech frame (no second Whisper pass), by waiting for the partial
+on the worker when that one will, or with a fresh ASR job.
+
+Runs on: GUI thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+
+from desktop_agent.core.cancel import CancelToken, TurnId
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.policy.endpointing import Endpointer
+from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns import events as ev
+from desktop_agent.core.turns.model import State
+from desktop_agent.runtime.workers import AsrJob
+
+PREROLL_S = 0.15
+"""Audio kept before the press / onset: the first phoneme often starts early."""
+PARTIAL_EVERY_S = 0.1
+"""Tick of the partial scheduler (it launches only when the ASR worker is idle)."""
+PARTIAL_SPACING_S = 0.8
+"""Cadence of partial transcripts while the user speaks (two cores: tiny.en takes ~0.2 s)."""
+
+
+@dataclass
+class _Recording:
+    turn_id: TurnId
+    from_idx: int
+    until_idx: int | None = None
+    last_partial: str = ""
+    partial_end_idx: int = 0
+    """Mic index where the audio of ``last_partial`` ended."""
+    inflight_end_idx: int | None = None
+    """Mic index where the audio of the partial being transcribed now ends."""
+    awaiting_final: int | None = None
+    """A Transcribe job answered by the in-flight partial (it covers every speech frame)."""
+    last_launch_s: float = 0.0
+
+
+class Recorder(QObject):
+    """Recordings, partials and final transcripts for one controller."""
+
+    def __init__(self, controller: Any, backend: Any, pipeline: Any,
+                 feed: Callable[[Any], None], asr_job: Callable[[AsrJob], None],
+                 asr_busy: Callable[[], bool],
+                 token: Callable[[int, TurnId], CancelToken]) -> None:
+        super().__init__(controller)
+        self._c = controller
+        self.backend = backend
+        self.pipeline = pipeline
+        self._feed = feed
+        self._asr_job = asr_job
+        self._asr_busy = asr_busy
+        self._token = token
+        self.endpointer = Endpointer()
+        self._recordings: dict[int, _Recording] = {}
+        self.typed_text: str | None = None
+        """Set by a typed question: the next Transcribe answers with it."""
+        self._timer = QTimer(self)
+        self._timer.setInterval(int(PARTIAL_EVERY_S * 1000))
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+    def on_transition(self, t: Any) -> None:
+        """Run the partial scheduler only while the user speaks."""
+        if t.target is State.USER_SPEAKING:
+            self._timer.start()
+        elif t.source is State.USER_SPEAKING:
+            self._timer.stop()
+
+    def start(self, c: cmd.StartRecording) -> None:
+        """Open a recording from ``c.from_s`` (minus the pre-roll)."""
+        start = self.backend.sample_at(c.from_s) - int(PREROLL_S * self.backend.rate)
+        self._recordings[c.job] = _Recording(c.turn_id, max(0, start))
+
+    def stop(self, c: cmd.StopRecording) -> None:
+        """Close a recording at ``c.until_s`` (plus a short tail)."""
+        rec = self._recordings.get(c.job)
+        if rec is not None:
+            rec.until_idx = self.backend.sample_at(c.until_s) + int(0.1 * self.backend.rate)
+
+    def transcribe(self, c: cmd.Transcribe, attempt: int = 0) -> None:
+        """Final transcript: a typed text, the covering partial, or a fresh ASR job."""
+        rec = self._recordings.get(c.recording)
+        if rec is None or rec.until_idx is None:
+            raise AgentError("recording_missing", "The recording to transcribe was lost.")
+        if self.typed_text is not None:
+            text, self.typed_text = self.typed_text, None
+            self._feed(ev.AsrFinal(turn_id=c.turn_id, at_s=time.monotonic(), job=c.job,
+                                   text=text, no_speech=False))
+            return
+        history = self.pipeline.history
+        if history.end < rec.until_idx and attempt < 100:  # capture is a block or two behind
+            QTimer.singleShot(20, lambda: self.transcribe(c, attempt + 1))
+            return
+        if self._partial_is_final(rec):
+            # The newest partial already heard every speech frame of the recording: it is
+            # the final transcript, and re-transcribing would only add latency.
+            self._feed(ev.AsrFinal(turn_id=c.turn_id, at_s=time.monotonic(), job=c.job,
+                                   text=rec.last_partial, no_speech=False))
+            return
+        if self._covers_speech(rec, rec.inflight_end_idx):
+            rec.awaiting_final = c.job  # the partial on the worker now will be the final
+            return
+        audio = history.slice(rec.from_idx, rec.until_idx)
+        ratio = history.speech_ratio(rec.from_idx, rec.until_idx)
+        self._asr_job(AsrJob(c.turn_id, c.job, audio, self._token(c.job, c.turn_id),
+                                     speech_ratio=max(ratio, 0.0)))
+
+    def _partial_is_final(self, rec: _Recording) -> bool:
+        """True when no speech frame came after the audio of the last partial (+100 ms)."""
+        if not rec.last_partial or rec.until_idx is None:
+            return False
+        if self.pipeline.history.end < rec.until_idx:
+            return False  # capture lags (a busy machine): the VAD has not judged it all
+        return self._covers_speech(rec, rec.partial_end_idx)
+
+    def _covers_speech(self, rec: _Recording, end_idx: int | None) -> bool:
+        """True when audio up to ``end_idx`` holds every speech frame of the recording."""
+        if end_idx is None or rec.until_idx is None or self.pipeline.history.end < rec.until_idx:
+            return False
+        margin = int(0.1 * self.backend.rate)
+        last_speech = self.pipeline.history.last_speech_between(rec.from_idx, rec.until_idx)
+        return last_speech is not None and last_speech + margin <= end_idx
+
+    def _on_timer_timeout(self) -> None:
+        """Partial transcripts while the user speaks: every half second, and at once when
+        the speech pauses (that partial usually covers the whole utterance, so it can be
+        the final transcript the moment the user lets go)."""
+        if self._c.machine.state is not State.USER_SPEAKING or self._asr_busy():
+            return
+        live = [(job, r) for job, r in self._recordings.items()
+                if r.until_idx is None and r.turn_id == self._c.machine.turn_id]
+        if not live:
+            return
+        job, rec = live[-1]
+        history = self.pipeline.history
+        rate = self.backend.rate
+        if rec.inflight_end_idx is not None or history.end - rec.from_idx < int(0.6 * rate):
+            return
+        last_speech = self.pipeline.last_speech_sample
+        trailing = (history.end - last_speech) / rate
+        uncovered = rec.partial_end_idx < last_speech + int(0.1 * rate)
+        now = time.monotonic()
+        due = now - rec.last_launch_s >= PARTIAL_SPACING_S
+        if not (due or (uncovered and trailing >= 0.12)):
+            return
+        rec.last_launch_s = now
+        rec.inflight_end_idx = history.end
+        self._asr_job(AsrJob(rec.turn_id, job, history.slice(rec.from_idx, history.end),
+                                     CancelToken(rec.turn_id), partial=True,
+                                     speech_ratio=history.speech_ratio(rec.from_idx, history.end),
+                                     previous_partial=rec.last_partial,
+                                     trailing_silence_s=trailing))
+
+    def on_asr_result(self, result: Any) -> None:
+        """A partial transcript came back (possibly empty). Runs on: GUI thread."""
+        if not (isinstance(result, tuple) and result and result[0] == "partial"):
+            return
+        _kind, job, text, no_speech = result
+        rec = self._recordings.get(job.job)
+        if rec is not None and rec.inflight_end_idx is not None:
+            end = rec.inflight_end_idx
+            rec.inflight_end_idx = None
+            if not no_speech:
+                rec.partial_end_idx = end
+            if rec.awaiting_final is not None:
+                final, rec.awaiting_final = rec.awaiting_final, None
+                self._feed(ev.AsrFinal(turn_id=job.turn_id, at_s=time.monotonic(), job=final,
+                                       text="" if no_speech else text, no_speech=no_speech))
+                return
+        if no_speech:
+            return
+        silent_tail = job.trailing_silence_s >= 0.25
+        stable = bool(text) and (silent_tail or _norm(text) == _norm(job.previous_partial))
+        self._feed(ev.AsrPartial(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
+                                 text=text, stable=stable,
+                                 trailing_silence_s=job.trailing_silence_s))
+
+    def note_partial(self, job: int, text: str) -> None:
+        """Remember the newest partial (stability) and adapt the endpointer to it."""
+        rec = self._recordings.get(job)
+        if rec is not None:
+            rec.last_partial = text
+        self.pipeline.silence_s = self.endpointer.silence_needed_s(text)
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
