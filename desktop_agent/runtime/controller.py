@@ -69,6 +69,8 @@ class AgentController(AgentViewModel):
     """Queued to the TTS worker."""
     sig_tool_job = Signal(object)
     """Queued to the tool worker."""
+    sig_tts_rate = Signal(float)
+    """Queued to the TTS worker: a new speaking rate."""
     sig_state = Signal(object)
     """The machine's State after every event (tests and the bench wait on it)."""
 
@@ -94,7 +96,6 @@ class AgentController(AgentViewModel):
         self._spans_done = 0
         self._loading: dict[str, str] = {}
         self.transitions: list[Any] = []
-        self.endpointer = Endpointer()
         self.barge = BargeInDecider(_barge_settings(self.settings))
         self._wire_workers()
         self.barge_tracker = BargeInTracker(
@@ -112,7 +113,8 @@ class AgentController(AgentViewModel):
         self.capture.sig_levels.connect(self._on_capture_sig_levels)
         self.capture.sig_failed.connect(self._on_capture_sig_failed)
         self.recorder = Recorder(self, backend, pipeline, self._feed, self.sig_asr_job.emit,
-                                 lambda: bool(getattr(engines.asr, "busy", True)), self._token)
+                                 lambda: bool(getattr(engines.asr, "busy", True)), self._token,
+                                 _endpoint_settings(self.settings))
         self.extras = Extras(self)
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -123,6 +125,8 @@ class AgentController(AgentViewModel):
         self.sig_llm_job.connect(e.llm.run)
         self.sig_tts_job.connect(e.tts.run)
         self.sig_tool_job.connect(e.tool.run)
+        if hasattr(e.tts, "set_rate"):
+            self.sig_tts_rate.connect(e.tts.set_rate)
         for worker in (e.asr, e.llm, e.tts, e.tool):
             worker.sig_event.connect(self._feed)
             worker.sig_load_state.connect(self._on_worker_sig_load_state)
@@ -166,10 +170,25 @@ class AgentController(AgentViewModel):
         self.mode = mode
 
     def apply_settings(self, settings: Settings) -> None:
-        """Apply what can change live (mode, barge-in, endpointing, rate)."""
-        self.settings = settings
+        """Apply what can change live (mode, barge-in, endpointing, speaking rate).
+
+        Devices, models and echo cancellation need a restart: a notice says so.
+        """
+        old, self.settings = self.settings, settings
         self.mode = settings.interaction.mode
         self.barge = self.barge_tracker.decider = BargeInDecider(_barge_settings(settings))
+        self.recorder.endpointer = Endpointer(_endpoint_settings(settings))
+        if settings.voice.speaking_rate != old.voice.speaking_rate:
+            self.sig_tts_rate.emit(settings.voice.speaking_rate)
+        later = [name for name, a, b in (
+            ("the audio devices", old.audio.input_device + old.audio.output_device,
+             settings.audio.input_device + settings.audio.output_device),
+            ("echo cancellation", old.audio.echo_cancellation, settings.audio.echo_cancellation),
+            ("the models", old.models, settings.models)) if a != b]
+        if later:
+            self.sig_error.emit(ErrorNotice(
+                "restart_needed", f"Saved. Changes to {' and '.join(later)} apply after a "
+                "restart.", "Quit and start desktop_agent again."))
 
     def repeat_last_answer(self) -> None:
         """Say the last answer again, as it was heard."""
@@ -421,6 +440,16 @@ class AgentController(AgentViewModel):
     def loaded(self) -> bool:
         """True when ASR, LLM and TTS are ready."""
         return all(self._loading.get(s) == "ready" for s in ("asr", "llm", "tts"))
+
+
+def _endpoint_settings(settings: Settings) -> Any:
+    from desktop_agent.core.policy.endpointing import EndpointingSettings
+
+    lo, hi = settings.endpointing.min_silence_s, settings.endpointing.max_silence_s
+    base = EndpointingSettings()
+    clamp = lambda v: min(max(v, lo), hi)  # noqa: E731
+    return EndpointingSettings(short_s=clamp(base.short_s), medium_s=clamp(base.medium_s),
+                               long_s=clamp(base.long_s), min_s=lo, max_s=hi)
 
 
 def _barge_settings(settings: Settings) -> Any:

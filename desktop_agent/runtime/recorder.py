@@ -55,7 +55,8 @@ class Recorder(QObject):
     def __init__(self, controller: Any, backend: Any, pipeline: Any,
                  feed: Callable[[Any], None], asr_job: Callable[[AsrJob], None],
                  asr_busy: Callable[[], bool],
-                 token: Callable[[int, TurnId], CancelToken]) -> None:
+                 token: Callable[[int, TurnId], CancelToken],
+                 endpointing: Any = None) -> None:
         super().__init__(controller)
         self._c = controller
         self.backend = backend
@@ -64,7 +65,7 @@ class Recorder(QObject):
         self._asr_job = asr_job
         self._asr_busy = asr_busy
         self._token = token
-        self.endpointer = Endpointer()
+        self.endpointer = Endpointer(endpointing)
         self._recordings: dict[int, _Recording] = {}
         self.typed_text: str | None = None
         """Set by a typed question: the next Transcribe answers with it."""

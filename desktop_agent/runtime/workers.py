@@ -301,6 +301,12 @@ class TtsWorker(EngineWorker):
             if not job.cancel.cancelled:
                 self._fail(job.turn_id, job.job, Stage.TTS, exc)
 
+    @Slot(float)
+    def set_rate(self, rate: float) -> None:
+        """A new speaking rate for the next sentences. Runs on: the TTS thread."""
+        if self.engine is not None:
+            self.engine.set_speaking_rate(rate)
+
     @Slot(object)
     def speak_only(self, job: TtsJob) -> None:
         """Synthesize outside the turn machine (the apology): result only, never an event."""

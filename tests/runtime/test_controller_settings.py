@@ -1,0 +1,52 @@
+"""apply_settings: what changes live, and the restart notice for what cannot."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from desktop_agent.core.settings import Settings
+
+
+def test_live_and_restart_settings(qtbot: Any, monkeypatch: Any) -> None:
+    from desktop_agent.audio.capture import CapturePipeline
+    from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.runtime.controller import AgentController, Engines
+    from desktop_agent.runtime.workers import EngineWorker
+
+    class FakeVad:
+        frame_samples = 512
+
+        def speech_probability(self, frame: Any) -> float:
+            return 0.0
+
+        def reset(self) -> None:
+            pass
+
+    class Worker(EngineWorker):
+        def run(self, job: Any) -> None:
+            pass
+
+    rates: list[float] = []
+
+    class Tts(Worker):
+        def set_rate(self, rate: float) -> None:
+            rates.append(rate)
+
+    engines = Engines(asr=Worker(lambda: None), llm=Worker(lambda: None), tts=Tts(lambda: None),
+                      tool=Worker(lambda: None))
+    c = AgentController(engines, VirtualAudio(), CapturePipeline(FakeVad()), Settings())
+    notices: list[Any] = []
+    c.sig_error.connect(notices.append)
+    base = Settings()
+    faster = dataclasses.replace(
+        base, voice=dataclasses.replace(base.voice, speaking_rate=1.3),
+        interaction=dataclasses.replace(base.interaction, mode="hands_free"),
+        endpointing=dataclasses.replace(base.endpointing, min_silence_s=0.2, max_silence_s=1.0))
+    c.apply_settings(faster)
+    assert c.mode == "hands_free" and rates == [1.3] and notices == []
+    assert c.recorder.endpointer.silence_needed_s("I want to go to the") == 1.0  # clamped
+    c.apply_settings(dataclasses.replace(faster, models=dataclasses.replace(
+        faster.models, llm="smollm2-135m-instruct")))
+    assert [n.code for n in notices] == ["restart_needed"] and "models" in notices[0].message
+    c.feeder.close()
