@@ -1,11 +1,13 @@
-"""Audio benchmark: how well the speexdsp echo canceller does on a synthetic echo path.
+"""Audio benchmark: the echo canceller, push-to-talk silence, and barge-in (bench_bargein).
 
 ``run()`` plays a speech-like far-end signal through a simulated room (delay + decaying
 room response + gain, optionally a soft-clipping loudspeaker), cancels it with
 :class:`SpeexEchoCanceller`, and reports medians of per-100-ms ERLE over windows:
 the first second, 2-3 s, and the steady state. A second pass adds near-end speech
 while the far end plays (double talk) and reports how much the near-end level changes
-from the microphone to the canceller output. Figures are printed, never asserted.
+from the microphone to the canceller output. :func:`ptt_to_silence` times how long the
+Player takes to fall silent after a flush, and :mod:`desktop_agent.bench_bargein` adds the
+barge-in figures on the real models. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -101,29 +103,103 @@ def measure(
     }
 
 
-def run(json_out: bool = False) -> dict[str, Any]:
+def ptt_to_silence(speech: np.ndarray, rate: int, trials: int = 50, device_rate: int = 48_000,
+                   block_s: float = 0.01, seed: int = 0) -> dict[str, float]:
+    """Flush the Player at random instants of ``speech``; time until its output is silent.
+
+    The Player is driven by ``render()`` in ``block_s`` blocks on a simulated clock (output
+    sample ``i`` sounds at ``i / device_rate``; device latency is not included). A flush
+    at instant ``t`` acts on the next block; the figure is the time from ``t`` to the
+    first sample after which everything rendered is exactly zero (the fade's end).
+
+    Args:
+        speech: int16 or float mono audio at ``rate`` (at least 1 s).
+        rate: its sample rate.
+        trials: how many flushes.
+        device_rate: the simulated output stream's rate.
+        block_s: the output callback's block.
+        seed: where the flushes fall.
+    """
+    from desktop_agent.audio.player import Player
+    from desktop_agent.core.cancel import TurnId
+
+    rng = np.random.default_rng(seed)
+    dur = len(speech) / rate
+    block = int(round(block_s * device_rate))
+    lat = []
+    for i in range(trials):
+        player = Player(device_rate, max_ahead_s=dur + 1.0)
+        turn = TurnId(i + 1)
+        player.enqueue(turn, speech, rate, timeout_s=0)
+        player.end_turn(turn)
+        t_flush = float(rng.uniform(0.2 * dur, 0.8 * dur))
+        out = []
+        while len(out) * block / device_rate <= t_flush:
+            out.append(player.render(block))
+        player.flush(turn)
+        for _ in range(int(0.1 * device_rate / block)):
+            out.append(player.render(block))
+        audio = np.concatenate(out)
+        last = int(np.flatnonzero(audio)[-1]) + 1 if np.any(audio) else 0
+        lat.append(max(0.0, last / device_rate - t_flush) * 1000)
+    return {"ptt_to_silence_p50_ms": round(float(np.percentile(lat, 50)), 1),
+            "ptt_to_silence_p95_ms": round(float(np.percentile(lat, 95)), 1),
+            "ptt_to_silence_max_ms": round(float(np.max(lat)), 1)}
+
+
+def run(json_out: bool = False, quick: bool = False) -> dict[str, Any]:
     """Run the audio bench, print its figures, and return them.
 
     Args:
         json_out: print one JSON object instead of a table.
+        quick: about 1.5 minutes of self-echo and fewer barge-in trials (under ~90 s).
 
     Returns:
         Keys: erle_first_s_db, erle_2_3s_db, erle_steady_db, doubletalk_nearend_change_db,
         aec_realtime_factor (CPU seconds per audio second), and the same ERLE/double-talk
         figures for the linear filter alone (``linear_*``) and a soft-clipping
-        loudspeaker (``softclip_*``).
+        loudspeaker (``softclip_*``); ptt_to_silence_* (:func:`ptt_to_silence` on a
+        Piper answer); and the barge-in figures of :func:`desktop_agent.bench_bargein.measure`
+        (``bargein_error`` instead when the models are missing).
     """
+    from desktop_agent import bench_bargein
+    from desktop_agent.core.errors import ModelError
+
+    t0 = time.perf_counter()
     result: dict[str, Any] = dict(measure())
     for prefix, kwargs in (("linear_", {"residual": False}), ("softclip_", {"soft_clip": 2.0})):
         for key, value in measure(**kwargs).items():
             if key != "aec_realtime_factor":
                 result[prefix + key] = value
+    rows: list[dict[str, Any]] = []
+    try:
+        voices = bench_bargein.Voices.load()
+    except ModelError as exc:
+        result["bargein_error"] = f"[{exc.code}] {exc.message}"
+        speech, rate = speech_like(6.0, FS, seed=4), FS
+    else:
+        speech, rate = voices.say(bench_bargein.ANSWERS[0]), FS
+        figures = bench_bargein.measure(voices, quick=quick)
+        rows = figures.pop("bargein_trial_rows")
+        result.update(figures)
+    result.update(ptt_to_silence(speech, rate, trials=50))
+    result["bench_seconds"] = round(time.perf_counter() - t0, 1)
     if json_out:
         print(json.dumps(result, indent=2))
-    else:
-        print("audio bench (speexdsp AEC, 200 ms filter, synthetic room, medians of 100 ms)")
-        for key, value in result.items():
-            print(f"  {key:<42} {value}")
+        return result
+    print("audio bench (speexdsp AEC, 200 ms filter, synthetic room, medians of 100 ms;"
+          " barge-in on the real models, simulated clock)")
+    for key, value in result.items():
+        print(f"  {key:<42} {value}")
+    if rows:
+        print("\n  barge-in trials")
+        print(f"  {'kind':<12} {'sound':<40} {'duck ms':>8} {'decide ms':>9}  verdict / transcript")
+        for r in rows:
+            duck, dec = r["onset_to_duck_ms"], r["onset_to_decision_ms"]
+            print(f"  {r['kind']:<12} {r['label'][:40]:<40} "
+                  f"{'-' if duck is None else f'{duck:.0f}':>8} "
+                  f"{'-' if dec is None else f'{dec:.0f}':>9}  {r['verdict'] or 'no onset'}"
+                  f" {r['transcript']!r}")
     return result
 
 

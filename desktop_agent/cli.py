@@ -178,7 +178,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.suite == "audio":
         from desktop_agent.bench_audio import run
 
-        run(json_out=args.json)
+        run(json_out=args.json, quick=args.quick)
         return EXIT_OK
     from desktop_agent.bench_turns import run_bench
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -69,3 +70,14 @@ def speak(tts: Any) -> Any:
         return cache[text]
 
     return _speak
+
+
+@pytest.fixture(scope="session")
+def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private PulseAudio daemon with virtual devices (see tests/audio/pulse.py).
+
+    Yields its PULSE_SERVER; skips with the reason when PulseAudio cannot start.
+    """
+    from tests.audio.pulse import start_pulse
+
+    yield from start_pulse(tmp_path_factory)

@@ -51,6 +51,7 @@ class DeviceAudio:
         self.mic_start_s = 0.0
         self.samples = 0
         self._need_reopen = False
+        self._reanchor = False
         self._last_check = 0.0
         self._started = False
 
@@ -85,8 +86,13 @@ class DeviceAudio:
             raise
         if len(near) == 0:
             return None
-        if self.samples == 0:
-            self.mic_start_s = time.monotonic() - len(near) / self.rate
+        if self.samples == 0 or self._reanchor:
+            # Absolute mic indices stay continuous across a reopen (the pipeline's history
+            # counts them), but the outage took wall time they never saw: re-anchor so that
+            # time_of() of new samples is now, not seconds in the past (which would make
+            # every later onset look like playback warm-up echo).
+            self.mic_start_s = time.monotonic() - (self.samples + len(near)) / self.rate
+            self._reanchor = False
         far, _dac = self.tap.read(len(near))
         if len(far) < len(near):
             far = np.concatenate([np.zeros(len(near) - len(far), np.float32), far])
@@ -98,6 +104,7 @@ class DeviceAudio:
         self.speaker.reopen()
         self.tap.clear()
         self._need_reopen = False
+        self._reanchor = True
         _LOGGER.warning("turn=0 audio devices reopened (%s)", label)
 
     def time_of(self, sample: int) -> float:

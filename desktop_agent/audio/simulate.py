@@ -71,3 +71,83 @@ def speech_like(seconds: float, fs: int = 16_000, pitch_hz: float = 120.0,
     words = (np.sin(2 * np.pi * 0.45 * t + rng.uniform(0, 6)) > -0.6).astype(np.float64)
     out *= syll * words
     return out / np.max(np.abs(out)) * level
+
+
+class EchoPath:
+    """The loudspeaker-to-mic path of :func:`room_echo`, run block by block."""
+
+    def __init__(self, gain: float, delay_s: float, seed: int = 1,
+                 soft_clip: float | None = None, fs: int = 16_000) -> None:
+        self.fs = fs
+        impulse = np.zeros(int((delay_s + 0.08) * self.fs) + 1)
+        impulse[0] = 1.0
+        self.h = room_echo(impulse, self.fs, delay_s=delay_s, gain=gain, seed=seed)
+        self.soft_clip = soft_clip
+        self._hist = np.zeros(len(self.h) - 1)
+
+    def process(self, far: np.ndarray) -> np.ndarray:
+        """The echo the mic picks up over the span ``far`` plays."""
+        x = np.asarray(far, np.float64)
+        if self.soft_clip:
+            x = np.tanh(self.soft_clip * x) / np.tanh(self.soft_clip)
+        full = np.concatenate([self._hist, x])
+        self._hist = full[len(x):]
+        return np.convolve(full, self.h, mode="valid")
+
+
+def true_start(x: np.ndarray, below_peak_db: float = 30.0, block: int = 160) -> int:
+    """First sample of the first 10 ms window within ``below_peak_db`` of the loudest."""
+    n = len(x) // block
+    p = np.mean(np.square(x[: n * block].astype(np.float64).reshape(n, block)), axis=1)
+    return int(np.flatnonzero(p >= np.max(p) * 10 ** (-below_peak_db / 10))[0]) * block
+
+
+NONSPEECH_KINDS = ("cough", "clap", "knock", "breath")
+
+
+def _band_noise(n: int, fs: int, lo: float, hi: float, rng: np.random.Generator) -> np.ndarray:
+    spec = np.fft.rfft(rng.standard_normal(n))
+    freqs = np.fft.rfftfreq(n, 1 / fs)
+    spec[(freqs < lo) | (freqs > hi)] = 0
+    x = np.fft.irfft(spec, n)
+    return x / (np.max(np.abs(x)) + 1e-12)
+
+
+def nonspeech(kind: str, fs: int = 16_000, seed: int = 0, level: float = 0.5) -> np.ndarray:
+    """A non-speech sound a listener makes, approximated with shaped noise.
+
+    Args:
+        kind: 'cough' (two short broadband bursts), 'clap' (three claps), 'knock' (a
+            train of eight knocks/clicks) or 'breath' (a long, soft, band-limited hiss).
+        fs: sample rate.
+        seed: randomness of the noise.
+        level: peak amplitude.
+
+    Returns:
+        float64 mono audio with a little silence before and after.
+    """
+    rng = np.random.default_rng(seed)
+    pad = np.zeros(int(0.2 * fs))
+    if kind == "cough":
+        parts = []
+        for dur in (0.22, 0.16):
+            n = int(dur * fs)
+            env = (1 - np.exp(-np.arange(n) / (0.01 * fs))) * np.exp(-np.arange(n) / (0.07 * fs))
+            parts += [_band_noise(n, fs, 200, 5000, rng) * env, np.zeros(int(0.12 * fs))]
+        x = np.concatenate(parts)
+    elif kind in ("clap", "knock"):
+        count, gap, tau, band = (3, 0.45, 0.006, (500, 7000)) if kind == "clap" else \
+            (8, 0.12, 0.004, (150, 1500))
+        x = np.zeros(int(count * gap * fs))
+        n = int(0.05 * fs)
+        for i in range(count):
+            burst = _band_noise(n, fs, *band, rng) * np.exp(-np.arange(n) / (tau * fs))
+            at = int(i * gap * fs)
+            x[at:at + n] += burst
+    elif kind == "breath":
+        n = int(0.9 * fs)
+        x = _band_noise(n, fs, 300, 2500, rng) * np.hanning(n) * 0.6
+    else:
+        raise ValueError(f"unknown non-speech kind {kind!r}; use one of {NONSPEECH_KINDS}")
+    x = np.concatenate([pad, x, pad])
+    return x / (np.max(np.abs(x)) + 1e-12) * level

@@ -131,7 +131,9 @@ class AgentController(AgentViewModel):
             worker.sig_event.connect(self._feed)
             worker.sig_load_state.connect(self._on_worker_sig_load_state)
         e.tts.sig_result.connect(self._on_tts_sig_result)
-        e.asr.sig_result.connect(lambda result: self.recorder.on_asr_result(result))
+        # A bound method of this GUI-thread object, never a lambda: a lambda has no thread
+        # affinity, so Qt would call it directly on the ASR thread.
+        e.asr.sig_result.connect(self._on_asr_sig_result)
 
     def start(self) -> None:
         """Start audio and capture. Workers were started by the composition root."""
@@ -312,6 +314,9 @@ class AgentController(AgentViewModel):
     def _cmd_CancelTts(self, c: cmd.CancelTts) -> None:
         for job in c.jobs:
             self._cancel(job, "tts cancelled")
+
+    def _on_asr_sig_result(self, result: Any) -> None:
+        self.recorder.on_asr_result(result)
 
     def _on_tts_sig_result(self, result: tuple[TtsJob, Any]) -> None:
         job, chunk = result

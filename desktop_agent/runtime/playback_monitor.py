@@ -64,6 +64,7 @@ class PlaybackMonitor(QObject):
         self._apology: tuple[TurnId, TurnId, CancelToken, int] | None = None
         self._first_audio_s: float | None = None
         self._feeder: Any = None
+        self._tts: Any = None
 
     def start(self) -> None:
         """Start polling."""
@@ -170,16 +171,10 @@ class PlaybackMonitor(QObject):
         key = self._new_key()
         self._apology = (turn_id, key, token, -1)
         self._feeder = feeder
-        try:
-            self.sig_apology_job.disconnect()
-        except (RuntimeError, TypeError):
-            pass
-        self.sig_apology_job.connect(tts.speak_only)
-        try:
-            tts.sig_result.disconnect(self._on_apology_audio)
-        except (RuntimeError, TypeError):
-            pass
-        tts.sig_result.connect(self._on_apology_audio)
+        if self._tts is not tts:  # connect once per TTS worker (queued: it lives elsewhere)
+            self._tts = tts
+            self.sig_apology_job.connect(tts.speak_only)
+            tts.sig_result.connect(self._on_apology_audio)
         self.sig_apology_job.emit(TtsJob(turn_id, -1, -1, text, token))  # type: ignore[arg-type]
 
     def _on_apology_audio(self, result: Any) -> None:

@@ -76,7 +76,8 @@ def test_barge_in_keeps_only_the_heard_words(qtbot: Any, runtime: Any, speak: An
     # Wall time from first to last voiced sample: at least what was counted as played (it
     # may be longer: a busy machine leaves silent gaps between chunks).
     assert len(played) / 16_000 >= report.cut_at_s - 0.1
-    assert voiced[-1] < played_before + 0.1 * 16_000  # silent within 100 ms of the press
+    # Silent within one block of the press, give or take a scheduler stall on a busy machine.
+    assert voiced[-1] < played_before + 0.25 * 16_000
     got = _words(asr.transcribe(played).text)
     want = _words(report.heard_text)
     common = sum(1 for a, b in zip(got, want, strict=False) if a == b)
@@ -100,3 +101,28 @@ def test_plain_turn_and_spans(qtbot: Any, runtime: Any, speak: Any) -> None:
     marks = spans[0].marks
     order = ["endpoint", "asr_final", "llm_first_token", "first_chunk", "first_audio"]
     assert [marks[m] for m in order] == sorted(marks[m] for m in order)
+
+
+def test_repeat_and_rephrase(qtbot: Any, runtime: Any, speak: Any) -> None:
+    from desktop_agent.runtime.extras import REPHRASE_REQUEST
+
+    c = runtime.controller
+    spans: list[Any] = []
+    c.sig_span.connect(spans.append)
+    _say(qtbot, runtime, speak("What is the capital of France?"))
+    qtbot.waitUntil(lambda: len(spans) == 1, timeout=60_000)
+    before = list(c.machine.history.messages)
+    heard_at = len(runtime.backend.speaker_audio())
+
+    c.repeat_last_answer()  # spoken again, outside the turn machine: history unchanged
+    qtbot.waitUntil(lambda: np.abs(runtime.backend.speaker_audio()[heard_at:]).max(initial=0)
+                    > 0.05, timeout=10_000)
+    assert c.machine.state is State.LISTENING
+    assert list(c.machine.history.messages) == before
+
+    qtbot.wait(3000)  # let the repetition finish
+    c.rephrase_last_answer()  # a typed turn through the real machine
+    qtbot.waitUntil(lambda: len(spans) == 2, timeout=60_000)
+    users = [m.content for m in c.machine.history.messages if m.role == "user"]
+    assert users[-1] == REPHRASE_REQUEST
+    assert c.machine.history.messages[-1].role == "assistant"

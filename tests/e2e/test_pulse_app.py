@@ -1,0 +1,179 @@
+"""The whole app on PulseAudio virtual devices: real streams, real echo, device loss.
+
+``pulse_server`` gives a ``speaker`` sink (what the app plays), a ``micsink`` whose monitor
+is the app's microphone, and a loopback ``speaker.monitor -> micsink``: the app hears its
+own voice, delayed by real buffers, and the speexdsp canceller is on. The "user" is a WAV
+played into ``micsink`` with ``paplay`` (Piper, at another pace and pitch).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from desktop_agent.core.turns.model import State
+from tests.audio.pulse import pactl
+
+pytestmark = [pytest.mark.models, pytest.mark.slow, pytest.mark.pulse, pytest.mark.timeout(900)]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
+@pytest.fixture(scope="module")
+def app(qapp: Any, pulse_server: str, models: Any) -> Any:
+    from desktop_agent.adapters.device_audio import DeviceAudio
+    from desktop_agent.app import build_runtime
+    from desktop_agent.core.settings import Settings
+
+    settings = Settings().replace_field("interaction.mode", "hands_free")
+    rt = build_runtime(settings, DeviceAudio("pulse", "pulse"), echo_cancellation=True)
+    rt.errors, rt.synthesized = [], {}
+    rt.controller.sig_error.connect(rt.errors.append)
+    rt.controller.sig_tts_job.connect(
+        lambda job: rt.synthesized.setdefault(int(job.turn_id), []).append(job.text))
+    rt.controller.start()
+    deadline = time.monotonic() + 180
+    while not rt.controller.loaded() and time.monotonic() < deadline:
+        qapp.processEvents()
+        time.sleep(0.05)
+    assert rt.controller.loaded(), "the engines did not load"
+    yield rt
+    rt.shutdown()
+
+
+@pytest.fixture(scope="module")
+def user_wav(tts: Any, tmp_path_factory: Any) -> Any:
+    """user_wav(text) -> a WAV of Piper at 1.15x pace, pitched up ~6 %, for paplay."""
+    folder = tmp_path_factory.mktemp("user")
+
+    def _make(text: str) -> Path:
+        path = folder / (re.sub(r"\W+", "_", text) + ".wav")
+        if not path.exists():
+            tts.set_speaking_rate(1.15)
+            try:
+                audio = np.concatenate([c.audio for c in tts.synthesize(text)])
+            finally:
+                tts.set_speaking_rate(1.0)
+            with wave.open(str(path), "wb") as w:  # the rate tag does the pitch shift
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(int(tts.sample_rate * 1.06))
+                w.writeframes((audio.astype(np.float32) * 0.8).astype(np.int16).tobytes())
+        return path
+
+    return _make
+
+
+def _say(path: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(["paplay", "--device=micsink", str(path)])
+
+
+def _wait(qtbot: Any, what: Any, timeout_s: float) -> None:
+    qtbot.waitUntil(what, timeout=int(timeout_s * 1000))
+
+
+def _causes(c: Any, since: int = 0) -> list[tuple[State, str]]:
+    return [(t.target, t.cause) for t in c.transitions[since:]]
+
+
+def _ask_hands_free(qtbot: Any, app: Any, path: Path) -> None:
+    c = app.controller
+    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 60)
+    _say(path).wait(30)
+    _wait(qtbot, lambda: c.machine.state is State.ASSISTANT_SPEAKING, 120)
+
+
+def test_hands_free_own_voice_never_interrupts_but_the_user_does(qtbot: Any, app: Any,
+                                                                 user_wav: Any) -> None:
+    c = app.controller
+    c.set_mode("hands_free")
+    start = len(c.transitions)
+    _ask_hands_free(qtbot, app, user_wav("Tell me about the moon in a few sentences."))
+    spoke_at = time.monotonic()
+    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 180)
+    assert time.monotonic() - spoke_at > 3.0, "the answer was too short to test echo"
+    causes = _causes(c, start)
+    assert (State.INTERRUPTED, "barge_in_voice") not in causes, causes
+    assert causes[-1] == (State.LISTENING, "reply_done"), causes
+    assert not c.machine.history.messages[-1].interrupted
+
+    heard: list[Any] = []
+    c.sig_heard.connect(heard.append)
+    start = len(c.transitions)
+    _ask_hands_free(qtbot, app, user_wav("Explain how a car engine works."))
+    turn = int(c.machine.turn_id)
+    qtbot.wait(2500)
+    assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon to cut"
+    _say(user_wav("Wait, stop, tell me something else."))
+    _wait(qtbot, lambda: any(r.interrupted for r in heard), 20)
+    assert (State.INTERRUPTED, "barge_in_voice") in _causes(c, start)
+    report = next(r for r in heard if r.interrupted)
+    said = _words(" ".join(app.synthesized[turn]))
+    got = _words(report.heard_text)
+    assert got and said[: len(got)] == got, (report.heard_text, said)
+    _wait(qtbot, lambda: c.machine.state in (State.LISTENING, State.ASSISTANT_SPEAKING), 120)
+
+
+def _unload_devices() -> None:
+    for name in ("sink_name=micsink", "sink_name=speaker"):
+        for line in pactl("list", "short", "modules").splitlines():
+            if name in line:
+                pactl("unload-module", line.split()[0])
+
+
+def _restore_devices() -> None:
+    pactl("load-module", "module-null-sink", "sink_name=speaker", "rate=48000", "channels=2")
+    pactl("load-module", "module-null-sink", "sink_name=micsink", "rate=48000", "channels=1")
+    pactl("load-module", "module-loopback", "source=speaker.monitor", "sink=micsink",
+          "latency_msec=30")
+    pactl("set-default-sink", "speaker")
+    pactl("set-default-source", "micsink.monitor")
+
+
+def test_push_to_talk_survives_losing_the_devices_mid_turn(qtbot: Any, app: Any,
+                                                          user_wav: Any) -> None:
+    c = app.controller
+    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)
+    c.set_mode("push_to_talk")
+
+    def ptt_turn(text: str) -> None:
+        _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)
+        c.ptt_press()
+        _say(user_wav(text)).wait(30)
+        qtbot.wait(400)  # the loopback and input buffers still hold the end of it
+        c.ptt_release()
+        _wait(qtbot, lambda: c.machine.state is State.ASSISTANT_SPEAKING, 120)
+
+    ptt_turn("Explain how a car engine works.")
+    before = list(c.machine.history.messages)
+    errors = len(app.errors)
+    qtbot.wait(1500)
+    _unload_devices()
+    try:
+        _wait(qtbot, lambda: len(app.errors) > errors, 15)
+        assert any(e.code.startswith("audio_device") for e in app.errors[errors:]), app.errors
+        qtbot.wait(2000)  # the capture worker keeps retrying; the app keeps running
+    finally:
+        _restore_devices()
+    _wait(qtbot, lambda: c.machine.state in (State.LISTENING, State.ERROR), 120)
+    if c.machine.state is State.ERROR:
+        _wait(qtbot, lambda: c.machine.state is State.LISTENING, 60)
+    history = c.machine.history.messages  # nothing said before the loss was lost
+    assert [m.content for m in history[: len(before)]] == [m.content for m in before]
+
+    samples = app.backend.samples
+    _wait(qtbot, lambda: app.backend.samples > samples + 16_000, 20)  # the mic is back
+    count = len(c.machine.history.messages)
+    ptt_turn("What is the capital of France?")
+    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 180)
+    users = [m for m in c.machine.history.messages[count:] if m.role == "user"]
+    assert users and "france" in _words(users[-1].content), c.machine.history.messages[count:]
