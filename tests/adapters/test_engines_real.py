@@ -133,3 +133,33 @@ def test_tool_call_parser(pieces: list[str], text: str, call: str | None) -> Non
     out = [d for p in pieces for d in parser.feed(p)] + list(parser.finish())
     assert "".join(d.text for d in out) == text
     assert [d.tool_call.name for d in out if d.tool_call] == ([call] if call else [])
+
+
+def test_any_chat_gguf_and_whisper_folder_a_user_points_at(tmp_path: Any, models: Any) -> None:
+    """A user-set path (not a manifest id) loads through the same resolver and adapters."""
+    import shutil
+
+    from desktop_agent.adapters.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.llm_llama import LlamaLlm
+    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.core.errors import ModelError
+
+    resolver = ModelResolver(load_manifest())
+    try:
+        smol = resolver.resolve("smollm2-135m-instruct", "llm")
+    except ModelError as exc:
+        pytest.skip(f"the optional test model is not installed: {exc.code}")
+    mine = tmp_path / "my-model.gguf"
+    shutil.copyfile(smol.path, mine)
+    user_llm = resolver.resolve(str(mine), "llm")
+    assert user_llm.source == "settings"
+    llm = LlamaLlm(user_llm.path, n_threads=2, n_ctx=512)
+    reply = "".join(d.text for d in llm.stream_chat([ChatMessage("user", "Say hello.")],
+                                                    max_tokens=8))
+    assert reply.strip()
+
+    folder = tmp_path / "whisper"
+    shutil.copytree(models["asr"].path, folder)
+    user_asr = resolver.resolve(str(folder), "asr")
+    assert user_asr.source == "settings" and user_asr.path == folder
+    assert WhisperAsr(folder).transcribe(np.zeros(16_000, dtype=np.float32)).audio_s == 1.0
