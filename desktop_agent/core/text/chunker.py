@@ -267,7 +267,7 @@ class ClauseChunker:
         return len(buf) if final else None
 
 
-FIRST_CLAUSE_MAX_WORDS: Final = 5
+FIRST_CLAUSE_MAX_WORDS: Final = 4
 """The spoken reply starts after at most this many words: on two cores each word of
 look-ahead costs about 40 ms of silence before the first audio."""
 
