@@ -20,13 +20,12 @@ from typing import Any
 
 from PySide6.QtCore import QThread, QTimer, Signal
 
-from desktop_agent.audio.capture import CaptureEvent, CapturePipeline
+from desktop_agent.audio.capture import CapturePipeline
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.history import History
-from desktop_agent.core.policy.bargein import BargeInDecider, settings_from_user
+from desktop_agent.core.policy.bargein import BargeInDecider
 from desktop_agent.core.policy.endpointing import Endpointer
-from desktop_agent.core.policy.segmenter import SegmentEvent
 from desktop_agent.core.prompts import SYSTEM_PROMPT
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
@@ -38,6 +37,13 @@ from desktop_agent.core.turns.model import State
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.audio_workers import CaptureWorker, PlaybackFeeder
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
+from desktop_agent.runtime.capture_routing import (
+    CaptureRouting,
+    barge_settings,
+    endpoint_settings,
+    error_text,
+    stage_of,
+)
 from desktop_agent.runtime.extras import Extras
 from desktop_agent.runtime.playback_monitor import PlaybackMonitor
 from desktop_agent.runtime.recorder import Recorder
@@ -58,7 +64,7 @@ class Engines:
     threads: list[QThread] = field(default_factory=list)
 
 
-class AgentController(AgentViewModel):
+class AgentController(CaptureRouting, AgentViewModel):
     """The real view model: turn machine + workers + audio."""
 
     sig_asr_job = Signal(object)
@@ -96,7 +102,7 @@ class AgentController(AgentViewModel):
         self._spans_done = 0
         self._loading: dict[str, str] = {}
         self.transitions: list[Any] = []
-        self.barge = BargeInDecider(_barge_settings(self.settings))
+        self.barge = BargeInDecider(barge_settings(self.settings))
         self._wire_workers()
         self.barge_tracker = BargeInTracker(
             self.barge, pipeline.history, backend.rate, self._feed, self.sig_asr_job.emit,
@@ -114,7 +120,7 @@ class AgentController(AgentViewModel):
         self.capture.sig_failed.connect(self._on_capture_sig_failed)
         self.recorder = Recorder(self, backend, pipeline, self._feed, self.sig_asr_job.emit,
                                  lambda: bool(getattr(engines.asr, "busy", True)), self._token,
-                                 _endpoint_settings(self.settings))
+                                 endpoint_settings(self.settings))
         self.extras = Extras(self)
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -178,8 +184,8 @@ class AgentController(AgentViewModel):
         """
         old, self.settings = self.settings, settings
         self.mode = settings.interaction.mode
-        self.barge = self.barge_tracker.decider = BargeInDecider(_barge_settings(settings))
-        self.recorder.endpointer = Endpointer(_endpoint_settings(settings))
+        self.barge = self.barge_tracker.decider = BargeInDecider(barge_settings(settings))
+        self.recorder.endpointer = Endpointer(endpoint_settings(settings))
         if settings.voice.speaking_rate != old.voice.speaking_rate:
             self.sig_tts_rate.emit(settings.voice.speaking_rate)
         later = [name for name, a, b in (
@@ -232,7 +238,7 @@ class AgentController(AgentViewModel):
                 _LOGGER.exception("turn=%d command %s failed", command.turn_id, command)
                 err = exc if isinstance(exc, AgentError) else AgentError("internal_error", str(exc))
                 self._feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
-                                          job=None, stage=_stage_of(command), code=err.code,
+                                          job=None, stage=stage_of(command), code=err.code,
                                           message=err.message))
         self._publish_spans()
         self.sig_state.emit(self.machine.state)
@@ -241,7 +247,7 @@ class AgentController(AgentViewModel):
         _LOGGER.info("turn=%d %s -> %s (%s)", t.turn_id, t.source.name, t.target.name, t.cause)
         self.recorder.on_transition(t)
         if t.target is State.ERROR:
-            self.sig_error.emit(ErrorNotice(t.cause, _error_text(t.cause),
+            self.sig_error.emit(ErrorNotice(t.cause, error_text(t.cause),
                                             "Say it again, or press and hold Space."))
         elif t.source is State.ERROR:
             self.sig_error_cleared.emit()
@@ -378,54 +384,6 @@ class AgentController(AgentViewModel):
     def _cmd_PublishHeard(self, c: cmd.PublishHeard) -> None:
         self.sig_heard.emit(c.report)
 
-    # --- capture: hands-free turns and barge-in ---------------------------------------------------
-
-    def _on_capture_sig_capture(self, event: CaptureEvent) -> None:
-        at = self.backend.time_of(event.detected_sample)
-        speech_at = self.backend.time_of(event.speech_sample)
-        state = self.machine.state
-        if state is State.ASSISTANT_SPEAKING and self.mode == "hands_free":
-            self._barge_event(event, at)
-            return
-        if self.mode != "hands_free":
-            return
-        if event.kind is SegmentEvent.SPEECH_STARTED:
-            self._feed(ev.SpeechStarted(turn_id=self.machine.turn_id, at_s=at,
-                                        speech_start_s=speech_at))
-        else:
-            self._feed(ev.SpeechEnded(turn_id=self.machine.turn_id, at_s=at,
-                                      speech_end_s=speech_at))
-
-    def _barge_event(self, event: CaptureEvent, at: float) -> None:
-        """An onset or end while the assistant speaks: duck at once, then let the tracker judge."""
-        if event.kind is not SegmentEvent.SPEECH_STARTED:
-            self.barge_tracker.speech_ended(event.speech_sample)
-            return
-        first = self.monitor.first_audio_s()
-        if self.barge.is_echo(None if first is None else at - first):
-            return
-        self._feed(ev.VoiceOnsetDuringPlayback(turn_id=self.machine.turn_id, at_s=at,
-                                               speech_start_s=self.backend.time_of(
-                                                   event.speech_sample)))
-        if self.machine.state is State.ASSISTANT_SPEAKING:
-            self.barge_tracker.start(self.machine.turn_id, event.speech_sample)
-
-    def _leave_speaking(self, target: State) -> None:
-        """The reply ended or was cut: stop judging; a user still talking gets the floor."""
-        onset = self.barge_tracker.onset if not self.barge_tracker.ended else None
-        self.barge_tracker.cancel()
-        if target is not State.LISTENING:
-            return
-        self.backend.player.unduck()  # a reply that ended while ducked leaves no duck behind
-        if onset is not None and self.mode == "hands_free":
-            # The segmenter is inside this speech and will not report its start again.
-            QTimer.singleShot(0, lambda: self._floor_after_reply(onset))
-
-    def _floor_after_reply(self, onset: int) -> None:
-        if self.machine.state is State.LISTENING and self.pipeline.segmenter.in_speech:
-            self._feed(ev.SpeechStarted(turn_id=self.machine.turn_id, at_s=time.monotonic(),
-                                        speech_start_s=self.backend.time_of(onset)))
-
     def _on_capture_sig_levels(self, mic_db: float, speaker_db: float, erle: Any) -> None:
         self.sig_levels.emit(LevelReading(mic_db, speaker_db, erle))
         self.extras.on_levels(mic_db, speaker_db, erle)
@@ -445,37 +403,3 @@ class AgentController(AgentViewModel):
     def loaded(self) -> bool:
         """True when ASR, LLM and TTS are ready."""
         return all(self._loading.get(s) == "ready" for s in ("asr", "llm", "tts"))
-
-
-def _endpoint_settings(settings: Settings) -> Any:
-    from desktop_agent.core.policy.endpointing import EndpointingSettings
-
-    lo, hi = settings.endpointing.min_silence_s, settings.endpointing.max_silence_s
-    base = EndpointingSettings()
-    clamp = lambda v: min(max(v, lo), hi)  # noqa: E731
-    return EndpointingSettings(short_s=clamp(base.short_s), medium_s=clamp(base.medium_s),
-                               long_s=clamp(base.long_s), min_s=lo, max_s=hi)
-
-
-def _barge_settings(settings: Settings) -> Any:
-    return settings_from_user(settings.barge_in.min_interrupt_speech_s,
-                              settings.barge_in.resume_after_backchannel)
-
-
-def _stage_of(command: Any) -> Any:
-    from desktop_agent.core.turns.model import Stage
-
-    name = type(command).__name__
-    for key, stage in (("Asr", Stage.ASR), ("Transcribe", Stage.ASR), ("Llm", Stage.LLM),
-                       ("Tool", Stage.TOOL), ("Synth", Stage.TTS), ("Tts", Stage.TTS)):
-        if key in name:
-            return stage
-    return Stage.PLAYBACK
-
-
-def _error_text(cause: str) -> str:
-    stage, _, kind = cause.partition("_")
-    what = {"asr": "Speech recognition", "llm": "The language model", "tts": "The voice",
-            "tool": "A tool", "playback": "Playback", "recording": "The microphone"}.get(
-        stage, "Something")
-    return f"{what} {'took too long' if kind == 'timeout' else 'failed'} ({cause})."
