@@ -42,6 +42,8 @@ MIN_ASR_SPEECH_S: Final = 0.3
 """Speech, seconds, the ASR is given before (and between) transcriptions."""
 TRANSCRIPT_GRACE_S: Final = 0.7
 """After the speech ended, how long to wait for a transcript of all of it, seconds."""
+WORDLESS_INTERRUPT_S = 2.0
+"""Speech without any transcribed word interrupts only after this long, seconds."""
 PREROLL_S: Final = 0.1
 """Audio before the onset handed to the ASR (the first phoneme often starts early)."""
 LOST_JOB_S: Final = 0.15
@@ -183,6 +185,15 @@ class BargeInTracker(QObject):
         late = b.ended_mono is not None and now - b.ended_mono >= TRANSCRIPT_GRACE_S
         ended = b.ended_at is not None and (covered or late)
         verdict = self.decider.evaluate(speech_s, b.transcript, speech_ended=ended)
+        if (verdict.decision is Decision.INTERRUPT and verdict.reason == "long_speech"
+                and not b.transcript and speech_s < WORDLESS_INTERRUPT_S):
+            # Speech by the VAD alone is what residual echo looks like too: wait for the
+            # ASR's words; if it heard none in half a second or more of it, it was not a
+            # person talking over the assistant.
+            heard_nothing = b.job is None and b.asked_end - b.onset >= int(0.5 * self.rate)
+            if not heard_nothing:
+                return
+            verdict = Verdict(Decision.RESUME, "no_words")
         if verdict.decision is Decision.WAIT:
             return
         self._decide(b, verdict, speech_s)

@@ -102,6 +102,7 @@ class AgentController(CaptureRouting, AgentViewModel):
         self._spans_done = 0
         self._loading: dict[str, str] = {}
         self.transitions: list[Any] = []
+        self._closed = False
         self.barge = BargeInDecider(barge_settings(self.settings))
         self._wire_workers()
         self.barge_tracker = BargeInTracker(
@@ -148,7 +149,12 @@ class AgentController(CaptureRouting, AgentViewModel):
         self.monitor.start()
 
     def shutdown(self) -> None:
-        """Stop in phases: input, processing, output."""
+        """Stop in phases: input, processing, output. Later events are ignored."""
+        self._closed = True
+        for timer in self._timers.values():
+            timer.stop()
+        self._timers.clear()
+        self.barge_tracker.cancel()
         self.capture.stop()
         self._capture_thread.quit()
         self._capture_thread.wait(2000)
@@ -221,6 +227,8 @@ class AgentController(CaptureRouting, AgentViewModel):
     # --- the one entry point into the machine -----------------------------------------------------
 
     def _feed(self, event: Any) -> None:
+        if self._closed:
+            return  # shut down: workers and their threads are gone
         if isinstance(event, ev.AsrPartial) and self.barge_tracker.take_partial(event):
             return  # a transcript of barge-in audio: the tracker's, not the machine's
         if isinstance(event, ev.AsrPartial) and event.turn_id == self.machine.turn_id:

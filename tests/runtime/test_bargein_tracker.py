@@ -11,7 +11,11 @@ from desktop_agent.audio.capture import VAD_FRAME, MicHistory
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.policy.bargein import BargeInDecider
 from desktop_agent.core.turns import events as ev
-from desktop_agent.runtime.bargein_tracker import TRANSCRIPT_GRACE_S, BargeInTracker
+from desktop_agent.runtime.bargein_tracker import (
+    TRANSCRIPT_GRACE_S,
+    WORDLESS_INTERRUPT_S,
+    BargeInTracker,
+)
 
 RATE = 16_000
 TURN = TurnId(3)
@@ -103,16 +107,29 @@ def test_dropped_transcript_decides_on_duration(rig: Rig) -> None:
     assert rig.decided() == [False] and rig.tracker.verdicts[-1].reason == "too_short"
 
 
-def test_long_speech_interrupts_without_words_and_late_answers_are_swallowed(rig: Rig) -> None:
+def test_wordless_speech_interrupts_only_when_long(rig: Rig) -> None:
+    # VAD-only speech is what residual echo looks like: without a transcribed word it
+    # interrupts only after WORDLESS_INTERRUPT_S.
     onset = rig.history.end
     rig.busy = True  # the ASR is busy with something else: no transcript at all
     rig.audio(0.3, speech=True)
     rig.tracker.start(TURN, onset)
-    rig.audio(0.2, speech=True)
-    assert rig.decided() == []
-    rig.audio(0.15, speech=True)
+    rig.audio(0.35, speech=True)
+    assert rig.decided() == []  # 0.65 s: long enough by duration, but no words yet
+    rig.audio(WORDLESS_INTERRUPT_S - 0.65 + 0.05, speech=True)
     assert rig.decided() == [True] and rig.tracker.verdicts[-1].reason == "long_speech"
     assert rig.jobs == []
+
+
+def test_speech_the_asr_heard_no_words_in_resumes(rig: Rig) -> None:
+    onset = rig.history.end
+    rig.audio(0.6, speech=True)
+    rig.tracker.start(TURN, onset)
+    assert len(rig.jobs) == 1  # 0.6 s of it is being transcribed
+    # The worker goes idle without answering: it found no words (hallucination filter or
+    # no speech), and the job counts as lost after a moment.
+    rig.audio(0.2, speech=True)
+    assert rig.decided() == [False] and rig.tracker.verdicts[-1].reason == "no_words"
 
 
 def test_gives_up_waiting_for_a_transcript(rig: Rig) -> None:
