@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.audio.capture import MicHistory
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict
+from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict, echoes_reply
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId
 from desktop_agent.runtime.workers import AsrJob
@@ -89,8 +89,10 @@ class BargeInTracker(QObject):
                  feed: Callable[[Any], None], submit_asr: Callable[[AsrJob], None],
                  asr_busy: Callable[[], bool], time_of: Callable[[int], float],
                  clock: Callable[[], float] = time.monotonic,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None,
+                 reply_text: Callable[[], str] = lambda: "") -> None:
         super().__init__(parent)
+        self._reply_text = reply_text
         self.decider = decider
         self.history = history
         self.rate = rate
@@ -194,6 +196,10 @@ class BargeInTracker(QObject):
             if not heard_nothing:
                 return
             verdict = Verdict(Decision.RESUME, "no_words")
+        if (verdict.decision is Decision.INTERRUPT and verdict.reason == "words"
+                and echoes_reply(b.transcript, self._reply_text())):
+            # The words heard are the assistant's own (residual echo transcribed).
+            verdict = Verdict(Decision.RESUME, "echo_words")
         if verdict.decision is Decision.WAIT:
             return
         self._decide(b, verdict, speech_s)

@@ -107,7 +107,8 @@ class AgentController(CaptureRouting, AgentViewModel):
         self._wire_workers()
         self.barge_tracker = BargeInTracker(
             self.barge, pipeline.history, backend.rate, self._feed, self.sig_asr_job.emit,
-            lambda: bool(getattr(engines.asr, "busy", True)), backend.time_of, parent=self)
+            lambda: bool(getattr(engines.asr, "busy", True)), backend.time_of, parent=self,
+            reply_text=lambda: self._assistant_text.get(self.machine.turn_id, ""))
         self.feeder = PlaybackFeeder(backend.player)
         self.monitor = PlaybackMonitor(backend.player, self._feed, self)
         self.monitor.attach_feeder(self.feeder)

@@ -124,3 +124,17 @@ def test_settings_from_user() -> None:
     strict = BargeInDecider(settings_from_user(0.6, resume_after_backchannel=False))
     assert strict.decide(0.4, "mm-hm") is Decision.INTERRUPT
     assert strict.decide(0.1, "", speech_ended=True) is Decision.RESUME
+
+
+
+def test_echoes_reply_spots_the_assistants_own_words() -> None:
+    from desktop_agent.core.policy.bargein import echoes_reply
+
+    reply = "The moon is covered in craters. It is about a quarter of the size of Earth."
+    assert echoes_reply("This is covered.", reply)
+    assert echoes_reply("the size of Earth", reply)
+    assert echoes_reply("approximate.", "It is approximately a quarter of the size of Earth.")
+    assert not echoes_reply("Tell me something else.", reply)
+    assert not echoes_reply("Wait, what about Mars?", reply)
+    assert not echoes_reply("It is.", reply)  # filler alone proves nothing
+    assert not echoes_reply("", reply)

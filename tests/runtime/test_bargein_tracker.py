@@ -151,3 +151,12 @@ def test_unknown_partials_pass_through(rig: Rig) -> None:
     event = ev.AsrPartial(turn_id=TURN, at_s=0.0, job=7, text="hi", stable=False,  # type: ignore[arg-type]
                           trailing_silence_s=0.0)
     assert not rig.tracker.take_partial(event)
+
+
+def test_the_assistants_own_words_heard_back_resume(rig: Rig) -> None:
+    rig.tracker._reply_text = lambda: "The moon is covered in craters and dust."
+    onset = rig.history.end
+    rig.audio(0.4, speech=True)
+    rig.tracker.start(TURN, onset)
+    assert rig.answer("This is covered.")  # residual echo, transcribed
+    assert rig.decided() == [False] and rig.tracker.verdicts[-1].reason == "echo_words"

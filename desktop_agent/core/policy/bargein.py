@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Final
 
 from desktop_agent.core.errors import SettingsError
@@ -185,3 +186,32 @@ def settings_from_user(
         backchannel_words=defaults.backchannel_words if resume_after_backchannel else (),
         max_backchannel_s=max(defaults.max_backchannel_s, min_interrupt_speech_s),
     )
+
+
+_FILLER: Final = frozenset({"a", "an", "the", "is", "it", "its", "this", "that", "of", "to",
+                            "and", "in", "on", "at", "for", "so", "as", "be", "are", "was"})
+
+
+def echoes_reply(transcript: str, reply_text: str) -> bool:
+    """True when every content word of ``transcript`` is a word the assistant is saying.
+
+    Whisper transcribes residual echo as fragments of the reply ("This is covered." while
+    the reply says "...is covered in craters"); a person cutting in says their own words.
+    Filler words prove nothing either way; a transcript of filler alone is not an echo.
+    """
+    said = set(spoken_words(reply_text))
+    words = [w for w in spoken_words(transcript) if w not in _FILLER]
+    return bool(words) and all(_heard_in(w, said) for w in words)
+
+
+def _heard_in(word: str, said: set[str]) -> bool:
+    """``word`` or a near miss of it ("approximate" for "approximately") was said."""
+    if word in said:
+        return True
+    for other in said:
+        if len(word) >= 4 and len(other) >= 4 and (other.startswith(word) or
+                                                   word.startswith(other)):
+            return True
+        if len(word) >= 5 and SequenceMatcher(None, word, other).ratio() >= 0.8:
+            return True
+    return False
