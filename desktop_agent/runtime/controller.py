@@ -98,7 +98,6 @@ class AgentController(CaptureRouting, AgentViewModel):
         self._timers: dict[int, QTimer] = {}
         self._audio: dict[tuple[int, int], Any] = {}
         self._assistant_text: dict[int, str] = {}
-        self._last_answer = ""
         self._spans_done = 0
         self._loading: dict[str, str] = {}
         self.transitions: list[Any] = []
@@ -348,7 +347,6 @@ class AgentController(CaptureRouting, AgentViewModel):
         self.sig_caption.emit(chunk.text)
         text = self._assistant_text.get(c.turn_id, "")
         self._assistant_text[c.turn_id] = (text + " " + chunk.text).strip()
-        self._last_answer = self._assistant_text[c.turn_id]
         self.sig_assistant_text.emit(int(c.turn_id), self._assistant_text[c.turn_id])
 
     def _cmd_FlushPlayback(self, c: cmd.FlushPlayback) -> None:

@@ -23,6 +23,7 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.policy.endpointing import Endpointer
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
+from desktop_agent.core.turns.context import normalise_for_compare
 from desktop_agent.core.turns.model import State
 from desktop_agent.runtime.workers import AsrJob
 
@@ -184,7 +185,8 @@ class Recorder(QObject):
         if no_speech:
             return
         silent_tail = job.trailing_silence_s >= 0.25
-        stable = bool(text) and (silent_tail or _norm(text) == _norm(job.previous_partial))
+        stable = bool(text) and (silent_tail or normalise_for_compare(text)
+                                 == normalise_for_compare(job.previous_partial))
         self._feed(ev.AsrPartial(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
                                  text=text, stable=stable,
                                  trailing_silence_s=job.trailing_silence_s))
@@ -195,7 +197,3 @@ class Recorder(QObject):
         if rec is not None:
             rec.last_partial = text
         self.pipeline.silence_s = self.endpointer.silence_needed_s(text)
-
-
-def _norm(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())

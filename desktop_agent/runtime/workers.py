@@ -186,9 +186,6 @@ class AsrWorker(EngineWorker):
             self.busy = False
 
 
-def _norm(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
-
 
 class LlmWorker(EngineWorker):
     """llama.cpp on its thread; streams tokens as events."""
