@@ -25,15 +25,10 @@ from desktop_agent.audio.capture import CapturePipeline
 from desktop_agent.audio.resample import resample
 from desktop_agent.audio.simulate import EchoPath, true_start
 from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict
+from desktop_agent.core.policy.bargein_judge import BargeInJudge, TranscribeRequest
 from desktop_agent.core.policy.endpointing import is_hallucination
 from desktop_agent.core.policy.segmenter import SegmentEvent
-from desktop_agent.runtime.bargein_tracker import (
-    LOST_JOB_S,
-    MIN_ASR_SPEECH_S,
-    PREROLL_S,
-    TICK_MS,
-    TRANSCRIPT_GRACE_S,
-)
+from desktop_agent.runtime.bargein_tracker import TICK_MS
 
 FS = 16_000
 BLOCK = 160
@@ -109,20 +104,23 @@ class Voices:
 class Barge:
     """One onset judged during playback, in absolute mic samples."""
 
-    onset: int
+    judge: BargeInJudge
     detected: int
     """Where the onset was confirmed: playback pauses in the same step."""
     decided: int | None = None
     verdict: Verdict | None = None
-    ended_at: int | None = None
-    ended_seen: int | None = None
-    transcript: str = ""
-    transcript_end: int = 0
-    asked_end: int = 0
     job_ready: int | None = None
-    job_sent: int = 0
+    """Mic sample at which the running transcription answers (None: the ASR is idle)."""
     job_text: str | None = None
     asr_s: list[float] = field(default_factory=list)
+
+    @property
+    def onset(self) -> int:
+        return self.judge.onset
+
+    @property
+    def transcript(self) -> str:
+        return self.judge.transcript
 
 
 class Session:
@@ -139,17 +137,18 @@ class Session:
         self._rng = np.random.default_rng(seed)
         self.barges: list[Barge] = []
         self.now = 0
-        self._answers: list[tuple[int, np.ndarray]] = []  # (start sample, audio)
+        self._answers: list[tuple[int, np.ndarray, str]] = []  # (start sample, audio, text)
         self._near: list[tuple[int, np.ndarray]] = []
         self._playing: tuple[int, np.ndarray, int] | None = None  # (first mic sample, audio, pos)
+        self._reply = ""
         self._paused = False
         self._barge: Barge | None = None
         self.far_s = 0.0
         """Seconds of answer audio played (the speaker was not paused)."""
 
-    def add_answer(self, audio: np.ndarray, at: int) -> None:
+    def add_answer(self, audio: np.ndarray, at: int, text: str = "") -> None:
         """Start playing ``audio`` (16 kHz, full scale 1) at mic sample ``at``."""
-        self._answers.append((at, audio))
+        self._answers.append((at, audio, text))
 
     def add_near(self, audio: np.ndarray, at: int) -> None:
         """Mix ``audio`` into the microphone from mic sample ``at``."""
@@ -162,9 +161,10 @@ class Session:
 
     def _far_block(self) -> np.ndarray:
         if self._playing is None and self._answers and self._answers[0][0] <= self.now:
-            at, audio = self._answers.pop(0)
+            at, audio, self._reply = self._answers.pop(0)
             self._playing = (self.now, audio, 0)
             self._paused = False
+            self.pipe.set_playback(True)
         if self._playing is None or self._paused:
             return np.zeros(BLOCK, np.float32)
         first, audio, pos = self._playing
@@ -173,9 +173,14 @@ class Session:
         far[:len(chunk)] = chunk
         self.far_s += len(chunk) / FS
         self._playing = (first, audio, pos + BLOCK) if pos + BLOCK < len(audio) else None
-        if self._playing is None and self._barge is not None:
-            self._barge = None  # the reply ended: the runtime stops judging
+        if self._playing is None:
+            self._end_playback()
         return far
+
+    def _end_playback(self) -> None:
+        self._playing = None
+        self._barge = None  # the reply ended: the runtime stops judging
+        self.pipe.set_playback(False)
 
     def _block(self) -> None:
         start, self.now = self.now, self.now + BLOCK
@@ -189,73 +194,54 @@ class Session:
             self._on_event(event.kind, event.speech_sample, event.detected_sample)
         b = self._barge
         if b is not None and b.job_ready is not None and self.now >= b.job_ready:
-            self._take_transcript(b)
+            if b.job_text is not None:
+                b.judge.answer(b.job_text)
+            b.job_ready, b.job_text = None, None
+            self._step(b)
         if b is not None and self._barge is b and (self.now - b.detected) % TICK < BLOCK:
             self._step(b)
 
     def _on_event(self, kind: SegmentEvent, speech: int, detected: int) -> None:
         if kind is SegmentEvent.SPEECH_ENDED:
             if self._barge is not None:
-                self._barge.ended_at = max(speech, self._barge.onset)
-                self._barge.ended_seen = self.now
+                self._barge.judge.speech_ended(speech, self.now / FS)
                 self._step(self._barge)
             return
         if self._playing is None or self._barge is not None:
             return
         if self.decider.is_echo((detected - self._playing[0]) / FS):
             return
-        self._barge = Barge(onset=speech, detected=detected)
+        reply = self._reply
+        judge = BargeInJudge(self.decider, self.pipe.history, FS, speech, lambda: reply)
+        self._barge = Barge(judge, detected=detected)
         self.barges.append(self._barge)
         self._paused = True  # duck_gain 0: the machine pauses the reply at once
         self._step(self._barge)
 
-    def _take_transcript(self, b: Barge) -> None:
-        if b.job_text is not None:
-            b.transcript, b.transcript_end = b.job_text, b.asked_end
-            b.job_ready = None
-            self._step(b)
-        elif self.now >= b.job_sent + int(LOST_JOB_S * FS):
-            b.job_ready = None  # dropped as a hallucination: the tracker stops waiting
-
     def _step(self, b: Barge) -> None:
-        hist = self.pipe.history
-        if b.ended_at is not None:
-            end = b.ended_at
-        else:
-            last = hist.last_speech_between(b.onset, hist.end)
-            end = b.onset if last is None else max(last, b.onset)
-        self._maybe_transcribe(b, end)
-        covered = b.transcript_end >= end or (b.job_ready is None and b.asked_end >= end)
-        late = b.ended_seen is not None and self.now - b.ended_seen >= TRANSCRIPT_GRACE_S * FS
-        ended = b.ended_at is not None and (covered or late)
-        verdict = self.decider.evaluate((end - b.onset) / FS, b.transcript, speech_ended=ended)
-        if verdict.decision is Decision.WAIT:
+        # A transcription "runs" until job_ready; its result is delivered then (or, when
+        # Whisper's filter dropped it, never: the judge counts it lost once the ASR idles).
+        result = b.judge.step(self.now / FS, asr_idle=b.job_ready is None)
+        if result.request is not None:
+            self._transcribe(b, result.request)
+        if result.verdict is None:
             return
-        b.verdict, b.decided, self._barge = verdict, self.now, None
-        if verdict.decision is Decision.INTERRUPT and self.flush_on_interrupt:
-            self._playing = None
+        b.verdict, b.decided, self._barge = result.verdict, self.now, None
+        if result.verdict.decision is Decision.INTERRUPT and self.flush_on_interrupt:
+            self._end_playback()
         self._paused = False
 
-    def _maybe_transcribe(self, b: Barge, end: int) -> None:
-        if b.job_ready is not None:
-            return  # one ASR worker: busy until this job answers
-        fresh = (end - (b.asked_end or b.onset)) / FS
-        if fresh < MIN_ASR_SPEECH_S and not (b.ended_at is not None and b.asked_end < end):
-            return
+    def _transcribe(self, b: Barge, request: TranscribeRequest) -> None:
         hist = self.pipe.history
-        stop = min(hist.end, end + FS // 10)
-        start = max(hist.start, b.onset - int(PREROLL_S * FS))
-        if stop - start < int(MIN_ASR_SPEECH_S * FS):
-            return
         t0 = time.perf_counter()
-        result = self.voices.asr.transcribe(hist.slice(start, stop))
+        result = self.voices.asr.transcribe(hist.slice(request.start, request.stop))
         took = time.perf_counter() - t0
         b.asr_s.append(took)
         text = result.text.strip()
         dropped = not text or is_hallucination(text, result.no_speech_prob,
-                                               hist.speech_ratio(start, stop))
+                                               hist.speech_ratio(request.start, request.stop))
         b.job_text = None if dropped else text
-        b.asked_end, b.job_sent, b.job_ready = end, self.now, self.now + int(took * FS)
+        b.job_ready = self.now + max(BLOCK, int(took * FS))
 
 
 ASSISTANT_PEAK = 0.6
@@ -282,7 +268,7 @@ def self_interruptions(voices: Voices, minutes: float, conditions: int = 4) -> d
         at, k = FS // 2, i
         while (at - k * FS) / FS < minutes * 60 / conditions:
             audio = answers[k % len(answers)]
-            session.add_answer(audio, at)
+            session.add_answer(audio, at, ANSWERS[k % len(ANSWERS)])
             at += len(audio) + FS
             k += 1
         session.run_until(at)
@@ -335,11 +321,11 @@ def trial_set(voices: Voices, quick: bool) -> list[Trial]:
     return trials
 
 
-def run_trial(voices: Voices, trial: Trial, answer: np.ndarray, seed: int = 0
-              ) -> dict[str, Any]:
+def run_trial(voices: Voices, trial: Trial, answer: np.ndarray, seed: int = 0,
+              answer_text: str = "") -> dict[str, Any]:
     """Play ``answer``, add the trial's sound 3 s in, and report how it was judged."""
     session = Session(voices, EchoPath(trial.echo_gain, trial.delay_s, seed=seed + 1), seed=seed)
-    session.add_answer(answer, 0)
+    session.add_answer(answer, 0, answer_text)
     at = 3 * FS
     session.add_near(trial.audio, at)
     session.run_until(at + len(trial.audio) + int(2.5 * FS))
@@ -369,7 +355,8 @@ def measure(voices: Voices | None = None, quick: bool = False,
     minutes = (1.5 if quick else 10.0) if minutes is None else minutes
     result: dict[str, Any] = {}
     answers = [voices.say(t) * ASSISTANT_PEAK for t in ANSWERS]
-    rows = [run_trial(voices, t, answers[i % len(answers)], seed=i)
+    rows = [run_trial(voices, t, answers[i % len(answers)], seed=i,
+                      answer_text=ANSWERS[i % len(ANSWERS)])
             for i, t in enumerate(trial_set(voices, quick))]
     speech = [r for r in rows if r["kind"] != "nonspeech"]
     duck = [r["onset_to_duck_ms"] for r in speech if r["onset_to_duck_ms"] is not None]

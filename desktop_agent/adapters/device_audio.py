@@ -36,9 +36,13 @@ def _output_rate(device: str | None) -> int:
         return 48_000
 
 
-FAR_LEAD_S = 0.04
-"""The far-end block handed to the AEC starts this long before the mic block: the echo must
-arrive after the reference (the adaptive filter covers 200 ms after that)."""
+FAR_MARGIN_S = 0.01
+"""The far-end handed to the AEC with a mic block recorded at ADC time T is what the DAC
+played from T + this margin: the echo of a sample played at T + m arrives at T + m + d
+(d: the acoustic and device delay), so it always comes at least the margin after its
+reference, as a causal adaptive filter needs, even when the device timestamps are a few
+milliseconds early. (Reading from *before* T instead, as an early version did, put the
+echo ahead of its reference: uncancellable until the delay tracker moved it.)"""
 
 
 class FarTimeline:
@@ -63,6 +67,8 @@ class FarTimeline:
         self._err = 0.0
         self._n_t0 = 0
         self.jumps = 0
+        self.unplayed = 0
+        """Far samples asked for before the tap had them (handed to the AEC as zeros)."""
         self.shifted = 0
         """Samples the delay tracker moved the pointer by (kept across timestamp updates)."""
 
@@ -78,6 +84,14 @@ class FarTimeline:
             piece = samples[i:i + cap]
             self._buf[(self.written + np.arange(len(piece))) % cap] = piece
             self.written += len(piece)
+
+    def reanchor(self) -> None:
+        """The output stream underran: the device timestamps moved and the averaged ones
+        would take seconds to follow. Start the average afresh and place the pointer anew
+        (the delay tracker's correction stays: it belongs to the echo path)."""
+        self._n_t0 = 0
+        self._err = 0.0
+        self.pointer = None
 
     def take(self, start_s: float, n: int) -> npt.NDArray[np.float32] | None:
         """``n`` far samples for a mic block recorded from stream time ``start_s``."""
@@ -96,6 +110,7 @@ class FarTimeline:
         out = np.zeros(n, dtype=np.float32)
         lo = max(start, self.written - len(self._buf), 0)
         hi = min(start + n, self.written)
+        self.unplayed += max(0, start + n - max(hi, start))
         if hi > lo:
             out[lo - start:hi - start] = self._buf[np.arange(lo, hi) % len(self._buf)]
         return out
@@ -172,6 +187,7 @@ class DeviceAudio:
         self._reanchor = False
         self._last_check = 0.0
         self._started = False
+        self._underflows = 0
         self.far = FarTimeline()
         self.delay = EchoDelayTracker()
         self.echo_path_version = 0
@@ -216,8 +232,14 @@ class DeviceAudio:
             self.mic_start_s = time.monotonic() - (self.samples + len(near)) / self.rate
             self._reanchor = False
         far_new, dac = self.tap.read()
+        underflows = self.speaker.underflows
+        if underflows != self._underflows:
+            # The device skipped ahead or stalled: the echo moved against its reference.
+            self._underflows = underflows
+            self.far.reanchor()
+            self.echo_path_version += 1
         self.far.push(far_new, dac)
-        aligned = None if adc is None else self.far.take(adc - FAR_LEAD_S, len(near))
+        aligned = None if adc is None else self.far.take(adc + FAR_MARGIN_S, len(near))
         if adc is not None:
             self._anchor_clock(adc)
         if aligned is None:  # no device timing (some host APIs): the newest far-end

@@ -13,17 +13,29 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from desktop_agent.audio.echo_gate import EchoGate
+from desktop_agent.audio.capture_trace import CaptureTrace
+from desktop_agent.audio.echo_gate import EchoCoherence, EchoGate, power_db
 from desktop_agent.core.policy.segmenter import SegmentEvent, SpeechSegmenter
 from desktop_agent.core.ports import ASR_SAMPLE_RATE, EchoCanceller, VadEngine
 
 VAD_FRAME = 512
 """Silero's frame at 16 kHz: 32 ms."""
+PLAYBACK_ONSET_S = 0.12
+"""Speech, seconds, that confirms an onset while the assistant speaks (4 VAD frames, half
+the usual): the reply pauses at once and the barge-in tracker decides, so a short "wait"
+is caught; a cough that gets this far only pauses the reply for a moment."""
+
+
+def playback_onset_s(sensitivity: float) -> float:
+    """The user's barge-in sensitivity (0 hard to interrupt .. 1 easy) as onset seconds:
+    6 VAD frames at 0, 4 (``PLAYBACK_ONSET_S``) at the default 0.5, 2 at 1."""
+    frames = round(6 - 4 * min(max(sensitivity, 0.0), 1.0))
+    return frames * VAD_FRAME / ASR_SAMPLE_RATE - 0.005
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +133,9 @@ class CapturePipeline:
         self.vad = vad
         self.aec = aec
         self.segmenter = segmenter or SpeechSegmenter()
+        self._idle_settings = self.segmenter.settings
+        self.playback_onset_s = PLAYBACK_ONSET_S
+        """Speech that confirms an onset while the assistant speaks (``set_playback``)."""
         self.history = history or MicHistory()
         self.silence_s: float | None = None
         """Silence that ends an utterance (set by the endpointer); None = segmenter default."""
@@ -137,6 +152,10 @@ class CapturePipeline:
         self._erle_out = 0.0
         self.echo_gate = EchoGate()
         """Tells the user from residual echo while the speaker plays."""
+        self.coherence = EchoCoherence(ASR_SAMPLE_RATE)
+        """Tells a raw mic that is only a copy of the speaker (a canceller behind the path)."""
+        self.trace: CaptureTrace | None = None
+        """When set, every block and VAD frame is recorded (see capture_trace)."""
 
     def process(self, near: npt.NDArray[np.float32],
                 far: npt.NDArray[np.float32] | None = None) -> list[CaptureEvent]:
@@ -145,6 +164,8 @@ class CapturePipeline:
         self.mic_db = level_db(near)
         cleaned = self._cancel_echo(near, far)
         self.history.append(cleaned)
+        if self.trace is not None:
+            self.trace.block(near, far, cleaned)
         return self._detect(cleaned)
 
     def _cancel_echo(self, near: npt.NDArray[np.float32],
@@ -159,6 +180,7 @@ class CapturePipeline:
         self.far_db = level_db(far)
         self.echo_gate.far_block(len(near) / ASR_SAMPLE_RATE,
                                  float(np.mean(np.square(far[:len(near)], dtype=np.float64))))
+        self.coherence.push(near, far[:len(near)])
         self._near_pending = np.concatenate([self._near_pending, near])
         self._far_pending = np.concatenate([self._far_pending, far[:len(near)]])
         n = self.aec.frame_samples
@@ -189,10 +211,15 @@ class CapturePipeline:
             frame = self._vad_pending[offset:offset + VAD_FRAME]
             offset += VAD_FRAME
             frame_end = consumed_before + offset
-            prob = float(self.vad.speech_probability(frame))
-            if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and \
-                    self.echo_gate.is_echo(float(np.mean(np.square(frame, dtype=np.float64)))):
+            prob = raw = float(self.vad.speech_probability(frame))
+            power = float(np.mean(np.square(frame, dtype=np.float64)))
+            if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
+                    self.echo_gate.is_echo(power) or (self.echo_gate.far_active()
+                                                      and self.coherence.is_echo(frame_end))):
                 prob = 0.0  # what the canceller left of the speaker, not the user
+            if self.trace is not None:
+                self.trace.frame(frame_end, raw, prob != raw, power_db(power),
+                                 self.echo_gate.far_db(), self.echo_gate.ratio_db)
             self.last_prob = prob
             self.history.set_prob(frame_end, prob)
             if prob >= self.segmenter.settings.threshold:
@@ -214,11 +241,22 @@ class CapturePipeline:
     def echo_path_changed(self) -> None:
         """The far-end reference moved (or the devices were reopened): the canceller and
         the echo gate must learn the new path from scratch, assuming nothing is removed."""
+        if self.trace is not None:
+            self.trace.mark(self.history.end, "echo_path_changed")
         if self.aec is not None and hasattr(self.aec, "reset"):
             self.aec.reset()
-        self.echo_gate.reset()
+        self.echo_gate.reset()  # (the coherence rule needs no relearning: it keeps judging)
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._far_pending = np.zeros(0, dtype=np.float32)
+
+    def set_playback(self, playing: bool) -> None:
+        """The assistant started (True) or stopped speaking. While it speaks, onsets are
+        confirmed after ``playback_onset_s``: pausing is cheap and undone if the speech
+        turns out to be a cough or a backchannel. Runs on: any thread (one attribute swap)."""
+        base = self._idle_settings
+        self.segmenter.settings = replace(
+            base, min_speech_s=min(base.min_speech_s, self.playback_onset_s)
+        ) if playing else base
 
     def reset_segmenter(self) -> None:
         """Start a fresh utterance search from now (after a turn ends, or playback starts)."""

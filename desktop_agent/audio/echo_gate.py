@@ -18,6 +18,9 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 
 @dataclass(frozen=True, slots=True)
 class EchoGateSettings:
@@ -63,6 +66,10 @@ class EchoGate:
         """The loudest recent far-end block, dBFS (its echo may still be arriving)."""
         return power_db(max((p for _, p in self._far), default=0.0))
 
+    def far_active(self) -> bool:
+        """Whether the speaker played loud enough recently for its echo to matter."""
+        return self.far_db() >= self.settings.far_active_db
+
     def is_echo(self, cleaned_power: float) -> bool:
         """Whether a cleaned VAD frame of mean-square ``cleaned_power`` is only echo."""
         s = self.settings
@@ -81,3 +88,69 @@ class EchoGate:
         self.ratio_db = self.settings.initial_ratio_db
         self._far.clear()
         self._far_s = 0.0
+
+
+class EchoCoherence:
+    """How much of the raw microphone is a delayed copy of what the speaker played.
+
+    The canceller can fall behind the echo path (a sound server that resamples or
+    underruns moves the echo by a fraction of a millisecond at a time, and speexdsp needs
+    seconds to follow), and then its residual is as loud as a person. The raw mic still
+    says what it is: a window that correlates at ``threshold`` or more with the far end at
+    some lag in [``min_lag_s``, ``max_lag_s``] is at most ``1/threshold**2 - 1`` (0.56 at
+    0.8, -2.5 dB) user against echo, so it is taken for echo. In a reverberant room no
+    single lag explains the echo that well: the rule then stays silent and the power gate
+    of :class:`EchoGate` decides alone.
+
+    Runs on: the capture worker thread (with the pipeline that owns it).
+    """
+
+    def __init__(self, rate: int = 16_000, window_s: float = 0.128, min_lag_s: float = -0.05,
+                 max_lag_s: float = 0.3, threshold: float = 0.8) -> None:
+        self.window = int(window_s * rate)
+        self.min_lag = int(min_lag_s * rate)
+        self.max_lag = int(max_lag_s * rate)
+        self.threshold = threshold
+        self._cap = self.window + self.max_lag - min(self.min_lag, 0) + 4 * rate // 10
+        self._near = np.zeros(self._cap, np.float64)
+        self._far = np.zeros(self._cap, np.float64)
+        self.end = 0
+        """Absolute index one past the newest sample pushed."""
+        self.coherent_frames = 0
+        """Frames judged echo by this rule so far (for the benchmark and the log)."""
+
+    def push(self, near: npt.NDArray[np.float32], far: npt.NDArray[np.float32]) -> None:
+        """Append equal-length raw mic and far-end blocks (16 kHz)."""
+        near_a = np.asarray(near, np.float64).reshape(-1)
+        far_a = np.asarray(far, np.float64).reshape(-1)[:len(near_a)]
+        if len(far_a) < len(near_a):
+            far_a = np.concatenate([far_a, np.zeros(len(near_a) - len(far_a))])
+        n = min(len(near_a), self._cap)
+        self._near = np.concatenate([self._near[n:], near_a[-n:]])
+        self._far = np.concatenate([self._far[n:], far_a[-n:]])
+        self.end += len(near_a)
+
+    def rho(self, end: int) -> float:
+        """Best |normalised correlation| of the mic window ending at absolute ``end``."""
+        stop = self._cap - (self.end - end)  # position of ``end`` in the buffers
+        lo = stop - self.window - self.max_lag
+        if lo < 0 or stop > self._cap:
+            return 0.0
+        a = self._near[stop - self.window:stop]
+        b = self._far[lo:stop - self.min_lag] if self.min_lag < 0 else self._far[lo:stop]
+        na = float(np.linalg.norm(a))
+        if na < 1e-6 or float(np.linalg.norm(b)) < 1e-6:
+            return 0.0
+        size = 1 << int(np.ceil(np.log2(len(a) + len(b))))
+        xc = np.fft.irfft(np.conj(np.fft.rfft(a, size)) * np.fft.rfft(b, size), size)
+        xc = xc[:len(b) - self.window + 1]
+        energy = np.concatenate([[0.0], np.cumsum(b * b)])
+        nb = np.sqrt(np.maximum(energy[self.window:] - energy[:-self.window], 1e-12))
+        return float(np.max(np.abs(xc) / (nb * na)))
+
+    def is_echo(self, end: int) -> bool:
+        """Whether the mic window ending at ``end`` is (almost) only the speaker's echo."""
+        if self.rho(end) >= self.threshold:
+            self.coherent_frames += 1
+            return True
+        return False

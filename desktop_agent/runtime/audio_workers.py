@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from desktop_agent.audio.capture import CapturePipeline, level_db
+from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.core.cancel import CancelToken, TurnId
 
 _LOGGER = logging.getLogger(__name__)
@@ -49,6 +50,23 @@ class CaptureWorker(QObject):
     @Slot()
     def run(self) -> None:
         """The capture loop. Runs on: the capture thread until ``stop``."""
+        if self.pipeline.trace is None:
+            self.pipeline.trace = CaptureTrace.from_env()
+        try:
+            self._loop()
+        finally:
+            self._save_trace()
+
+    def _save_trace(self) -> None:
+        trace = self.pipeline.trace
+        if trace is None:
+            return
+        try:
+            _LOGGER.info("turn=0 capture trace written to %s", trace.save())
+        except OSError as exc:
+            _LOGGER.warning("turn=0 capture trace not written to %s: %s", trace.path, exc)
+
+    def _loop(self) -> None:
         last_levels = 0.0
         path_version = getattr(self.backend, "echo_path_version", 0)
         while not self._stop.is_set():

@@ -2,8 +2,8 @@
 
 The controller feeds ``VoiceOnsetDuringPlayback`` on a confirmed onset (the machine ducks
 the reply at once) and then hands the onset to :class:`BargeInTracker`. The tracker
-gathers the facts (how much speech, whether it ended, what the ASR heard of it) and asks
-:class:`BargeInDecider` again on every new fact and on a 100 ms timer. Its verdict becomes
+keeps a :class:`~desktop_agent.core.policy.bargein_judge.BargeInJudge` (the pure rules the
+benchmark runs too) and steps it on every new fact and on a 100 ms timer. Its verdict becomes
 ``BargeInDecided``: real (the machine cuts the reply and gives the user the floor) or not
 (the reply un-ducks).
 
@@ -22,14 +22,19 @@ import itertools
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final
 
 from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.audio.capture import MicHistory
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict, echoes_reply
+from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict
+from desktop_agent.core.policy.bargein_judge import (
+    TRANSCRIPT_GRACE_S,
+    WORDLESS_INTERRUPT_S,
+    BargeInJudge,
+    TranscribeRequest,
+)
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId
 from desktop_agent.runtime.workers import AsrJob
@@ -38,37 +43,7 @@ _LOGGER = logging.getLogger(__name__)
 
 TICK_MS: Final = 100
 """How often a pending barge-in is judged again, milliseconds."""
-MIN_ASR_SPEECH_S: Final = 0.3
-"""Speech, seconds, the ASR is given before (and between) transcriptions."""
-TRANSCRIPT_GRACE_S: Final = 0.7
-"""After the speech ended, how long to wait for a transcript of all of it, seconds."""
-WORDLESS_INTERRUPT_S = 2.0
-"""Speech without any transcribed word interrupts only after this long, seconds."""
-PREROLL_S: Final = 0.1
-"""Audio before the onset handed to the ASR (the first phoneme often starts early)."""
-LOST_JOB_S: Final = 0.15
-"""A job not answered this long after the worker went idle was dropped (no speech)."""
-
-
-@dataclass
-class _Barge:
-    """One onset being judged."""
-
-    turn_id: TurnId
-    onset: int
-    """Absolute mic index where the speech began."""
-    ended_at: int | None = None
-    """Absolute mic index where it stopped (None: still speaking)."""
-    ended_mono: float | None = None
-    """Clock time the end was reported."""
-    transcript: str = ""
-    transcript_end: int = 0
-    """Mic index where the audio of ``transcript`` ended (0: no transcript yet)."""
-    asked_end: int = 0
-    """Mic index where the audio of the newest job ended."""
-    job: JobId | None = None
-    token: CancelToken | None = None
-    job_sent_mono: float = 0.0
+__all__ = ["TICK_MS", "TRANSCRIPT_GRACE_S", "WORDLESS_INTERRUPT_S", "BargeInTracker"]
 
 
 class BargeInTracker(QObject):
@@ -83,6 +58,7 @@ class BargeInTracker(QObject):
         asr_busy: Whether the ASR worker is running a job now.
         time_of: Absolute mic index -> clock seconds.
         clock: Monotonic seconds (injectable for tests).
+        reply_text: The reply being spoken (its words heard back are echo).
     """
 
     def __init__(self, decider: BargeInDecider, history: MicHistory, rate: int,
@@ -103,7 +79,10 @@ class BargeInTracker(QObject):
         self._clock = clock
         self._jobs = itertools.count(1)
         self._mine: set[int] = set()
-        self._barge: _Barge | None = None
+        self._judge: BargeInJudge | None = None
+        self._turn = TurnId(0)
+        self._job: JobId | None = None
+        self._token: CancelToken | None = None
         self.verdicts: list[Verdict] = []
         """Every verdict fed to the machine (tests and the log read it)."""
         self._timer = QTimer(self)
@@ -113,31 +92,32 @@ class BargeInTracker(QObject):
     @property
     def active(self) -> bool:
         """True while an onset is being judged."""
-        return self._barge is not None
+        return self._judge is not None
 
     @property
     def onset(self) -> int | None:
         """Absolute mic index of the onset being judged (None when idle)."""
-        return None if self._barge is None else self._barge.onset
+        return None if self._judge is None else self._judge.onset
 
     @property
     def ended(self) -> bool:
         """Whether the speech being judged has ended."""
-        return self._barge is not None and self._barge.ended_at is not None
+        return self._judge is not None and self._judge.ended_at is not None
 
     def start(self, turn_id: TurnId, onset: int) -> None:
         """A confirmed onset at mic index ``onset`` (the machine was told and ducked)."""
         self.cancel()
-        self._barge = _Barge(turn_id, onset)
+        self._turn = turn_id
+        self._judge = BargeInJudge(self.decider, self.history, self.rate, onset,
+                                   lambda: self._reply_text())
         self._timer.start()
         self._step()
 
     def speech_ended(self, end: int) -> None:
         """The segmenter ended the speech at mic index ``end``."""
-        if self._barge is None:
+        if self._judge is None:
             return
-        self._barge.ended_at = max(end, self._barge.onset)
-        self._barge.ended_mono = self._clock()
+        self._judge.speech_ended(end, self._clock())
         self._step()
 
     def take_partial(self, event: ev.AsrPartial) -> bool:
@@ -145,93 +125,59 @@ class BargeInTracker(QObject):
         if int(event.job) not in self._mine:
             return False
         self._mine.discard(int(event.job))
-        b = self._barge
-        if b is not None and b.job == event.job:
-            b.transcript, b.transcript_end, b.job = event.text, b.asked_end, None
-            _LOGGER.info("turn=%d barge-in transcript %r", b.turn_id, event.text)
+        if self._judge is not None and self._job == event.job:
+            self._job = None
+            self._judge.answer(event.text)
+            _LOGGER.info("turn=%d barge-in transcript %r", self._turn, event.text)
             self._step()
         return True
 
     def cancel(self) -> None:
         """Forget the onset being judged (the reply ended, or a verdict was fed)."""
         self._timer.stop()
-        b, self._barge = self._barge, None
-        if b is not None and b.token is not None:
-            b.token.cancel("barge-in judged")
+        self._judge, self._job = None, None
+        token, self._token = self._token, None
+        if token is not None:
+            token.cancel("barge-in judged")
 
     # --- judging ---------------------------------------------------------------------------------
 
     def _on_timer_timeout(self) -> None:
         self._step()
 
-    def _speech_end(self, b: _Barge) -> int:
-        """Mic index where the speech heard so far ends (the newest speech frame)."""
-        if b.ended_at is not None:
-            return b.ended_at
-        last = self.history.last_speech_between(b.onset, self.history.end)
-        return b.onset if last is None else max(last, b.onset)
-
     def _step(self) -> None:
-        b = self._barge
-        if b is None:
+        judge = self._judge
+        if judge is None:
             return
-        now = self._clock()
-        if b.job is not None and not self._asr_busy() and now - b.job_sent_mono > LOST_JOB_S:
-            b.job = None  # the worker dropped it (hallucination or silence): no words
-        end = self._speech_end(b)
-        self._maybe_transcribe(b, end, now)
-        speech_s = (end - b.onset) / self.rate
-        # Judge "ended" only once the transcript covers all of the speech, or it is too late
-        # to wait for one: a short "no" must not resume the reply before the ASR heard it.
-        covered = b.transcript_end >= end or (b.job is None and b.asked_end >= end)
-        late = b.ended_mono is not None and now - b.ended_mono >= TRANSCRIPT_GRACE_S
-        ended = b.ended_at is not None and (covered or late)
-        verdict = self.decider.evaluate(speech_s, b.transcript, speech_ended=ended)
-        if (verdict.decision is Decision.INTERRUPT and verdict.reason == "long_speech"
-                and not b.transcript and speech_s < WORDLESS_INTERRUPT_S):
-            # Speech by the VAD alone is what residual echo looks like too: wait for the
-            # ASR's words; if it heard none in half a second or more of it, it was not a
-            # person talking over the assistant.
-            heard_nothing = b.job is None and b.asked_end - b.onset >= int(0.5 * self.rate)
-            if not heard_nothing:
-                return
-            verdict = Verdict(Decision.RESUME, "no_words")
-        if (verdict.decision is Decision.INTERRUPT and verdict.reason == "words"
-                and echoes_reply(b.transcript, self._reply_text())):
-            # The words heard are the assistant's own (residual echo transcribed).
-            verdict = Verdict(Decision.RESUME, "echo_words")
-        if verdict.decision is Decision.WAIT:
-            return
-        self._decide(b, verdict, speech_s)
+        result = judge.step(self._clock(), asr_idle=not self._asr_busy())
+        if judge.pending is False:
+            self._job = None  # answered, or dropped by the worker
+        if result.request is not None:
+            self._transcribe(result.request)
+        if result.verdict is not None:
+            self._decide(judge, result.verdict, result.speech_s)
 
-    def _maybe_transcribe(self, b: _Barge, end: int, now: float) -> None:
-        if b.job is not None or self._asr_busy():
-            return
-        fresh = (end - b.asked_end) / self.rate if b.asked_end else (end - b.onset) / self.rate
-        if fresh < MIN_ASR_SPEECH_S and not (b.ended_at is not None and b.asked_end < end):
-            return
-        stop = min(self.history.end, end + int(0.1 * self.rate))
-        start = max(self.history.start, b.onset - int(PREROLL_S * self.rate))
-        if stop - start < int(MIN_ASR_SPEECH_S * self.rate):
-            return
+    def _transcribe(self, request: TranscribeRequest) -> None:
         job = JobId(-next(self._jobs))
         self._mine.add(int(job))
-        b.job, b.token, b.asked_end, b.job_sent_mono = job, CancelToken(b.turn_id), end, now
-        self._submit_asr(AsrJob(b.turn_id, job, self.history.slice(start, stop), b.token,
-                                partial=True,
-                                speech_ratio=max(self.history.speech_ratio(start, stop), 0.0),
-                                previous_partial=b.transcript))
+        self._job, self._token = job, CancelToken(self._turn)
+        self._submit_asr(AsrJob(self._turn, job, self.history.slice(request.start, request.stop),
+                                self._token, partial=True,
+                                speech_ratio=max(self.history.speech_ratio(request.start,
+                                                                           request.stop), 0.0),
+                                previous_partial=request.previous))
 
-    def _decide(self, b: _Barge, verdict: Verdict, speech_s: float) -> None:
+    def _decide(self, judge: BargeInJudge, verdict: Verdict, speech_s: float) -> None:
         self.cancel()
         self.verdicts.append(verdict)
         real = verdict.decision is Decision.INTERRUPT
         _LOGGER.info("turn=%d barge-in %s (%s) after %.2f s of speech, transcript %r",
-                     b.turn_id, verdict.decision.value, verdict.reason, speech_s, b.transcript)
-        self._feed(ev.BargeInDecided(turn_id=b.turn_id, at_s=self._clock(), real=real,
-                                     transcript=b.transcript))
-        if real and b.ended_at is not None:
+                     self._turn, verdict.decision.value, verdict.reason, speech_s,
+                     judge.transcript)
+        self._feed(ev.BargeInDecided(turn_id=self._turn, at_s=self._clock(), real=real,
+                                     transcript=judge.transcript))
+        if real and judge.ended_at is not None:
             # The segmenter already ended this speech, and it will not say so again: tell
             # the machine (now INTERRUPTED) so the user's turn is endpointed, not left open.
-            self._feed(ev.SpeechEnded(turn_id=b.turn_id, at_s=self._clock(),
-                                      speech_end_s=self._time_of(b.ended_at)))
+            self._feed(ev.SpeechEnded(turn_id=self._turn, at_s=self._clock(),
+                                      speech_end_s=self._time_of(judge.ended_at)))

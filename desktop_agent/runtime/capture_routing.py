@@ -71,6 +71,7 @@ class CaptureRouting:
         """The reply ended or was cut: stop judging; a user still talking gets the floor."""
         onset = self.barge_tracker.onset if not self.barge_tracker.ended else None
         self.barge_tracker.cancel()
+        self.pipeline.set_playback(False)
         if target is not State.LISTENING:
             return
         self.backend.player.unduck()  # a reply that ended while ducked leaves no duck behind

@@ -20,7 +20,7 @@ from typing import Any
 
 from PySide6.QtCore import QThread, QTimer, Signal
 
-from desktop_agent.audio.capture import CapturePipeline
+from desktop_agent.audio.capture import CapturePipeline, playback_onset_s
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.history import History
@@ -103,6 +103,7 @@ class AgentController(CaptureRouting, AgentViewModel):
         self.transitions: list[Any] = []
         self._closed = False
         self.barge = BargeInDecider(barge_settings(self.settings))
+        pipeline.playback_onset_s = playback_onset_s(self.settings.barge_in.sensitivity)
         self._wire_workers()
         self.barge_tracker = BargeInTracker(
             self.barge, pipeline.history, backend.rate, self._feed, self.sig_asr_job.emit,
@@ -191,6 +192,7 @@ class AgentController(CaptureRouting, AgentViewModel):
         old, self.settings = self.settings, settings
         self.mode = settings.interaction.mode
         self.barge = self.barge_tracker.decider = BargeInDecider(barge_settings(settings))
+        self.pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         self.recorder.endpointer = Endpointer(endpoint_settings(settings))
         if settings.voice.speaking_rate != old.voice.speaking_rate:
             self.sig_tts_rate.emit(settings.voice.speaking_rate)
@@ -263,6 +265,8 @@ class AgentController(CaptureRouting, AgentViewModel):
             self.sig_caption.emit("")  # the caption shows only what is being said now
         if t.target is State.LISTENING:
             self.pipeline.silence_s = None
+        if t.target is State.ASSISTANT_SPEAKING:
+            self.pipeline.set_playback(True)
         if t.source is State.ASSISTANT_SPEAKING:
             self._leave_speaking(t.target)
 

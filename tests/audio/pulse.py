@@ -7,6 +7,7 @@ HOME/XDG_RUNTIME_DIR and its own config:
 * ``speaker``  - a null sink: the default output (what the assistant plays)
 * ``micsink``  - a null sink whose monitor ``micsink.monitor`` is the default input
 * a loopback ``speaker.monitor -> micsink``: everything played comes back as "echo"
+  (30 ms, capped at 150 ms: ``LOOPBACK_ARGS``)
 
 PortAudio reaches it through ALSA's ``pulse`` plugin (Debian ``libasound2-plugins``),
 pointed at the daemon by ``PULSE_SERVER``; PortAudio is re-initialised so its device
@@ -28,10 +29,14 @@ _PA_CONFIG = """
 load-module module-native-protocol-unix auth-anonymous=1 socket={socket}
 load-module module-null-sink sink_name=speaker rate=48000 channels=2
 load-module module-null-sink sink_name=micsink rate=48000 channels=1
-load-module module-loopback source=speaker.monitor sink=micsink latency_msec=30
+load-module module-loopback source=speaker.monitor sink=micsink {loopback}
 set-default-sink speaker
 set-default-source micsink.monitor
 """
+LOOPBACK_ARGS = ("latency_msec=30", "max_latency_msec=150")
+"""The echo path: about 30 ms, never more than 150 ms. Left to itself, PulseAudio's loopback
+answers each underrun on a busy machine by growing its buffer, up to seconds of delay:
+no room sounds like that, and no echo canceller's filter reaches that far."""
 _ENV_KEYS = ("PULSE_SERVER", "PULSE_RUNTIME_PATH", "XDG_RUNTIME_DIR", "PULSE_SINK", "PULSE_SOURCE")
 
 
@@ -82,7 +87,7 @@ def start_pulse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home.mkdir()
     socket = runtime / "native"
     config = base / "test.pa"
-    config.write_text(_PA_CONFIG.format(socket=socket))
+    config.write_text(_PA_CONFIG.format(socket=socket, loopback=" ".join(LOOPBACK_ARGS)))
     server = f"unix:{socket}"
     env = dict(os.environ, HOME=str(home), XDG_RUNTIME_DIR=str(runtime),
                PULSE_RUNTIME_PATH=str(runtime), PULSE_SERVER=server)

@@ -1,8 +1,10 @@
-"""EchoGate: residual echo is not speech; a voice above it is."""
+"""EchoGate and EchoCoherence: residual echo is not speech; a voice above it is."""
 
 from __future__ import annotations
 
-from desktop_agent.audio.echo_gate import EchoGate
+import numpy as np
+
+from desktop_agent.audio.echo_gate import EchoCoherence, EchoGate
 
 
 def _db(power_db: float) -> float:
@@ -36,3 +38,44 @@ def test_echo_tail_outlasts_the_speaker_briefly() -> None:
     for _ in range(10):
         gate.far_block(0.01, 0.0)
     assert not gate.is_echo(_db(-24))  # 0.3 s after: that is the user
+
+
+def _speechy(seconds: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    n = int(seconds * 16_000)
+    envelope = np.abs(np.sin(np.linspace(0, 9 * np.pi, n))) + 0.1  # syllables
+    return (rng.standard_normal(n) * envelope * 0.1).astype(np.float32)
+
+
+def _coherence_after(near: np.ndarray, far: np.ndarray) -> EchoCoherence:
+    coherence = EchoCoherence()
+    for i in range(0, len(near), 160):
+        coherence.push(near[i:i + 160], far[i:i + 160])
+    return coherence
+
+
+def test_a_mic_that_is_a_delayed_copy_of_the_speaker_is_echo() -> None:
+    far = _speechy(1.0, 1)
+    for delay in (0, 480, 4000):  # 0, 30 and 250 ms after the reference
+        near = np.concatenate([np.zeros(delay, np.float32), far[:len(far) - delay]]) * 0.7
+        coherence = _coherence_after(near, far)
+        assert coherence.rho(coherence.end) > 0.95, delay
+        assert coherence.is_echo(coherence.end)
+
+
+def test_a_voice_over_the_echo_is_not_echo() -> None:
+    far, voice = _speechy(1.0, 1), _speechy(1.0, 2)
+    echo = np.concatenate([np.zeros(480, np.float32), far[:-480]])
+    coherence = _coherence_after(echo + voice, far)  # the user as loud as the echo
+    assert coherence.rho(coherence.end) < 0.8
+    assert not coherence.is_echo(coherence.end)
+    alone = _coherence_after(voice, far)  # the user alone, the speaker playing
+    assert alone.rho(alone.end) < 0.3
+    # An echo 400 ms late is beyond any room: the rule does not claim it.
+    late = np.concatenate([np.zeros(6400, np.float32), far[:-6400]])
+    assert not _coherence_after(late, far).is_echo(16_000)
+
+
+def test_silence_is_not_judged() -> None:
+    coherence = _coherence_after(np.zeros(8000, np.float32), _speechy(0.5, 1))
+    assert coherence.rho(coherence.end) == 0.0

@@ -46,3 +46,15 @@ def test_delay_tracker_leaves_a_good_alignment_alone() -> None:
     shifts = [tracker.observe(near[i:i + 160], speech[i:i + 160])
               for i in range(0, len(speech), 160)]
     assert tracker.lag == 480 and not any(shifts)
+
+
+def test_an_underrun_places_the_pointer_anew_at_once() -> None:
+    far = FarTimeline(rate=1000)
+    far.push(np.arange(2000, dtype=np.float32), dac_s=10.0)
+    block = far.take(10.1, 50)
+    assert block is not None and block[0] == 100.0
+    # The device skipped 120 ms: from now on its timestamps say index 0 played at 9.88 s.
+    far.reanchor()
+    far.push(np.arange(2000, 2100, dtype=np.float32), dac_s=11.88)
+    block = far.take(10.2, 50)
+    assert block is not None and block[0] == 320.0  # not 150, and not 20 ms at a time

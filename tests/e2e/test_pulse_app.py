@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from desktop_agent.core.turns.model import State
-from tests.audio.pulse import pactl
+from tests.audio.pulse import LOOPBACK_ARGS, pactl
 
 pytestmark = [pytest.mark.models, pytest.mark.slow, pytest.mark.pulse, pytest.mark.timeout(900)]
 
@@ -146,7 +146,7 @@ def _restore_devices() -> None:
     pactl("load-module", "module-null-sink", "sink_name=speaker", "rate=48000", "channels=2")
     pactl("load-module", "module-null-sink", "sink_name=micsink", "rate=48000", "channels=1")
     pactl("load-module", "module-loopback", "source=speaker.monitor", "sink=micsink",
-          "latency_msec=30")
+          *LOOPBACK_ARGS)
     pactl("set-default-sink", "speaker")
     pactl("set-default-source", "micsink.monitor")
 

@@ -42,9 +42,12 @@ def test_live_and_restart_settings(qtbot: Any, monkeypatch: Any) -> None:
     faster = dataclasses.replace(
         base, voice=dataclasses.replace(base.voice, speaking_rate=1.3),
         interaction=dataclasses.replace(base.interaction, mode="hands_free"),
-        endpointing=dataclasses.replace(base.endpointing, min_silence_s=0.2, max_silence_s=1.0))
+        endpointing=dataclasses.replace(base.endpointing, min_silence_s=0.2, max_silence_s=1.0),
+        barge_in=dataclasses.replace(base.barge_in, sensitivity=1.0))
+    onset_before = c.pipeline.playback_onset_s
     c.apply_settings(faster)
     assert c.mode == "hands_free" and rates == [1.3] and notices == []
+    assert c.pipeline.playback_onset_s < onset_before  # more sensitive: shorter onsets pause
     assert c.recorder.endpointer.silence_needed_s("I want to go to the") == 1.0  # clamped
     c.apply_settings(dataclasses.replace(faster, models=dataclasses.replace(
         faster.models, llm="smollm2-135m-instruct")))

@@ -1,0 +1,109 @@
+"""CapturePipeline: quick onsets while the assistant speaks, echo rules, the opt-in trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline, playback_onset_s
+from desktop_agent.audio.capture_trace import ENV_VAR, CaptureTrace
+from desktop_agent.core.policy.segmenter import SegmentEvent
+
+
+class LoudnessVad:
+    """Speech exactly where the frame is loud (stands in for Silero)."""
+
+    def speech_probability(self, frame: np.ndarray) -> float:
+        return 0.9 if float(np.max(np.abs(frame))) > 0.005 else 0.05
+
+    def reset(self) -> None:
+        pass
+
+
+class PassThroughAec:
+    """A canceller that removes ``1 - gain`` of the mic (gain 1: nothing, the worst case)."""
+
+    frame_samples = 160
+    gain = 1.0
+
+    def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+        return (near * self.gain).astype(np.int16)
+
+    def reset(self) -> None:
+        pass
+
+
+def _frames_to_onset(pipe: CapturePipeline, near: np.ndarray,
+                     far: np.ndarray | None = None) -> int | None:
+    """VAD frames of ``near`` processed before SPEECH_STARTED (None: never)."""
+    for i in range(0, len(near), VAD_FRAME):
+        block_far = None if far is None else far[i:i + VAD_FRAME]
+        for event in pipe.process(near[i:i + VAD_FRAME], block_far):
+            if event.kind is SegmentEvent.SPEECH_STARTED:
+                return i // VAD_FRAME + 1
+    return None
+
+
+def _tone(frames: int, level: float = 0.3, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(frames * VAD_FRAME) * level / 3).clip(-1, 1).astype(np.float32)
+
+
+def test_onsets_are_confirmed_sooner_while_the_assistant_speaks() -> None:
+    idle = CapturePipeline(LoudnessVad())
+    assert _frames_to_onset(idle, _tone(12)) == 8  # 0.25 s: the usual confirmation
+    playing = CapturePipeline(LoudnessVad())
+    playing.set_playback(True)
+    assert _frames_to_onset(playing, _tone(12)) == 4  # 0.12 s: pause first, decide second
+    playing.set_playback(False)
+    playing.reset_segmenter()
+    assert _frames_to_onset(playing, _tone(12, seed=1)) == 8
+
+
+def test_sensitivity_sets_how_much_speech_pauses_the_reply() -> None:
+    frames = {s: _frames_to_onset(_playing(s), _tone(12)) for s in (0.0, 0.5, 1.0)}
+    assert frames == {0.0: 6, 0.5: 4, 1.0: 2}
+
+
+def _playing(sensitivity: float) -> CapturePipeline:
+    pipe = CapturePipeline(LoudnessVad())
+    pipe.playback_onset_s = playback_onset_s(sensitivity)
+    pipe.set_playback(True)
+    return pipe
+
+
+def test_a_mic_that_only_repeats_the_speaker_never_starts_speech() -> None:
+    aec = PassThroughAec()
+    pipe = CapturePipeline(LoudnessVad(), aec)
+    pipe.set_playback(True)
+    far = _tone(100, seed=3)
+    echo = np.concatenate([np.zeros(480, np.float32), far[:-480]])  # 30 ms later, 0 dB
+    aec.gain = 0.05  # the canceller works (-26 dB): the power gate learns that residual
+    assert _frames_to_onset(pipe, echo[:40 * VAD_FRAME], far[:40 * VAD_FRAME]) is None
+    assert pipe.echo_gate.ratio_db < -15 and pipe.coherence.coherent_frames == 0
+    aec.gain = 1.0  # the echo path moved: the residual is as loud as the speaker
+    assert _frames_to_onset(pipe, echo[40 * VAD_FRAME:], far[40 * VAD_FRAME:]) is None
+    assert pipe.coherence.coherent_frames > 20
+    user = _tone(20, seed=4)  # then the user talks over it, as loud as the echo
+    more_far = _tone(20, seed=5)
+    more_echo = np.concatenate([far[-480:], more_far[:-480]])
+    assert _frames_to_onset(pipe, more_echo + user, more_far) is not None
+
+
+def test_trace_records_blocks_and_frames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert CaptureTrace.from_env() is None  # nothing is recorded unless asked
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "sub" / "trace.npz"))
+    trace = CaptureTrace.from_env()
+    assert trace is not None
+    pipe = CapturePipeline(LoudnessVad(), PassThroughAec())
+    pipe.trace = trace
+    far = _tone(10, seed=6)
+    _frames_to_onset(pipe, _tone(10, seed=7), far)
+    pipe.echo_path_changed()
+    saved = np.load(trace.save())
+    assert len(saved["near"]) == len(saved["far"]) == len(saved["cleaned"]) == 10 * VAD_FRAME
+    assert saved["frames"].shape == (10, 6)
+    assert list(saved["mark_label"]) == ["echo_path_changed"]
