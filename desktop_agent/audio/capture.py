@@ -154,6 +154,7 @@ class CapturePipeline:
         """Tells the user from residual echo while the speaker plays."""
         self.coherence = EchoCoherence(ASR_SAMPLE_RATE)
         """Tells a raw mic that is only a copy of the speaker (a canceller behind the path)."""
+        self._passed = False  # the previous VAD frame counted as speech
         self.trace: CaptureTrace | None = None
         """When set, every block and VAD frame is recorded (see capture_trace)."""
 
@@ -214,9 +215,10 @@ class CapturePipeline:
             prob = raw = float(self.vad.speech_probability(frame))
             power = float(np.mean(np.square(frame, dtype=np.float64)))
             if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
-                    self.echo_gate.is_echo(power) or (self.echo_gate.far_active()
-                                                      and self.coherence.is_echo(frame_end))):
+                    self.echo_gate.is_echo(power, holding=self._passed)
+                    or (self.echo_gate.far_active() and self.coherence.is_echo(frame_end))):
                 prob = 0.0  # what the canceller left of the speaker, not the user
+            self._passed = prob >= self.segmenter.settings.neg_threshold
             if self.trace is not None:
                 self.trace.frame(frame_end, raw, prob != raw, power_db(power),
                                  self.echo_gate.far_db(), self.echo_gate.ratio_db)

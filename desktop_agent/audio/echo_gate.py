@@ -32,6 +32,9 @@ class EchoGateSettings:
     """Seconds after a far-end block during which its echo may still arrive."""
     margin_db: float = 6.0
     """How far above the expected residual the cleaned signal must be to be the user."""
+    hold_margin_db: float = 2.0
+    """The same, for a frame right after one that passed: hysteresis, so the decaying end
+    of the user's first word is not cut off before the onset is confirmed."""
     initial_ratio_db: float = 0.0
     """Residual-to-far ratio assumed before the canceller has learned anything, dB."""
     ratio_smoothing: float = 0.08
@@ -70,14 +73,17 @@ class EchoGate:
         """Whether the speaker played loud enough recently for its echo to matter."""
         return self.far_db() >= self.settings.far_active_db
 
-    def is_echo(self, cleaned_power: float) -> bool:
-        """Whether a cleaned VAD frame of mean-square ``cleaned_power`` is only echo."""
+    def is_echo(self, cleaned_power: float, holding: bool = False) -> bool:
+        """Whether a cleaned VAD frame of mean-square ``cleaned_power`` is only echo.
+
+        ``holding``: the previous frame passed as the user (``hold_margin_db`` applies).
+        """
         s = self.settings
         far_db = self.far_db()
         if far_db < s.far_active_db:
             return False
         ratio = power_db(cleaned_power) - far_db
-        if ratio >= self.ratio_db + s.margin_db:
+        if ratio >= self.ratio_db + (s.hold_margin_db if holding else s.margin_db):
             return False  # well above what the canceller leaves: someone is talking
         self.ratio_db += s.ratio_smoothing * (ratio - self.ratio_db)
         self.gated_frames += 1

@@ -79,3 +79,13 @@ def test_a_voice_over_the_echo_is_not_echo() -> None:
 def test_silence_is_not_judged() -> None:
     coherence = _coherence_after(np.zeros(8000, np.float32), _speechy(0.5, 1))
     assert coherence.rho(coherence.end) == 0.0
+
+
+def test_a_frame_right_after_the_user_needs_less_margin() -> None:
+    gate = EchoGate()
+    for _ in range(50):
+        gate.far_block(0.01, _db(-20))
+        gate.is_echo(_db(-45))  # learns a residual 25 dB under the speaker
+    gate.far_block(0.01, _db(-20))
+    assert gate.is_echo(_db(-41))  # 4 dB above the residual: echo, on its own
+    assert not gate.is_echo(_db(-41), holding=True)  # but it continues a word that passed

@@ -135,6 +135,23 @@ def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
     _wait(qtbot, lambda: c.machine.state in (State.LISTENING, State.ASSISTANT_SPEAKING), 120)
 
 
+def test_hands_free_backchannel_does_not_stop_the_reply(qtbot: Any, app: Any,
+                                                       user_wav: Any) -> None:
+    c = app.controller
+    c.set_mode("hands_free")
+    start, judged = len(c.transitions), len(c.barge_tracker.verdicts)
+    _ask_hands_free(qtbot, app, user_wav("Tell me about the moon in a few sentences."))
+    qtbot.wait(2000)
+    assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon"
+    _say(user_wav("Okay.")).wait(10)
+    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 90)
+    causes = _causes(c, start)
+    assert (State.INTERRUPTED, "barge_in_voice") not in causes, causes
+    assert causes[-1] == (State.LISTENING, "reply_done"), causes
+    verdicts = [(v.decision.value, v.reason) for v in c.barge_tracker.verdicts[judged:]]
+    assert ("resume", "backchannel") in verdicts, verdicts  # heard, paused, resumed
+
+
 def _unload_devices() -> None:
     for name in ("sink_name=micsink", "sink_name=speaker"):
         for line in pactl("list", "short", "modules").splitlines():
