@@ -6,9 +6,9 @@ the assistant's Piper answer plays through a synthetic echo path (delay + room r
 (speexdsp AEC, Silero VAD, echo gate, segmenter); a "user" (Piper at another pace and
 pitch, or a cough, clap, knock or breath) is mixed in from a known sample. Onsets are
 handled as the runtime does: onsets within the warm-up after playback start are echo;
-any other onset pauses playback (the far end stops) and is judged by the real
-:class:`BargeInDecider`, fed the way :class:`~desktop_agent.runtime.bargein_tracker.
-BargeInTracker` feeds it: on every fact and every 100 ms, with partial transcripts from
+any other onset pauses playback (the far end stops) and is judged by the very
+:class:`~desktop_agent.core.policy.bargein_judge.BargeInJudge` the runtime's
+``BargeInTracker`` steps: on every fact and every 100 ms, with partial transcripts from
 Whisper over the barge audio. A transcript arrives after the CPU time Whisper really
 took; transcripts Whisper's hallucination filter drops never arrive.
 """
