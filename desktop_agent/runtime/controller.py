@@ -45,6 +45,7 @@ from desktop_agent.runtime.capture_routing import (
     stage_of,
 )
 from desktop_agent.runtime.extras import Extras
+from desktop_agent.runtime.playback_commands import PlaybackCommands
 from desktop_agent.runtime.playback_monitor import PlaybackMonitor
 from desktop_agent.runtime.recorder import Recorder
 from desktop_agent.runtime.view_api import AgentViewModel, ErrorNotice, LevelReading, LoadProgress
@@ -64,7 +65,7 @@ class Engines:
     threads: list[QThread] = field(default_factory=list)
 
 
-class AgentController(CaptureRouting, AgentViewModel):
+class AgentController(CaptureRouting, PlaybackCommands, AgentViewModel):
     """The real view model: turn machine + workers + audio."""
 
     sig_asr_job = Signal(object)
@@ -335,41 +336,6 @@ class AgentController(CaptureRouting, AgentViewModel):
 
     def _on_asr_sig_result(self, result: Any) -> None:
         self.recorder.on_asr_result(result)
-
-    def _on_tts_sig_result(self, result: tuple[TtsJob, Any]) -> None:
-        job, chunk = result
-        if chunk is not None and job.chunk_index >= 0 and not job.cancel.cancelled:
-            self._audio[(job.turn_id, job.chunk_index)] = chunk
-
-    def _cmd_PlayChunk(self, c: cmd.PlayChunk) -> None:
-        chunk = self._audio.pop((c.turn_id, c.chunk_index), None)
-        if chunk is None:
-            return
-        token = self._token(c.job, c.turn_id)
-        self.monitor.add(c.turn_id, c.job, chunk.n_samples, token)
-        self.feeder.play(self.monitor.key(c.job), chunk.audio, chunk.sample_rate, token)
-        self.sig_caption.emit(chunk.text)
-        text = self._assistant_text.get(c.turn_id, "")
-        self._assistant_text[c.turn_id] = (text + " " + chunk.text).strip()
-        self.sig_assistant_text.emit(int(c.turn_id), self._assistant_text[c.turn_id])
-
-    def _cmd_FlushPlayback(self, c: cmd.FlushPlayback) -> None:
-        self._cancel(c.job, "flushed")
-        self.monitor.flush(c.job)
-        self.backend.player.unduck()
-
-    def _cmd_DuckPlayback(self, c: cmd.DuckPlayback) -> None:
-        self.backend.player.duck(10 ** (c.gain_db / 20))
-
-    def _cmd_ResumePlayback(self, c: cmd.ResumePlayback) -> None:
-        self.backend.player.unduck()
-
-    def _cmd_SpeakApology(self, c: cmd.SpeakApology) -> None:
-        self.sig_caption.emit(c.text)
-        self.monitor.speak_apology(c.turn_id, c.text, self.engines.tts, self.feeder)
-
-    def _cmd_StopApology(self, c: cmd.StopApology) -> None:
-        self.monitor.stop_apology()
 
     def _cmd_StartTimer(self, c: cmd.StartTimer) -> None:
         timer = QTimer(self)
