@@ -12,6 +12,7 @@ from typing import Any
 
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns.policy import PAUSE_GAIN_DB
 from desktop_agent.runtime.workers import TtsJob
 
 
@@ -53,12 +54,17 @@ class PlaybackCommands:
     def _cmd_FlushPlayback(self, c: cmd.FlushPlayback) -> None:
         self._cancel(c.job, "flushed")
         self.monitor.flush(c.job)
+        self.backend.player.resume()  # the flushed reply is dropped; the next one plays
         self.backend.player.unduck()
 
     def _cmd_DuckPlayback(self, c: cmd.DuckPlayback) -> None:
-        self.backend.player.duck(10 ** (c.gain_db / 20))
+        if c.gain_db <= PAUSE_GAIN_DB:
+            self.backend.player.pause()  # hold the place: resumed or flushed by the verdict
+        else:
+            self.backend.player.duck(10 ** (c.gain_db / 20))
 
     def _cmd_ResumePlayback(self, c: cmd.ResumePlayback) -> None:
+        self.backend.player.resume()
         self.backend.player.unduck()
 
     def _cmd_SpeakApology(self, c: cmd.SpeakApology) -> None:

@@ -46,7 +46,9 @@ def app(qapp: Any, pulse_server: str, models: Any) -> Any:
         qapp.processEvents()
         time.sleep(0.05)
     assert rt.controller.loaded(), "the engines did not load"
+    _RUNNING.append(rt)
     yield rt
+    _RUNNING.clear()
     rt.shutdown()
 
 
@@ -77,14 +79,27 @@ def _say(path: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(["paplay", "--device=micsink", str(path)])
 
 
+_RUNNING: list[Any] = []  # the module's app, for timeout diagnostics
+
+
 def _wait(qtbot: Any, what: Any, timeout_s: float) -> None:
-    qtbot.waitUntil(what, timeout=int(timeout_s * 1000))
+    try:
+        qtbot.waitUntil(what, timeout=int(timeout_s * 1000))
+    except Exception as exc:  # say where the app stood, not just that it timed out
+        if not _RUNNING:
+            raise
+        c = _RUNNING[-1].controller
+        recent = [(int(t.turn_id), t.source.name, t.target.name, t.cause, round(t.at_s, 2))
+                  for t in c.transitions[-10:]]
+        raise AssertionError(
+            f"timed out after {timeout_s} s in {c.machine.state.name} at "
+            f"{time.monotonic():.2f}; tracker active={c.barge_tracker.active}, "
+            f"player paused={c.backend.player.paused}, last transitions={recent}, "
+            f"verdicts={c.barge_tracker.verdicts[-4:]}") from exc
 
 
 def _causes(c: Any, since: int = 0) -> list[tuple[State, str]]:
     return [(t.target, t.cause) for t in c.transitions[since:]]
-
-
 
 
 def _ask_hands_free(qtbot: Any, app: Any, path: Path) -> None:

@@ -10,6 +10,10 @@ from desktop_agent.core.turns.model import State
 DEFAULT_APOLOGY: Final = "Sorry, I lost that. Could you say it again?"
 
 
+PAUSE_GAIN_DB = -60.0
+"""A duck this deep is a pause."""
+
+
 @dataclass(frozen=True, slots=True)
 class TurnPolicy:
     """Per-stage timeouts and turn-taking knobs. Frozen: build a new one to change it."""
@@ -28,8 +32,10 @@ class TurnPolicy:
     """Seconds to wait for ApologyFinished before LISTENING anyway."""
     fade_ms: float = 30.0
     """Fade-out applied when playback is flushed, milliseconds."""
-    duck_gain_db: float = -12.0
-    """Gain while a hands-free onset during playback is judged, dB."""
+    duck_gain_db: float = -120.0
+    """Gain while a hands-free onset during playback is judged, dB. At or below
+    ``PAUSE_GAIN_DB`` (the default) the reply pauses and holds its place: nothing the
+    user did not hear is lost, and the echo stops while the barge-in is judged."""
     partials: bool = True
     """Ask recordings for AsrPartial events (needed for the speculative start)."""
     speculative_start: bool = True
