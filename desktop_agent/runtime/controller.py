@@ -88,7 +88,8 @@ class AgentController(CaptureRouting, PlaybackCommands, AgentViewModel):
         super().__init__()
         self.settings = settings or Settings()
         history = History(SYSTEM_PROMPT, **({"count_tokens": count_tokens} if count_tokens else {}))
-        self.machine = TurnStateMachine(history, policy=policy or TurnPolicy(),
+        duck_db = barge_settings(self.settings).duck_gain_db
+        self.machine = TurnStateMachine(history, policy=policy or TurnPolicy(duck_gain_db=duck_db),
                                         chunker_factory=first_clause_chunker)
         self.engines = engines
         self.backend = backend

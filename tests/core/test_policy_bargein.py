@@ -104,7 +104,8 @@ def test_defaults() -> None:
     settings = BargeInSettings()
     assert settings.min_interrupt_speech_s == 0.6
     assert settings.warmup_s == 0.3
-    assert settings.duck_gain == 0.0
+    assert settings.duck_gain == 0.0 and settings.duck_gain_db <= -60  # a pause
+    assert BargeInSettings(duck_gain=0.1).duck_gain_db == pytest.approx(-20.0)
     assert "mm-hm" in settings.backchannel_words and "got it" in settings.backchannel_words
 
 

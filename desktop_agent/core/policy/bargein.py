@@ -1,15 +1,16 @@
 """Barge-in while the assistant speaks: pause first, decide second.
 
-When the VAD hears the user during playback, the runtime ducks or pauses playback at
-once (``duck_gain``) and then asks :class:`BargeInDecider`, every time the confirmed
-speech grows or the partial transcript changes, whether to interrupt the reply, keep
-waiting, or resume it. "Mm-hm", a cough, a laugh and our own echo resume; "wait",
+When the VAD hears the user during playback, the runtime pauses (or, with a non-zero
+``duck_gain``, ducks) playback at once and then asks :class:`BargeInDecider`, every time
+the confirmed speech grows or the partial transcript changes, whether to interrupt the
+reply, keep waiting, or resume it. "Mm-hm", a cough, a laugh and our own echo resume; "wait",
 "stop", "no that's wrong" or simply enough speech interrupt.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Final
@@ -68,6 +69,11 @@ class BargeInSettings:
     max_backchannel_s: float = 1.5
     """Speech, seconds, beyond which even a backchannel-looking transcript interrupts
     (the ASR is behind the user)."""
+
+    @property
+    def duck_gain_db(self) -> float:
+        """``duck_gain`` in dB for the turn machine's DuckPlayback (-120: pause)."""
+        return 20 * math.log10(self.duck_gain) if self.duck_gain > 1e-6 else -120.0
 
     def __post_init__(self) -> None:
         """Reject settings that cannot work."""
