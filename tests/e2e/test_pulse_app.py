@@ -161,7 +161,10 @@ def test_hands_free_backchannel_does_not_stop_the_reply(qtbot: Any, app: Any,
     assert (State.INTERRUPTED, "barge_in_voice") not in causes, causes
     assert causes[-1] == (State.LISTENING, "reply_done"), causes
     verdicts = [(v.decision.value, v.reason) for v in c.barge_tracker.verdicts[judged:]]
-    assert ("resume", "backchannel") in verdicts, verdicts  # heard, paused, resumed
+    # Heard, paused, resumed: as a backchannel, or as too short to be words when Whisper's
+    # filter drops a lone "okay" (a stock hallucination) from so little audio.
+    assert any(d == "resume" and r in ("backchannel", "too_short", "no_words")
+               for d, r in verdicts), verdicts
 
 
 def _unload_devices() -> None:
