@@ -29,6 +29,10 @@ PLAYBACK_ONSET_S = 0.12
 """Speech, seconds, that confirms an onset while the assistant speaks (4 VAD frames, half
 the usual): the reply pauses at once and the barge-in tracker decides, so a short "wait"
 is caught; a cough that gets this far only pauses the reply for a moment."""
+PLAYBACK_THRESHOLD = 0.4
+"""While the assistant speaks, the VAD probability a frame needs to count towards an onset
+(0.5 otherwise): the echo rules already took out what the speaker left, and a soft first
+syllable ("Ac-tually") often scores just under 0.5, which cost a quarter second."""
 
 
 def playback_onset_s(sensitivity: float) -> float:
@@ -257,7 +261,8 @@ class CapturePipeline:
         turns out to be a cough or a backchannel. Runs on: any thread (one attribute swap)."""
         base = self._idle_settings
         self.segmenter.settings = replace(
-            base, min_speech_s=min(base.min_speech_s, self.playback_onset_s)
+            base, min_speech_s=min(base.min_speech_s, self.playback_onset_s),
+            threshold=min(base.threshold, max(base.neg_threshold, PLAYBACK_THRESHOLD)),
         ) if playing else base
 
     def reset_segmenter(self) -> None:

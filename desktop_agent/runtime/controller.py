@@ -33,7 +33,7 @@ from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.machine import TurnStateMachine
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.model import Stage, State
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.audio_workers import CaptureWorker, PlaybackFeeder
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
@@ -369,6 +369,14 @@ class AgentController(CaptureRouting, PlaybackCommands, AgentViewModel):
     def _on_capture_sig_failed(self, exc: Any) -> None:
         err = exc if isinstance(exc, AgentError) else AgentError("device_error", str(exc))
         self.sig_error.emit(ErrorNotice.from_error(err))
+        state = self.machine.state
+        if state not in (State.LISTENING, State.ERROR):
+            # A turn cannot go on without its devices: fail it (ERROR, an apology, then
+            # LISTENING) rather than wait for audio that will never be played or heard.
+            speaking = state in (State.ASSISTANT_SPEAKING, State.INTERRUPTED)
+            self._feed(ev.StageFailed(
+                turn_id=self.machine.turn_id, job=None, code=err.code, message=err.message,
+                stage=Stage.PLAYBACK if speaking else Stage.RECORDING, at_s=time.monotonic()))
 
     def _on_worker_sig_load_state(self, state: Any) -> None:
         stage = state.stage if state.stage in ("asr", "llm", "tts", "vad", "aec") else None

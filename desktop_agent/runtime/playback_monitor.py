@@ -21,11 +21,15 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.turns import events as ev
+from desktop_agent.core.turns.model import Stage
 from desktop_agent.runtime.workers import TtsJob
 
 _LOGGER = logging.getLogger(__name__)
 _POLL_MS = 10
 _PROGRESS_EVERY_S = 0.05
+STALL_S = 3.0
+"""Seconds without a sample consumed, audio waiting and playback not paused, after which
+the speaker is taken for stuck: the turn fails (ERROR, an apology) instead of hanging."""
 
 
 @dataclass
@@ -44,6 +48,9 @@ class _Stream:
     flushed_at: float | None = None
     last_progress: float = 0.0
     keys: list[TurnId] = field(default_factory=list)
+    last_played: int = 0
+    last_advance: float = 0.0
+    stalled: bool = False
 
 
 class PlaybackMonitor(QObject):
@@ -131,6 +138,7 @@ class PlaybackMonitor(QObject):
                 self._first_audio_s = status.first_sample_monotonic_s
                 self._feed(ev.PlaybackStarted(turn_id=s.turn_id,
                                               at_s=status.first_sample_monotonic_s, job=job))
+            self._watch_stall(s, played, now)
             if s.started and now - s.last_progress >= _PROGRESS_EVERY_S:
                 s.last_progress = now
                 self._feed(ev.PlaybackProgress(turn_id=s.turn_id, at_s=now, job=job,
@@ -145,6 +153,21 @@ class PlaybackMonitor(QObject):
                 self._feed(ev.PlaybackFinished(turn_id=s.turn_id, at_s=now, job=job,
                                                played_samples=total))
         self._poll_apology(now)
+
+    def _watch_stall(self, s: _Stream, played: int, now: float) -> None:
+        if played != s.last_played or s.last_advance == 0.0:
+            s.last_played, s.last_advance = played, now
+            return
+        waiting = self.player.queued_s > 0.05 and not getattr(self.player, "paused", False)
+        if not waiting:
+            s.last_advance = now  # nothing to play (a slow LLM) or paused on purpose
+            return
+        if not s.stalled and now - s.last_advance >= STALL_S:
+            s.stalled = True
+            _LOGGER.warning("turn=%d playback stalled for %.1f s", s.turn_id, now - s.last_advance)
+            self._feed(ev.StageFailed(
+                turn_id=s.turn_id, job=None, stage=Stage.PLAYBACK, code="playback_stalled",
+                message=f"The speaker took no audio for {STALL_S:.0f} s.", at_s=now))
 
     def _feeder_end(self, s: _Stream) -> None:
         # end_turn runs on the feeder thread, after the chunks queued before it.

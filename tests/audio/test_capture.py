@@ -62,6 +62,23 @@ def test_onsets_are_confirmed_sooner_while_the_assistant_speaks() -> None:
     assert _frames_to_onset(playing, _tone(12, seed=1)) == 8
 
 
+class HesitantVad:
+    """Scores every frame 0.45: a soft syllable, just under the usual threshold."""
+
+    def speech_probability(self, frame: np.ndarray) -> float:
+        return 0.45
+
+    def reset(self) -> None:
+        pass
+
+
+def test_a_soft_syllable_counts_only_while_the_assistant_speaks() -> None:
+    assert _frames_to_onset(CapturePipeline(HesitantVad()), _tone(12)) is None
+    playing = CapturePipeline(HesitantVad())
+    playing.set_playback(True)
+    assert _frames_to_onset(playing, _tone(12)) == 4
+
+
 def test_sensitivity_sets_how_much_speech_pauses_the_reply() -> None:
     frames = {s: _frames_to_onset(_playing(s), _tone(12)) for s in (0.0, 0.5, 1.0)}
     assert frames == {0.0: 6, 0.5: 4, 1.0: 2}
