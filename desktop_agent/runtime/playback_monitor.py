@@ -138,7 +138,8 @@ class PlaybackMonitor(QObject):
                 self._first_audio_s = status.first_sample_monotonic_s
                 self._feed(ev.PlaybackStarted(turn_id=s.turn_id,
                                               at_s=status.first_sample_monotonic_s, job=job))
-            self._watch_stall(s, played, now)
+            waiting = int(status.enqueued_samples) - int(status.played_samples)
+            self._watch_stall(s, played, now, waiting / max(1, status.sample_rate))
             if s.started and now - s.last_progress >= _PROGRESS_EVERY_S:
                 s.last_progress = now
                 self._feed(ev.PlaybackProgress(turn_id=s.turn_id, at_s=now, job=job,
@@ -154,11 +155,13 @@ class PlaybackMonitor(QObject):
                                                played_samples=total))
         self._poll_apology(now)
 
-    def _watch_stall(self, s: _Stream, played: int, now: float) -> None:
+    def _watch_stall(self, s: _Stream, played: int, now: float, waiting_s: float) -> None:
+        """``waiting_s``: audio of this stream's key accepted and not yet played."""
         if played != s.last_played or s.last_advance == 0.0:
             s.last_played, s.last_advance = played, now
             return
-        waiting = self.player.queued_s > 0.05 and not getattr(self.player, "paused", False)
+        waiting = (waiting_s > 0.05 and not s.drained and s.flushed_at is None
+                   and not getattr(self.player, "paused", False))
         if not waiting:
             s.last_advance = now  # nothing to play (a slow LLM) or paused on purpose
             return

@@ -11,7 +11,6 @@ from desktop_agent.runtime.playback_monitor import STALL_S, PlaybackMonitor, _St
 
 
 class StuckPlayer:
-    queued_s = 0.5
     paused = False
 
 
@@ -24,24 +23,25 @@ def _rig(qtbot: Any) -> tuple[PlaybackMonitor, StuckPlayer, list[Any], _Stream]:
 
 def test_a_speaker_that_stops_taking_audio_fails_the_turn(qtbot: Any) -> None:
     monitor, _, fed, s = _rig(qtbot)
-    monitor._watch_stall(s, 1000, 10.0)
-    monitor._watch_stall(s, 1600, 10.5)  # still playing
-    monitor._watch_stall(s, 1600, 10.5 + STALL_S - 0.1)
+    monitor._watch_stall(s, 1000, 10.0, 2.0)
+    monitor._watch_stall(s, 1600, 10.5, 1.9)  # still playing
+    monitor._watch_stall(s, 1600, 10.5 + STALL_S - 0.1, 1.9)
     assert fed == []
-    monitor._watch_stall(s, 1600, 10.5 + STALL_S + 0.1)
+    monitor._watch_stall(s, 1600, 10.5 + STALL_S + 0.1, 1.9)
     assert len(fed) == 1 and isinstance(fed[0], ev.StageFailed)
     assert fed[0].stage is Stage.PLAYBACK and fed[0].code == "playback_stalled"
-    monitor._watch_stall(s, 1600, 20.0)
+    monitor._watch_stall(s, 1600, 20.0, 1.9)
     assert len(fed) == 1  # once
 
 
 def test_a_pause_or_an_empty_queue_is_not_a_stall(qtbot: Any) -> None:
     monitor, player, fed, s = _rig(qtbot)
-    monitor._watch_stall(s, 1000, 10.0)
+    monitor._watch_stall(s, 1000, 10.0, 1.0)
     player.paused = True  # a barge-in being judged
-    monitor._watch_stall(s, 1000, 10.0 + 2 * STALL_S)
-    player.paused, player.queued_s = False, 0.0  # waiting for a slow LLM
-    monitor._watch_stall(s, 1000, 10.0 + 4 * STALL_S)
-    player.queued_s = 0.5
-    monitor._watch_stall(s, 1000, 10.0 + 4 * STALL_S + 1.0)
+    monitor._watch_stall(s, 1000, 10.0 + 2 * STALL_S, 1.0)
+    player.paused = False  # all of it played: waiting for a slow LLM
+    monitor._watch_stall(s, 1000, 10.0 + 4 * STALL_S, 0.0)
+    monitor._watch_stall(s, 1000, 10.0 + 4 * STALL_S + 1.0, 1.0)
+    s.drained = True  # an old stream: audio queued for a newer one is not its business
+    monitor._watch_stall(s, 1000, 10.0 + 8 * STALL_S, 1.0)
     assert fed == []
