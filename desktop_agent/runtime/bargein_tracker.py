@@ -1,11 +1,11 @@
 """Hands-free barge-in: pause first, decide second, with a transcript when there is one.
 
-The controller feeds ``VoiceOnsetDuringPlayback`` on a confirmed onset (the machine ducks
+The controller feeds ``VoiceOnsetDuringPlayback`` on a confirmed onset (the machine pauses
 the reply at once) and then hands the onset to :class:`BargeInTracker`. The tracker
 keeps a :class:`~desktop_agent.core.policy.bargein_judge.BargeInJudge` (the pure rules the
 benchmark runs too) and steps it on every new fact and on a 100 ms timer. Its verdict becomes
 ``BargeInDecided``: real (the machine cuts the reply and gives the user the floor) or not
-(the reply un-ducks).
+(the reply resumes where it paused).
 
 Transcripts come from partial ASR jobs over ``history.slice(onset, now)`` whenever the
 ASR worker is idle. Their job ids are negative, so the turn machine never knows them; the
@@ -105,7 +105,7 @@ class BargeInTracker(QObject):
         return self._judge is not None and self._judge.ended_at is not None
 
     def start(self, turn_id: TurnId, onset: int) -> None:
-        """A confirmed onset at mic index ``onset`` (the machine was told and ducked)."""
+        """A confirmed onset at mic index ``onset`` (the machine was told and paused)."""
         self.cancel()
         self._turn = turn_id
         self._judge = BargeInJudge(self.decider, self.history, self.rate, onset,

@@ -54,7 +54,7 @@ class CaptureRouting:
                                       speech_end_s=speech_at))
 
     def _barge_event(self, event: CaptureEvent, at: float) -> None:
-        """An onset or end while the assistant speaks: duck at once, then let the tracker judge."""
+        """An onset or end while the assistant speaks: pause at once, then let the tracker judge."""
         if event.kind is not SegmentEvent.SPEECH_STARTED:
             self.barge_tracker.speech_ended(event.speech_sample)
             return
