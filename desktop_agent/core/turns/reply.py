@@ -134,12 +134,19 @@ class ReplyHandlers(MachineBase):
             self._ctx.llm_timer = None
             self._ctx.span.mark("llm_first_token", at_s)
 
-    def _on_llm_token(self, event: LlmToken, at_s: float | None = None) -> None:
-        reply = self._ctx.reply
+    def _reply_for(self, event: LlmToken | LlmToolCall | LlmFinished) -> Reply | None:
+        """The reply ``event`` feeds; None when it was held (speculative) or is stale."""
         if self._on_speculative_output(event):
-            return
+            return None
+        reply = self._ctx.reply
         if reply is None or event.job != reply.llm_job:
             self._ignore(event)
+            return None
+        return reply
+
+    def _on_llm_token(self, event: LlmToken, at_s: float | None = None) -> None:
+        reply = self._reply_for(event)
+        if reply is None:
             return
         self._first_output(reply, event.at_s if at_s is None else at_s)
         reply.text += event.text
@@ -147,11 +154,8 @@ class ReplyHandlers(MachineBase):
             self._synthesize(reply, clause)
 
     def _on_llm_tool_call(self, event: LlmToolCall, at_s: float | None = None) -> None:
-        reply = self._ctx.reply
-        if self._on_speculative_output(event):
-            return
-        if reply is None or event.job != reply.llm_job:
-            self._ignore(event)
+        reply = self._reply_for(event)
+        if reply is None:
             return
         when = event.at_s if at_s is None else at_s
         self._first_output(reply, when)
@@ -169,11 +173,8 @@ class ReplyHandlers(MachineBase):
             self._go(State.WAITING_FOR_TOOL, "tool_call", when)
 
     def _on_llm_finished(self, event: LlmFinished, at_s: float | None = None) -> None:
-        reply = self._ctx.reply
-        if self._on_speculative_output(event):
-            return
-        if reply is None or event.job != reply.llm_job:
-            self._ignore(event)
+        reply = self._reply_for(event)
+        if reply is None:
             return
         when = event.at_s if at_s is None else at_s
         self._end_job(event.job)
