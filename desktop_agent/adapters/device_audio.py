@@ -67,8 +67,6 @@ class FarTimeline:
         self._err = 0.0
         self._n_t0 = 0
         self.jumps = 0
-        self.unplayed = 0
-        """Far samples asked for before the tap had them (handed to the AEC as zeros)."""
         self.shifted = 0
         """Samples the delay tracker moved the pointer by (kept across timestamp updates)."""
 
@@ -110,7 +108,6 @@ class FarTimeline:
         out = np.zeros(n, dtype=np.float32)
         lo = max(start, self.written - len(self._buf), 0)
         hi = min(start + n, self.written)
-        self.unplayed += max(0, start + n - max(hi, start))
         if hi > lo:
             out[lo - start:hi - start] = self._buf[np.arange(lo, hi) % len(self._buf)]
         return out

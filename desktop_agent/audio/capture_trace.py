@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from desktop_agent.core.ports import ASR_SAMPLE_RATE
+
 ENV_VAR = "DESKTOP_AGENT_CAPTURE_TRACE"
 
 
@@ -26,7 +28,7 @@ class CaptureTrace:
 
     def __init__(self, path: Path, max_seconds: float = 900.0) -> None:
         self.path = path
-        self._max = int(max_seconds * 16_000)
+        self._max = int(max_seconds * ASR_SAMPLE_RATE)
         self._held = 0
         self.near: list[npt.NDArray[np.float32]] = []
         self.far: list[npt.NDArray[np.float32]] = []

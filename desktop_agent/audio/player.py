@@ -291,6 +291,11 @@ class Player:
         """Fade back in from where :meth:`pause` stopped. Runs on: any thread."""
         self._paused = False
 
+    def restore(self) -> None:
+        """Undo :meth:`pause` and :meth:`duck`: full level again. Runs on: any thread."""
+        self.resume()
+        self.unduck()
+
     @property
     def paused(self) -> bool:
         """True between :meth:`pause` and :meth:`resume`."""

@@ -74,8 +74,7 @@ class CaptureRouting:
         self.pipeline.set_playback(False)
         if target is not State.LISTENING:
             return
-        self.backend.player.resume()  # a reply that ended paused or ducked leaves neither
-        self.backend.player.unduck()
+        self.backend.player.restore()  # a reply that ended paused or ducked leaves neither
         if onset is not None and self.mode == "hands_free":
             # The segmenter is inside this speech and will not report its start again.
             QTimer.singleShot(0, lambda: self._floor_after_reply(onset))

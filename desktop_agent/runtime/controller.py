@@ -88,8 +88,9 @@ class AgentController(CaptureRouting, PlaybackCommands, AgentViewModel):
         super().__init__()
         self.settings = settings or Settings()
         history = History(SYSTEM_PROMPT, **({"count_tokens": count_tokens} if count_tokens else {}))
-        duck_db = barge_settings(self.settings).duck_gain_db
-        self.machine = TurnStateMachine(history, policy=policy or TurnPolicy(duck_gain_db=duck_db),
+        barge = barge_settings(self.settings)
+        policy = policy or TurnPolicy(duck_gain_db=barge.duck_gain_db)
+        self.machine = TurnStateMachine(history, policy=policy,
                                         chunker_factory=first_clause_chunker)
         self.engines = engines
         self.backend = backend
@@ -104,7 +105,7 @@ class AgentController(CaptureRouting, PlaybackCommands, AgentViewModel):
         self._loading: dict[str, str] = {}
         self.transitions: list[Any] = []
         self._closed = False
-        self.barge = BargeInDecider(barge_settings(self.settings))
+        self.barge = BargeInDecider(barge)
         pipeline.playback_onset_s = playback_onset_s(self.settings.barge_in.sensitivity)
         self._wire_workers()
         self.barge_tracker = BargeInTracker(

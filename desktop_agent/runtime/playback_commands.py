@@ -54,8 +54,7 @@ class PlaybackCommands:
     def _cmd_FlushPlayback(self, c: cmd.FlushPlayback) -> None:
         self._cancel(c.job, "flushed")
         self.monitor.flush(c.job)
-        self.backend.player.resume()  # the flushed reply is dropped; the next one plays
-        self.backend.player.unduck()
+        self.backend.player.restore()  # the flushed reply is dropped; the next one plays
 
     def _cmd_DuckPlayback(self, c: cmd.DuckPlayback) -> None:
         if c.gain_db <= PAUSE_GAIN_DB:
@@ -64,8 +63,7 @@ class PlaybackCommands:
             self.backend.player.duck(10 ** (c.gain_db / 20))
 
     def _cmd_ResumePlayback(self, c: cmd.ResumePlayback) -> None:
-        self.backend.player.resume()
-        self.backend.player.unduck()
+        self.backend.player.restore()
 
     def _cmd_SpeakApology(self, c: cmd.SpeakApology) -> None:
         self.sig_caption.emit(c.text)

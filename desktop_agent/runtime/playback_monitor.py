@@ -161,7 +161,7 @@ class PlaybackMonitor(QObject):
             s.last_played, s.last_advance = played, now
             return
         waiting = (waiting_s > 0.05 and not s.drained and s.flushed_at is None
-                   and not getattr(self.player, "paused", False))
+                   and not self.player.paused)
         if not waiting:
             s.last_advance = now  # nothing to play (a slow LLM) or paused on purpose
             return
