@@ -85,16 +85,21 @@ def _dispatch(args: argparse.Namespace) -> int:
     if command == "ask":
         return _ask(args)
     if command == "doctor":
-        from desktop_agent.doctor import run_doctor
+        from desktop_agent.tools.doctor import run_doctor
 
         return run_doctor(as_json=args.json, quick=args.quick)
     if command == "models":
         return _models(args.action)
     if command == "bench":
         return _bench(args)
-    from desktop_agent.app import run_gui
+    screenshot_dir = getattr(args, "screenshot_dir", None)
+    if screenshot_dir is not None:
+        from desktop_agent.tools import screenshot_turn
 
-    return run_gui(screenshot_dir=getattr(args, "screenshot_dir", None))
+        return screenshot_turn.run(screenshot_dir)
+    from desktop_agent.compose.desktop import run_gui
+
+    return run_gui()
 
 
 def _settings():  # type: ignore[no-untyped-def]
@@ -111,7 +116,7 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio_files import read_audio, write_wav
-    from desktop_agent.headless import load_engines, run_turn
+    from desktop_agent.compose.engines import load_engines, run_turn
 
     audio = read_audio(args.wav)  # fail on a bad file before loading any model
     settings = _settings()
@@ -176,11 +181,11 @@ def _models(action: str) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     if args.suite == "audio":
-        from desktop_agent.bench_audio import run
+        from desktop_agent.tools.bench_audio import run
 
         run(json_out=args.json, quick=args.quick)
         return EXIT_OK
-    from desktop_agent.bench_turns import run_bench
+    from desktop_agent.tools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick)
 

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop_agent.adapters.audio_io import MicInput, SpeakerOutput, _sd, find_device
+from desktop_agent.audio.far_alignment import FAR_MARGIN_S, EchoDelayTracker, FarTimeline
 from desktop_agent.audio.player import Player
 from desktop_agent.audio.reference import FarEndTap
 from desktop_agent.core.errors import DeviceError
@@ -34,136 +35,6 @@ def _output_rate(device: str | None) -> int:
         return int(sd.query_devices(index, "output")["default_samplerate"]) or 48_000
     except Exception:  # opening will report the real problem with the device's name
         return 48_000
-
-
-FAR_MARGIN_S = 0.01
-"""The far-end handed to the AEC with a mic block recorded at ADC time T is what the DAC
-played from T + this margin: the echo of a sample played at T + m arrives at T + m + d
-(d: the acoustic and device delay), so it always comes at least the margin after its
-reference, as a causal adaptive filter needs, even when the device timestamps are a few
-milliseconds early. (Reading from *before* T instead, as an early version did, put the
-echo ahead of its reference: uncancellable until the delay tracker moved it.)"""
-
-
-class FarTimeline:
-    """Far-end samples (16 kHz) handed to the AEC in step with the mic.
-
-    Both streams run on one sample clock, so the far-end is read with a pointer that
-    advances exactly as many samples as each mic block holds: the echo path the adaptive
-    filter learns stays put. The device timestamps (the DAC time of the tap's samples,
-    the ADC time of the mic's) only place that pointer at start and correct slow drift:
-    they jitter by tens of milliseconds through some sound servers, so they are averaged
-    and the pointer moves only when the average error passes 20 ms.
-    """
-
-    def __init__(self, rate: int = ASR_SAMPLE_RATE, seconds: float = 4.0) -> None:
-        self.rate = rate
-        self._buf = np.zeros(int(seconds * rate), dtype=np.float32)
-        self.written = 0
-        self.t0: float | None = None
-        """Stream time of far index 0 (averaged over reads)."""
-        self.pointer: int | None = None
-        """Far index that goes with the next mic sample."""
-        self._err = 0.0
-        self._n_t0 = 0
-        self.jumps = 0
-        self.shifted = 0
-        """Samples the delay tracker moved the pointer by (kept across timestamp updates)."""
-
-    def push(self, samples: npt.NDArray[np.float32], dac_s: float | None) -> None:
-        """Append what the tap returned, with the DAC time of its first sample."""
-        if dac_s is not None and len(samples):
-            t0 = dac_s - self.written / self.rate
-            self._n_t0 += 1  # a running mean first, then a slow average
-            alpha = max(0.02, 1.0 / self._n_t0)
-            self.t0 = t0 if self.t0 is None else (1 - alpha) * self.t0 + alpha * t0
-        cap = len(self._buf)
-        for i in range(0, len(samples), cap):
-            piece = samples[i:i + cap]
-            self._buf[(self.written + np.arange(len(piece))) % cap] = piece
-            self.written += len(piece)
-
-    def reanchor(self) -> None:
-        """The output stream underran: the device timestamps moved and the averaged ones
-        would take seconds to follow. Start the average afresh and place the pointer anew
-        (the delay tracker's correction stays: it belongs to the echo path)."""
-        self._n_t0 = 0
-        self._err = 0.0
-        self.pointer = None
-
-    def take(self, start_s: float, n: int) -> npt.NDArray[np.float32] | None:
-        """``n`` far samples for a mic block recorded from stream time ``start_s``."""
-        if self.t0 is None:
-            return None
-        ideal = int(round((start_s - self.t0) * self.rate)) - self.shifted
-        if self.pointer is None:
-            self.pointer = ideal
-        else:
-            self._err = 0.95 * self._err + 0.05 * (ideal - self.pointer)
-            if abs(self._err) > 0.02 * self.rate:
-                self.pointer += int(round(self._err))
-                self._err = 0.0
-                self.jumps += 1
-        start, self.pointer = self.pointer, self.pointer + n
-        out = np.zeros(n, dtype=np.float32)
-        lo = max(start, self.written - len(self._buf), 0)
-        hi = min(start + n, self.written)
-        if hi > lo:
-            out[lo - start:hi - start] = self._buf[np.arange(lo, hi) % len(self._buf)]
-        return out
-
-
-class EchoDelayTracker:
-    """Measures where the echo really sits relative to the far-end handed to the AEC.
-
-    Device timestamps can be off by tens of milliseconds (some sound servers report their
-    latency wrongly), and an echo that arrives *before* its reference cannot be cancelled.
-    So, while the speaker plays, the tracker cross-correlates the mic with that far-end
-    (FFT, lags within +-300 ms, once per second of far-end activity) and, when two
-    estimates agree and the echo is not 5-120 ms after the reference, says how far to move
-    the far-end pointer so that it sits ``target_s`` after it.
-    """
-
-    def __init__(self, rate: int = ASR_SAMPLE_RATE, window_s: float = 1.0,
-                 target_s: float = 0.03) -> None:
-        self.rate = rate
-        self.window = int(window_s * rate)
-        self.target = int(target_s * rate)
-        self._near: list[npt.NDArray[np.float32]] = []
-        self._far: list[npt.NDArray[np.float32]] = []
-        self._held = 0
-        self._last: int | None = None
-        self.lag: int | None = None
-        """Latest agreed echo delay after the reference, samples (None: not measured)."""
-
-    def observe(self, near: npt.NDArray[np.float32], far: npt.NDArray[np.float32]) -> int:
-        """Add a block pair; return the pointer correction in samples (0: none needed)."""
-        self._near.append(near)
-        self._far.append(far)
-        self._held += len(near)
-        if self._held < self.window:
-            return 0
-        a = np.concatenate(self._near)[-self.window:]
-        b = np.concatenate(self._far)[-self.window:]
-        self._near, self._far, self._held = [], [], 0
-        if float(np.mean(b * b)) < 1e-5 or float(np.mean(a * a)) < 1e-7:
-            return 0  # the speaker is (nearly) silent: nothing to measure
-        max_lag = int(0.3 * self.rate)
-        size = 1 << int(np.ceil(np.log2(len(a) + len(b))))
-        xc = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
-        lags = np.concatenate([xc[:max_lag], xc[-max_lag:]])
-        idx = int(np.argmax(np.abs(lags)))
-        lag = idx if idx < max_lag else idx - 2 * max_lag
-        peak = abs(float(lags[idx])) / (float(np.linalg.norm(a) * np.linalg.norm(b)) + 1e-12)
-        agreed = peak > 0.3 and self._last is not None and abs(lag - self._last) <= 32
-        self._last = lag if peak > 0.3 else None
-        if not agreed:
-            return 0
-        self.lag = lag
-        if int(0.005 * self.rate) <= lag <= int(0.12 * self.rate):
-            return 0
-        self._last = None
-        return lag - self.target
 
 
 class DeviceAudio:

@@ -12,14 +12,31 @@ given a share of the chunk's samples proportional to its characters (see ``estim
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final, Protocol
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.ports import WordTiming
-from desktop_agent.core.turns.model import HeardReport
 
 HEARD_FRACTION: Final = 0.5
 """A word is heard when at least this fraction of its samples was played."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeardReport:
+    """What the user actually heard of one assistant reply that was cut off (or finished)."""
+
+    turn_id: TurnId
+    full_text: str
+    """Everything the assistant planned to say so far (synthesised or not)."""
+    heard_text: str
+    """The words whose audio the device consumed. The history holds exactly this."""
+    unheard_text: str
+    """The remainder the user never heard."""
+    cut_at_s: float
+    """Seconds of this turn's audio played before the cut (0.0 if nothing was played)."""
+    interrupted: bool
+    """True when a barge-in (or error) cut the reply; False when it played to the end."""
 
 
 class SpokenChunk(Protocol):

@@ -9,7 +9,7 @@ from typing import Final
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from desktop_agent.core.turns.model import HeardReport
+from desktop_agent.core.heard import HeardReport
 from desktop_agent.gui.theme import NORMAL, Colors
 
 CUT_MARKER: Final = " \u27c2 "

@@ -100,17 +100,6 @@ def barge_settings(settings: Settings) -> Any:
                               settings.barge_in.resume_after_backchannel)
 
 
-def stage_of(command: Any) -> Any:
-    from desktop_agent.core.turns.model import Stage
-
-    name = type(command).__name__
-    for key, stage in (("Asr", Stage.ASR), ("Transcribe", Stage.ASR), ("Llm", Stage.LLM),
-                       ("Tool", Stage.TOOL), ("Synth", Stage.TTS), ("Tts", Stage.TTS)):
-        if key in name:
-            return stage
-    return Stage.PLAYBACK
-
-
 def error_text(cause: str) -> str:
     stage, _, kind = cause.partition("_")
     what = {"asr": "Speech recognition", "llm": "The language model", "tts": "The voice",

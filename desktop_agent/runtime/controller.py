@@ -42,7 +42,6 @@ from desktop_agent.runtime.capture_routing import (
     barge_settings,
     endpoint_settings,
     error_text,
-    stage_of,
 )
 from desktop_agent.runtime.extras import Extras
 from desktop_agent.runtime.playback_commands import PlaybackCommands
@@ -251,7 +250,7 @@ class AgentController(CaptureRouting, PlaybackCommands, AgentViewModel):
                 _LOGGER.exception("turn=%d command %s failed", command.turn_id, command)
                 err = exc if isinstance(exc, AgentError) else AgentError("internal_error", str(exc))
                 self._feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
-                                          job=None, stage=stage_of(command), code=err.code,
+                                          job=None, stage=command.stage, code=err.code,
                                           message=err.message))
         self._publish_spans()
         self.sig_state.emit(self.machine.state)

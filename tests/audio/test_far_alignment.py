@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from desktop_agent.adapters.device_audio import EchoDelayTracker, FarTimeline
+from desktop_agent.audio.far_alignment import EchoDelayTracker, FarTimeline
 
 
 def test_timeline_hands_out_the_far_end_that_played_with_each_mic_block() -> None:

@@ -9,11 +9,12 @@ cancelled job's late output is dropped by the machine, so cancelling is best eff
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import ClassVar, TypeAlias
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.ports import ChatMessage, ToolCall
-from desktop_agent.core.turns.model import HeardReport, JobId, Stage
+from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.turns.model import JobId, Stage
 
 # --- recording and ASR ---------------------------------------------------------------------
 
@@ -21,6 +22,9 @@ from desktop_agent.core.turns.model import HeardReport, JobId, Stage
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartRecording:
     """Start capturing the user's speech into a new recording ``job``."""
+
+    stage: ClassVar[Stage] = Stage.RECORDING
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -35,6 +39,9 @@ class StartRecording:
 class StopRecording:
     """Stop the recording ``job``; its audio is kept for ``Transcribe``."""
 
+    stage: ClassVar[Stage] = Stage.RECORDING
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     job: JobId
     until_s: float
@@ -44,6 +51,9 @@ class StopRecording:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Transcribe:
     """Transcribe the audio of a stopped recording; answer with ``AsrFinal``."""
+
+    stage: ClassVar[Stage] = Stage.ASR
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -55,6 +65,9 @@ class Transcribe:
 class CancelAsr:
     """Cancel a recording or transcription job (discard its audio)."""
 
+    stage: ClassVar[Stage] = Stage.ASR
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     job: JobId
 
@@ -65,6 +78,9 @@ class CancelAsr:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartLlm:
     """Stream a reply to ``messages``; answer with LlmToken/LlmToolCall and LlmFinished."""
+
+    stage: ClassVar[Stage] = Stage.LLM
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -78,6 +94,9 @@ class StartLlm:
 class CancelLlm:
     """Cancel the LLM ``job`` (its late output is dropped anyway)."""
 
+    stage: ClassVar[Stage] = Stage.LLM
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     job: JobId
 
@@ -85,6 +104,9 @@ class CancelLlm:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunTool:
     """Run the tool the LLM asked for; answer with ``ToolResult``."""
+
+    stage: ClassVar[Stage] = Stage.TOOL
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -94,6 +116,9 @@ class RunTool:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CancelTool:
     """Cancel the tool ``job`` (a pending tool plan is dropped)."""
+
+    stage: ClassVar[Stage] = Stage.TOOL
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -110,6 +135,9 @@ class Synthesize:
     timings shifted by the preceding samples) into one chunk.
     """
 
+    stage: ClassVar[Stage] = Stage.TTS
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     job: JobId
     chunk_index: int
@@ -120,6 +148,9 @@ class Synthesize:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CancelTts:
     """Cancel the synthesis jobs ``jobs`` (drop their audio, ready or not)."""
+
+    stage: ClassVar[Stage] = Stage.TTS
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     jobs: tuple[JobId, ...]
@@ -133,6 +164,9 @@ class PlayChunk:
     first sample reaches the device, then PlaybackProgress/Finished with the samples of the
     stream consumed so far.
     """
+
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -148,6 +182,9 @@ class FlushPlayback:
     for its flush timer, before it hands the floor to the user).
     """
 
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     job: JobId
     fade_ms: float
@@ -157,6 +194,9 @@ class FlushPlayback:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DuckPlayback:
     """Lower the playback stream ``job`` while a possible barge-in is judged."""
+
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -168,6 +208,9 @@ class DuckPlayback:
 class ResumePlayback:
     """Undo ``DuckPlayback``: the onset was not a real barge-in."""
 
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     job: JobId
 
@@ -176,6 +219,9 @@ class ResumePlayback:
 class SpeakApology:
     """Say ``text`` (a canned apology); answer with ``ApologyFinished`` in any case."""
 
+    stage: ClassVar[Stage] = Stage.APOLOGY
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     text: str
 
@@ -183,6 +229,9 @@ class SpeakApology:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StopApology:
     """Cut the apology short (the user pressed push-to-talk)."""
+
+    stage: ClassVar[Stage] = Stage.APOLOGY
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
 
@@ -193,6 +242,9 @@ class StopApology:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartTimer:
     """Arm a one-shot timer; on expiry send ``StageTimedOut(job, stage)``."""
+
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     job: JobId
@@ -205,6 +257,9 @@ class StartTimer:
 class CancelTimer:
     """Disarm the timer ``job`` (an expiry already queued is dropped by the machine)."""
 
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     job: JobId
 
@@ -216,6 +271,9 @@ class CancelTimer:
 class PublishUserText:
     """The user's turn is final: show ``text`` (merged over false endpoints)."""
 
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
+
     turn_id: TurnId
     text: str
 
@@ -223,6 +281,9 @@ class PublishUserText:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PublishHeard:
     """A reply ended (played out, cut off or failed): show what was heard and what was not."""
+
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
 
     turn_id: TurnId
     report: HeardReport

@@ -56,20 +56,3 @@ class Transition:
     """Clock time of the event that caused it, seconds."""
     cancels: tuple[str, ...] = ()
     """What this transition cancels, e.g. ('llm', 'tts', 'playback')."""
-
-
-@dataclass(frozen=True, slots=True)
-class HeardReport:
-    """What the user actually heard of one assistant reply that was cut off (or finished)."""
-
-    turn_id: TurnId
-    full_text: str
-    """Everything the assistant planned to say so far (synthesised or not)."""
-    heard_text: str
-    """The words whose audio the device consumed. The history holds exactly this."""
-    unheard_text: str
-    """The remainder the user never heard."""
-    cut_at_s: float
-    """Seconds of this turn's audio played before the cut (0.0 if nothing was played)."""
-    interrupted: bool
-    """True when a barge-in (or error) cut the reply; False when it played to the end."""

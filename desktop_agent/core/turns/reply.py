@@ -28,7 +28,8 @@ from desktop_agent.core.turns.events import (
     ToolResult,
     TtsChunkReady,
 )
-from desktop_agent.core.turns.model import HeardReport, Stage, State
+from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.turns.model import Stage, State
 
 _LOGGER = logging.getLogger(__name__)
 _REPLYING = (State.PROCESSING, State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING)

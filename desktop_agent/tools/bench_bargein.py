@@ -2,7 +2,7 @@
 
 Everything is measured from audio on a simulated clock (10 ms blocks, not real time):
 the assistant's Piper answer plays through a synthetic echo path (delay + room response
-+ gain, :func:`~desktop_agent.audio.simulate.room_echo`) into the real CapturePipeline
++ gain, :func:`~desktop_agent.tools.simulate.room_echo`) into the real CapturePipeline
 (speexdsp AEC, Silero VAD, echo gate, segmenter); a "user" (Piper at another pace and
 pitch, or a cough, clap, knock or breath) is mixed in from a known sample. Onsets are
 handled as the runtime does: onsets within the warm-up after playback start are echo;
@@ -23,7 +23,7 @@ import numpy as np
 
 from desktop_agent.audio.capture import CapturePipeline
 from desktop_agent.audio.resample import resample
-from desktop_agent.audio.simulate import EchoPath, true_start
+from desktop_agent.tools.simulate import EchoPath, true_start
 from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict
 from desktop_agent.core.policy.bargein_judge import BargeInJudge, TranscribeRequest
 from desktop_agent.core.policy.endpointing import is_hallucination
@@ -72,7 +72,7 @@ class Voices:
         from desktop_agent.adapters.asr_whisper import WhisperAsr
         from desktop_agent.adapters.tts_piper import PiperTts
         from desktop_agent.core.settings import Settings
-        from desktop_agent.headless import THREADS_ASR, resolve_models
+        from desktop_agent.compose.engines import THREADS_ASR, resolve_models
 
         models = resolve_models(Settings(), ("asr", "tts", "vad"))
         return cls(PiperTts(models["tts"].path, threads=1),
@@ -296,7 +296,7 @@ class Trial:
 
 def trial_set(voices: Voices, quick: bool) -> list[Trial]:
     """The interruptions, backchannels and non-speech sounds, at a few levels and echo gains."""
-    from desktop_agent.audio.simulate import NONSPEECH_KINDS, nonspeech
+    from desktop_agent.tools.simulate import NONSPEECH_KINDS, nonspeech
 
     gains = (0.5,) if quick else (0.3, 0.7)
     levels = (0.4,) if quick else (0.5, 0.2)

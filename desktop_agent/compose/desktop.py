@@ -1,21 +1,54 @@
-"""The desktop app: settings, runtime and window put together (part of the composition root).
+"""The desktop app: settings, runtime and window put together.
 
 If the audio devices cannot be opened, or a model is missing, the window still opens:
 the error banner says what is wrong and how to fix it, and Settings stays reachable.
-With ``screenshot_dir`` it runs one scripted turn on the real models through a virtual
-sound card and saves a PNG of the real window in each state, then quits.
+A ``script`` (the screenshot driver in ``tools/``) may drive the real window instead of
+the user, on a virtual sound card.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from desktop_agent.core.errors import AgentError
 
 _LOGGER = logging.getLogger(__name__)
+
+NO_DISPLAY_STATUS = 3
+"""Exit status of ``run_gui`` when there is no display (the CLI passes it on)."""
+
+NO_DISPLAY_MESSAGE = """\
+desktop_agent: no display found, so the window cannot open.
+  The desktop app needs a graphical session (X11 or Wayland).
+  Without one you can still use it headless:
+    desktop-agent ask --wav QUESTION.wav --out REPLY.wav   answer one spoken question
+    desktop-agent ask --text "What time is it?"            answer one typed question
+    desktop-agent doctor                                   check models, devices and engines
+  Or run the window on a virtual screen: xvfb-run -a desktop-agent"""
+
+WindowScript = Callable[[Any, Any, Any], int]
+"""``script(app, window, runtime) -> exit status``: drives the real window, then returns."""
+
+
+def has_display() -> bool:
+    """True when Qt can open a window here."""
+    if os.environ.get("QT_QPA_PLATFORM", "").startswith(("offscreen", "minimal", "vnc")):
+        return True
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def run_gui(script: WindowScript | None = None) -> int:
+    """Start the desktop app. Returns the exit status (``NO_DISPLAY_STATUS`` without one)."""
+    if not has_display():
+        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+        return NO_DISPLAY_STATUS
+    return main_window_app(script)
 
 
 def _choices() -> Any:
@@ -37,13 +70,13 @@ def _choices() -> Any:
     )
 
 
-def main_window_app(screenshot_dir: Path | None = None) -> int:
-    """Run the app until its window closes. Returns the exit status."""
+def main_window_app(script: WindowScript | None = None) -> int:
+    """Run the app until its window closes (or ``script`` returns). Returns the exit status."""
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.adapters import paths
     from desktop_agent.adapters.settings_store import load_settings, save_settings
-    from desktop_agent.app import build_runtime
+    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.gui.main_window import MainWindow
     from desktop_agent.runtime.view_api import AgentViewModel, ErrorNotice
@@ -56,7 +89,7 @@ def main_window_app(screenshot_dir: Path | None = None) -> int:
     notices: list[ErrorNotice] = [ErrorNotice("settings_warning", w, "Check Settings.")
                                   for w in loaded.warnings]
     backend: Any = None
-    if screenshot_dir is not None:
+    if script is not None:
         backend = VirtualAudio()
     else:
         try:
@@ -84,10 +117,8 @@ def main_window_app(screenshot_dir: Path | None = None) -> int:
     if runtime is not None:
         runtime.controller.start()
     try:
-        if screenshot_dir is not None and runtime is not None:
-            from desktop_agent.gui_script import run_scripted_turn
-
-            return run_scripted_turn(app, window, runtime, screenshot_dir)
+        if script is not None and runtime is not None:
+            return script(app, window, runtime)
         return int(app.exec())
     finally:
         if runtime is not None:

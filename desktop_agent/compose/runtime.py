@@ -1,16 +1,14 @@
-"""Composition root: the only module that imports every layer.
+"""The runtime, composed: engines (adapters) in workers (runtime) around a controller.
 
-``build_runtime`` wires engines (adapters) into workers (runtime) around a controller and
-an audio backend; the GUI, the turn benchmark and the end-to-end tests all use it, so they
-exercise exactly the same pipeline.
+``build_runtime`` wires engines into workers around a controller and an audio backend; the
+desktop app, the turn benchmark and the end-to-end tests all use it, so they exercise
+exactly the same pipeline.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,24 +16,6 @@ from typing import Any
 from desktop_agent.core.settings import Settings
 
 _LOGGER = logging.getLogger(__name__)
-
-NO_DISPLAY_MESSAGE = """\
-desktop_agent: no display found, so the window cannot open.
-  The desktop app needs a graphical session (X11 or Wayland).
-  Without one you can still use it headless:
-    desktop-agent ask --wav QUESTION.wav --out REPLY.wav   answer one spoken question
-    desktop-agent doctor                                   check models, devices and engines
-  Or run the window on a virtual screen: xvfb-run -a desktop-agent"""
-
-
-def has_display() -> bool:
-    """True when Qt can open a window here."""
-    if os.environ.get("QT_QPA_PLATFORM", "").startswith(("offscreen", "minimal", "vnc")):
-        return True
-    if sys.platform in ("win32", "darwin"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
 
 @dataclass
 class Runtime:
@@ -76,7 +56,7 @@ def build_runtime(settings: Settings, backend: Any | None = None, *,
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import SYSTEM_PROMPT
-    from desktop_agent.headless import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
+    from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
     from desktop_agent.runtime.controller import AgentController, Engines
     from desktop_agent.runtime.workers import (
         AsrWorker,
@@ -112,15 +92,3 @@ def _device_backend(settings: Settings) -> Any:
     from desktop_agent.adapters.device_audio import DeviceAudio
 
     return DeviceAudio(settings.audio.input_device, settings.audio.output_device)
-
-
-def run_gui(screenshot_dir: Path | None = None) -> int:
-    """Start the desktop app. Returns the exit status (3 when there is no display)."""
-    from desktop_agent.cli import EXIT_NO_DISPLAY
-
-    if not has_display():
-        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
-        return EXIT_NO_DISPLAY
-    from desktop_agent.gui_app import main_window_app
-
-    return main_window_app(screenshot_dir=screenshot_dir)

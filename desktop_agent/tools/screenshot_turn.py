@@ -14,7 +14,8 @@ from typing import Any
 QUESTION = "Explain how a car engine works."
 
 
-def _speech(text: str) -> Any:
+def speech(text: str) -> Any:
+    """``text`` spoken by the default Piper voice: float32 at 16 kHz."""
     import numpy as np
 
     from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
@@ -24,6 +25,15 @@ def _speech(text: str) -> Any:
     voice = PiperTts(ModelResolver(load_manifest()).resolve("", "tts").path)
     audio = np.concatenate([c.audio for c in voice.synthesize(text)]).astype(np.float32)
     return resample(audio / 32768, voice.sample_rate, 16_000)
+
+
+def run(out_dir: Path) -> int:
+    """Open the real window on a virtual sound card and run the scripted turn in it."""
+    from functools import partial
+
+    from desktop_agent.compose.desktop import run_gui
+
+    return run_gui(partial(run_scripted_turn, out_dir=out_dir))
 
 
 def run_scripted_turn(app: Any, window: Any, runtime: Any, out_dir: Path) -> int:
@@ -57,7 +67,7 @@ def run_scripted_turn(app: Any, window: Any, runtime: Any, out_dir: Path) -> int
         shot("99_load_failed")
         return 1
     shot("02_listening")
-    audio = _speech(QUESTION)
+    audio = speech(QUESTION)
     window.ptt_button.pressed.emit()
     start = backend.inject(audio)
     wait(lambda: backend.samples > start + len(audio) // 2, 10)

@@ -6,7 +6,7 @@ room response + gain, optionally a soft-clipping loudspeaker), cancels it with
 the first second, 2-3 s, and the steady state. A second pass adds near-end speech
 while the far end plays (double talk) and reports how much the near-end level changes
 from the microphone to the canceller output. :func:`ptt_to_silence` times how long the
-Player takes to fall silent after a flush, and :mod:`desktop_agent.bench_bargein` adds the
+Player takes to fall silent after a flush, and :mod:`desktop_agent.tools.bench_bargein` adds the
 barge-in figures on the real models. Figures are printed, never asserted.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from desktop_agent.adapters.speex import SpeexEchoCanceller
 from desktop_agent.audio.frames import float32_to_int16
-from desktop_agent.audio.simulate import room_echo, speech_like
+from desktop_agent.tools.simulate import room_echo, speech_like
 
 FS = 16_000
 _WIN = FS // 10  # 100 ms analysis windows
@@ -159,10 +159,10 @@ def run(json_out: bool = False, quick: bool = False) -> dict[str, Any]:
         aec_realtime_factor (CPU seconds per audio second), and the same ERLE/double-talk
         figures for the linear filter alone (``linear_*``) and a soft-clipping
         loudspeaker (``softclip_*``); ptt_to_silence_* (:func:`ptt_to_silence` on a
-        Piper answer); and the barge-in figures of :func:`desktop_agent.bench_bargein.measure`
+        Piper answer); and the barge-in figures of :func:`desktop_agent.tools.bench_bargein.measure`
         (``bargein_error`` instead when the models are missing).
     """
-    from desktop_agent import bench_bargein
+    from desktop_agent.tools import bench_bargein
     from desktop_agent.core.errors import ModelError
 
     t0 = time.perf_counter()

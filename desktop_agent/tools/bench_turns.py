@@ -41,7 +41,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def _questions(wav_dir: Path | None, quick: bool) -> list[tuple[str, Any]]:
     from desktop_agent.adapters.audio_files import read_audio
-    from desktop_agent.gui_script import _speech
+    from desktop_agent.tools.screenshot_turn import speech as _speech
 
     if wav_dir is not None:
         files = sorted(p for p in wav_dir.iterdir() if p.suffix.lower() in (".wav", ".flac",
@@ -56,7 +56,7 @@ def _questions(wav_dir: Path | None, quick: bool) -> list[tuple[str, Any]]:
 def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
     from PySide6.QtCore import QCoreApplication
 
-    from desktop_agent.app import build_runtime
+    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns.model import State
@@ -108,7 +108,7 @@ def _serial(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
     from desktop_agent.core.ports import ChatMessage
     from desktop_agent.core.prompts import SYSTEM_PROMPT
     from desktop_agent.core.text.normalize import normalize_for_speech
-    from desktop_agent.headless import load_engines
+    from desktop_agent.compose.engines import load_engines
 
     engines = load_engines()
     assert engines.asr and engines.llm and engines.tts

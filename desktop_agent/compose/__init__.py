@@ -1,0 +1,4 @@
+"""The composition root: builds engines, the runtime, the desktop app and the headless turn.
+
+The only package that imports every layer (core, audio, adapters, runtime, gui).
+"""
