@@ -76,8 +76,8 @@ def main_window_app(script: WindowScript | None = None) -> int:
 
     from desktop_agent.adapters import paths
     from desktop_agent.adapters.settings_store import load_settings, save_settings
-    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.gui.main_window import MainWindow
     from desktop_agent.runtime.view_api import AgentViewModel, ErrorNotice
 

@@ -54,9 +54,9 @@ def build_runtime(settings: Settings, backend: Any | None = None, *,
     from desktop_agent.adapters.tts_piper import PiperTts
     from desktop_agent.adapters.vad_silero import SileroVad
     from desktop_agent.audio.capture import CapturePipeline
+    from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import SYSTEM_PROMPT
-    from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
     from desktop_agent.runtime.controller import AgentController, Engines
     from desktop_agent.runtime.workers import (
         AsrWorker,

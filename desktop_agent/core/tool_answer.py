@@ -8,10 +8,10 @@ spoken instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Final
 
-from desktop_agent.core.ports import LlmDelta
+from desktop_agent.core.ports import ChatMessage, LlmDelta
 
 _CHECK_CHARS: Final = 16
 """Characters of reply held back before deciding whether it is usable."""
@@ -63,3 +63,42 @@ def guard_tool_answer(deltas: Iterator[LlmDelta], question: str,
             return
     if not decided:
         yield LlmDelta(text=fallback)
+
+
+def tool_context(messages: Sequence[ChatMessage]) -> tuple[str, str] | None:
+    """The question and the tool's result when a run on ``messages`` answers after a tool.
+
+    Args:
+        messages: The whole prompt of one LLM run (as ``StartLlm.messages`` carries it).
+
+    Returns:
+        ``(question, tool result)`` when the last message is a tool result (the question is
+        the newest user message, '' if there is none), else None.
+    """
+    if not messages or messages[-1].role != "tool":
+        return None
+    question = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    return question, messages[-1].content
+
+
+def guard_llm_run(messages: Sequence[ChatMessage],
+                  deltas: Iterator[LlmDelta]) -> Iterator[LlmDelta]:
+    """The deltas of one LLM run on ``messages``, guarded when it answers after a tool.
+
+    The one copy of the rule every executor of ``StartLlm`` applies (the app's LLM worker
+    and the headless executor): a run whose prompt ends with a tool result goes through
+    ``guard_tool_answer`` with the user's question and that result as the fallback; any
+    other run streams through untouched.
+
+    Args:
+        messages: The whole prompt of the run.
+        deltas: What the model streams for it.
+
+    Returns:
+        The deltas to act on.
+    """
+    after_tool = tool_context(messages)
+    if after_tool is None:
+        return deltas
+    question, result = after_tool
+    return guard_tool_answer(deltas, question, result)

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.errors import SettingsError
+from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
-from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.turns.model import State, Transition
 from desktop_agent.gui import theme
 from desktop_agent.gui.a11y import Announcer, name

@@ -162,8 +162,8 @@ def run(json_out: bool = False, quick: bool = False) -> dict[str, Any]:
         Piper answer); and the barge-in figures of :func:`desktop_agent.tools.bench_bargein.measure`
         (``bargein_error`` instead when the models are missing).
     """
-    from desktop_agent.tools import bench_bargein
     from desktop_agent.core.errors import ModelError
+    from desktop_agent.tools import bench_bargein
 
     t0 = time.perf_counter()
     result: dict[str, Any] = dict(measure())

@@ -23,12 +23,12 @@ import numpy as np
 
 from desktop_agent.audio.capture import CapturePipeline
 from desktop_agent.audio.resample import resample
-from desktop_agent.tools.simulate import EchoPath, true_start
 from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict
 from desktop_agent.core.policy.bargein_judge import BargeInJudge, TranscribeRequest
 from desktop_agent.core.policy.endpointing import is_hallucination
 from desktop_agent.core.policy.segmenter import SegmentEvent
 from desktop_agent.runtime.bargein_tracker import TICK_MS
+from desktop_agent.tools.simulate import EchoPath, true_start
 
 FS = 16_000
 BLOCK = 160
@@ -71,8 +71,8 @@ class Voices:
         """Resolve and load the default models. Raises ModelError with a fix when absent."""
         from desktop_agent.adapters.asr_whisper import WhisperAsr
         from desktop_agent.adapters.tts_piper import PiperTts
-        from desktop_agent.core.settings import Settings
         from desktop_agent.compose.engines import THREADS_ASR, resolve_models
+        from desktop_agent.core.settings import Settings
 
         models = resolve_models(Settings(), ("asr", "tts", "vad"))
         return cls(PiperTts(models["tts"].path, threads=1),

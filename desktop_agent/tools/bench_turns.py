@@ -56,8 +56,8 @@ def _questions(wav_dir: Path | None, quick: bool) -> list[tuple[str, Any]]:
 def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
     from PySide6.QtCore import QCoreApplication
 
-    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns.model import State
 
@@ -105,10 +105,10 @@ def _serial(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
     """Whole transcript, whole reply, whole synthesis, then the first sample plays."""
     import numpy as np
 
+    from desktop_agent.compose.engines import load_engines
     from desktop_agent.core.ports import ChatMessage
     from desktop_agent.core.prompts import SYSTEM_PROMPT
     from desktop_agent.core.text.normalize import normalize_for_speech
-    from desktop_agent.compose.engines import load_engines
 
     engines = load_engines()
     assert engines.asr and engines.llm and engines.tts

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from desktop_agent.core.cancel import TurnId
+from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
-from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.turns.model import State, Transition
 from desktop_agent.runtime.view_api import (
     AgentViewModel,

@@ -95,8 +95,8 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
     from desktop_agent.adapters.asr_whisper import WhisperAsr
     from desktop_agent.adapters.llm_llama import LlamaLlm
     from desktop_agent.adapters.tts_piper import PiperTts
-    from desktop_agent.core.ports import ChatMessage
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS
+    from desktop_agent.core.ports import ChatMessage
 
     checks: list[Check] = []
     spoken: dict[str, Any] = {}

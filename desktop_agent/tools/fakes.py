@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 class FakeClock:
     """A clock that only moves when told to. For tests and scripted timelines."""
 

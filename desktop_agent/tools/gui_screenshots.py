@@ -14,8 +14,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_agent.core.settings import Settings
-from desktop_agent.tools.demo_view_model import RecordingViewModel, play_script
 from desktop_agent.gui.main_window import MainWindow
+from desktop_agent.tools.demo_view_model import RecordingViewModel, play_script
 
 
 def _grab(widget: QWidget, path: Path) -> Path:

@@ -8,8 +8,8 @@ import pytest
 from desktop_agent.adapters import speex
 from desktop_agent.adapters.speex import EchoPath, SpeexEchoCanceller, SpeexPreprocessor
 from desktop_agent.audio.frames import float32_to_int16
-from desktop_agent.tools.simulate import room_echo
 from desktop_agent.core.errors import DeviceError
+from desktop_agent.tools.simulate import room_echo
 from tests.audio.speech import synth_16k
 
 FS = 16_000

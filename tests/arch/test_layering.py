@@ -202,7 +202,8 @@ def test_the_top_level_holds_only_the_cli() -> None:
 
 def test_nothing_in_the_product_imports_tools() -> None:
     product = [m for m, deps in _graph(PKG).items()
-               if _layer_of(m) not in ("tools", "cli") and any(d.startswith(f"{TOP}.tools") for d in deps)]
+               if _layer_of(m) not in ("tools", "cli")
+               and any(d.startswith(f"{TOP}.tools") for d in deps)]
     assert product == []
 
 

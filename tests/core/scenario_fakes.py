@@ -9,15 +9,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.tools.fakes import FakeClock
+from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.ports import ToolCall, WordTiming
 from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
 from desktop_agent.core.turns.context import normalise_for_compare
 from desktop_agent.core.turns.machine import TurnStateMachine
-from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.turns.model import JobId, State, Transition
+from desktop_agent.tools.fakes import FakeClock
 
 if TYPE_CHECKING:
     from tests.core.scenario import Script

@@ -30,8 +30,8 @@ def _words(text: str) -> list[str]:
 
 @pytest.fixture()
 def runtime(qtbot: Any, models: Any) -> Any:
-    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.core.settings import Settings
 
     settings = Settings().replace_field("interaction.mode", "hands_free")

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.turns.model import JobId, Stage
 
 # --- recording and ASR ---------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from desktop_agent.core.heard import heard_so_far
+from desktop_agent.core.heard import HeardReport, heard_so_far
 from desktop_agent.core.history import tool_call_message, tool_result_message
 from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.turns.base import MachineBase
@@ -28,7 +28,6 @@ from desktop_agent.core.turns.events import (
     ToolResult,
     TtsChunkReady,
 )
-from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.turns.model import Stage, State
 
 _LOGGER = logging.getLogger(__name__)
