@@ -21,6 +21,7 @@ class CancelToken:
     __slots__ = ("turn_id", "_event", "_reason")
 
     def __init__(self, turn_id: TurnId = NO_TURN) -> None:
+        """Create a live (not cancelled) token for a job of ``turn_id``."""
         self.turn_id = turn_id
         self._event = threading.Event()
         self._reason = ""
@@ -42,5 +43,6 @@ class CancelToken:
         return self._reason
 
     def __repr__(self) -> str:
+        """The turn and whether (and why) the token was cancelled."""
         state = f"cancelled:{self._reason}" if self.cancelled else "live"
         return f"CancelToken(turn={self.turn_id}, {state})"

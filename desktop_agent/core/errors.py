@@ -13,6 +13,13 @@ class AgentError(Exception):
     default_code = "agent_error"
 
     def __init__(self, code: str | None, message: str, fix: str = "") -> None:
+        """Create the error.
+
+        Args:
+            code: Stable machine-readable code (None: the class's ``default_code``).
+            message: What went wrong, in one sentence.
+            fix: What the person should do about it ('' when there is nothing to do).
+        """
         self.code = code or self.default_code
         self.message = message
         self.fix = fix

@@ -228,6 +228,7 @@ class EndpointingSettings(_Section):
     """Seconds of silence that always end a turn."""
 
     def __post_init__(self) -> None:
+        """Validate each field, then that the minimum pause does not exceed the maximum."""
         self._validate()
         if self.min_silence_s > self.max_silence_s:
             raise _invalid(

@@ -25,6 +25,7 @@ class ToolRegistry:
     """The tools the LLM may call, by name."""
 
     def __init__(self, tools: list[Tool] | None = None) -> None:
+        """Register ``tools`` in order (names must be unique)."""
         self._tools: dict[str, Tool] = {}
         for tool in tools or []:
             self.add(tool)

@@ -74,18 +74,19 @@ class Judgement:
 
 
 class BargeInJudge:
-    """Judges one onset. Call ``step`` on every fact and every ~100 ms.
-
-    Args:
-        decider: The pure policy.
-        history: The mic history with per-frame VAD decisions.
-        rate: Mic sample rate, Hz.
-        onset: Absolute mic index where the speech began.
-        reply_text: The reply being spoken (its words heard back are echo).
-    """
+    """Judges one onset. Call ``step`` on every fact and every ~100 ms."""
 
     def __init__(self, decider: BargeInDecider, history: SpeechHistory, rate: int,
                  onset: int, reply_text: Callable[[], str] = lambda: "") -> None:
+        """Start judging one onset.
+
+        Args:
+            decider: The pure policy.
+            history: The mic history with per-frame VAD decisions.
+            rate: Mic sample rate, Hz.
+            onset: Absolute mic index where the speech began.
+            reply_text: The reply being spoken (its words heard back are echo).
+        """
         self.decider = decider
         self.history = history
         self.rate = rate

@@ -243,12 +243,12 @@ class StopApology:
 class StartTimer:
     """Arm a one-shot timer; on expiry send ``StageTimedOut(job, stage)``."""
 
-    stage: ClassVar[Stage] = Stage.PLAYBACK
-    """The stage a failure to run this command is reported as."""
-
     turn_id: TurnId
     job: JobId
     stage: Stage
+    """The stage the timer guards: named by ``StageTimedOut`` on expiry, and (as on every
+    command) the stage a failure to run this command is reported as. A field here, not a
+    ClassVar: a second ``stage`` declaration would silently replace the first."""
     seconds: float
     """Delay until expiry, seconds from now."""
 
