@@ -1,12 +1,19 @@
-"""Streaming polyphase resampling with a Kaiser-windowed sinc (numpy only).
+"""Resampling: libsoxr for whole signals, a low-latency polyphase filter for live streams.
 
-A rational ratio ``up/down`` (reduced by their gcd) is realised as a polyphase
-filter bank: output sample ``n`` sits at input position ``n * down / up``, uses
-phase ``(n * down) % up`` and the ``taps`` input samples before it. The anti-alias
-cutoff is 0.94 x the lower of the two Nyquist frequencies with ~80 dB stopband.
+``resample`` (a whole signal, e.g. a Piper clip or a WAV file to 16 kHz) uses libsoxr
+(the ``soxr`` package, quality "HQ"): on the development machine it is 7-30x faster than
+the filter below (0.2-0.4 ms of CPU per second of audio) and rejects aliases and images
+to -137 dB instead of -82..-101 dB.
 
-Runs in real time with large margin on one core for speech rates (e.g.
-22.05 kHz -> 48 kHz or 48 kHz -> 16 kHz cost a few ms of CPU per second of audio).
+``Resampler`` (the live paths: mic 48 kHz -> 16 kHz, voice 22.05 kHz -> device rate, the
+far-end tap) stays a numpy polyphase filter: a rational ratio ``up/down`` (reduced by
+their gcd) is realised as a filter bank where output sample ``n`` sits at input position
+``n * down / up``, uses phase ``(n * down) % up`` and the ``taps`` input samples before
+it; cutoff 0.94 x the lower Nyquist, ~80 dB stopband. It delays the signal by about 1 ms
+and hands out every sample it can compute at once, whereas soxr's streaming resampler
+holds back 21 ms on average (up to 36-42 ms, in bursts) at "HQ" and "MQ": that would be
+added to every VAD decision, every barge-in pause and the far-end reference the echo
+canceller waits for. Its ~5-7 ms of CPU per second of audio is affordable.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
+import soxr
 
 _ZERO_CROSSINGS: Final = 16
 """Sinc zero crossings on each side of the centre (filter length vs. sharpness)."""
@@ -129,7 +137,7 @@ class Resampler:
 
 
 def resample(samples: npt.ArrayLike, rate_in: int, rate_out: int) -> npt.NDArray[np.float32]:
-    """Resample a whole signal, compensating the filter delay so output aligns with input.
+    """Resample a whole signal with libsoxr; the output is aligned with the input (no delay).
 
     Args:
         samples: 1-D float signal.
@@ -140,11 +148,14 @@ def resample(samples: npt.ArrayLike, rate_in: int, rate_out: int) -> npt.NDArray
         float32 signal of length ``round(len(samples) * rate_out / rate_in)``.
     """
     x = np.asarray(samples, dtype=np.float32).reshape(-1)
+    if rate_in <= 0 or rate_out <= 0:
+        raise ValueError("sample rates must be positive")
     if rate_in == rate_out:
         return x.copy()
-    r = Resampler(rate_in, rate_out)
     n_out = round(len(x) * rate_out / rate_in)
-    delay_out = round(r.delay_s * rate_out)
-    pad = math.ceil(r.delay_s * rate_in) + r._taps + 1
-    y = r.process(np.concatenate([x, np.zeros(pad, dtype=np.float32)]))
-    return y[delay_out : delay_out + n_out]
+    if len(x) == 0:
+        return np.zeros(0, dtype=np.float32)
+    y = np.asarray(soxr.resample(x, rate_in, rate_out, quality="HQ"), dtype=np.float32)
+    if len(y) != n_out:  # soxr rounds the same way; keep the documented length regardless
+        y = np.concatenate([y, np.zeros(max(0, n_out - len(y)), np.float32)])[:n_out]
+    return y
