@@ -5,29 +5,50 @@ Rules (the turn machine relies on them):
 * An exchange (one user turn) is recorded atomically when the turn ends: the user text
   (merged over false endpoints), any tool call/result messages, and the assistant reply.
 * After a barge-in the assistant message holds ONLY the heard text and is marked
-  ``interrupted=True``; unheard text never reaches a later prompt.
+  ``interrupted=True``; unheard text never reaches a later prompt. In a prompt, such a message
+  is followed by a short system note (``prompts.INTERRUPTED_NOTE``) so that the model knows
+  the user cut in and heard only that much.
 * When nothing of the reply was heard (or the reply was empty), no assistant message is added.
   The next user message then follows a user message; ``prompt`` joins such neighbours into one
   user message so that chat templates demanding strict user/assistant alternation still work.
 * A failed turn (ERROR) records nothing: the apology asks the user to say it again.
 * ``prompt`` trims the oldest whole exchanges to a token budget, always keeping the system
   prompt and the current turn's messages.
+* At most ``max_exchanges`` exchanges are stored (the newest): a session that runs for days
+  does not grow without bound. The token budget keeps far fewer in any prompt.
 
 A tool call is stored as an assistant message with ``tool_call`` set and empty content, followed
 by the tool message (role 'tool', ``name`` = the tool) that carries the result.
+
+Threads: a ``History`` is owned by the turn machine on the GUI thread; every method, including
+``set_token_counter``, is called there. The token counter runs on that thread too. The model's
+tokenizer qualifies (``LlamaLlm.count_tokens``: llama.cpp's tokenize only reads the vocabulary,
+which is immutable once loaded, so it may run while the LLM worker generates), as long as the
+model is not closed while it is installed: swap the counter out (``set_token_counter(None)``)
+before an LLM is unloaded or replaced.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from desktop_agent.core.ports import ChatMessage, ToolCall
+from desktop_agent.core.prompts import INTERRUPTED_NOTE
 
 TokenCounter = Callable[[str], int]
 """Tokens a message's text costs in the prompt."""
 
 DEFAULT_MAX_PROMPT_TOKENS: Final = 2048
+
+MAX_EXCHANGES_KEPT: Final = 200
+"""Default bound on stored exchanges (far more than any prompt budget keeps)."""
+
+CHATML_FRAMING_TOKENS: Final = 5
+"""Tokens a ChatML template (Qwen, SmolLM2) adds around each message's text:
+``<|im_start|>``, the role, a newline, ``<|im_end|>`` and a newline."""
 
 
 def default_count_tokens(text: str) -> int:
@@ -45,6 +66,35 @@ def tool_result_message(name: str, content: str) -> ChatMessage:
     return ChatMessage(role="tool", content=content, name=name)
 
 
+def interrupted_note() -> ChatMessage:
+    """The system note that follows an interrupted (heard-only) reply in a prompt."""
+    return ChatMessage(role="system", content=INTERRUPTED_NOTE)
+
+
+def render_for_prompt(messages: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:
+    """Stored messages as the LLM sees them: a note after each interrupted reply.
+
+    Pure. The interrupted message itself is passed on unchanged (heard text only, still
+    marked ``interrupted=True``); adapters need not render the flag again.
+    """
+    out: list[ChatMessage] = []
+    for message in messages:
+        out.append(message)
+        if message.role == "assistant" and message.interrupted:
+            out.append(interrupted_note())
+    return tuple(out)
+
+
+@dataclass(slots=True)
+class _Exchange:
+    """One recorded exchange, as stored and as rendered for a prompt."""
+
+    messages: tuple[ChatMessage, ...]
+    rendered: tuple[ChatMessage, ...]
+    cost: int | None = None
+    """Tokens of ``rendered`` with the current counter (None: not counted yet)."""
+
+
 class History:
     """The conversation so far, with a system prompt and a token budget.
 
@@ -57,18 +107,28 @@ class History:
         *,
         max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS,
         count_tokens: TokenCounter = default_count_tokens,
+        framing_tokens: int = 0,
+        max_exchanges: int = MAX_EXCHANGES_KEPT,
     ) -> None:
         """Create an empty history.
 
         Args:
             system_prompt: Always the first message of every prompt.
             max_prompt_tokens: Budget for a whole prompt (system + history + current turn).
-            count_tokens: Tokens of one message's content (inject the model's tokenizer).
+            count_tokens: Tokens of one message's content (inject the model's tokenizer, or
+                swap it in later with ``set_token_counter``).
+            framing_tokens: Tokens added to ``count_tokens`` per message for the chat
+                template's framing (0: the counter already includes it, as the default does).
+            max_exchanges: Most exchanges stored; the oldest are forgotten beyond it.
         """
+        if max_exchanges < 1:
+            raise ValueError(f"max_exchanges must be at least 1 (got {max_exchanges})")
         self._system = ChatMessage(role="system", content=system_prompt)
         self._max_tokens = max_prompt_tokens
         self._count = count_tokens
-        self._exchanges: list[tuple[ChatMessage, ...]] = []
+        self._framing = framing_tokens
+        self._system_cost: int | None = None
+        self._exchanges: deque[_Exchange] = deque(maxlen=max_exchanges)
 
     @property
     def system(self) -> ChatMessage:
@@ -77,17 +137,47 @@ class History:
 
     @property
     def messages(self) -> tuple[ChatMessage, ...]:
-        """Every stored message (system prompt first), untrimmed."""
-        return (self._system, *(m for ex in self._exchanges for m in ex))
+        """Every stored message (system prompt first), untrimmed and as recorded."""
+        return (self._system, *(m for ex in self._exchanges for m in ex.messages))
 
     @property
     def exchanges(self) -> int:
-        """Number of recorded exchanges (user turns)."""
+        """Number of stored exchanges (user turns), at most ``max_exchanges``."""
         return len(self._exchanges)
+
+    @property
+    def max_exchanges(self) -> int:
+        """Most exchanges stored (the newest)."""
+        return self._exchanges.maxlen or 0
 
     def clear(self) -> None:
         """Forget the conversation (the system prompt stays)."""
         self._exchanges.clear()
+
+    def set_token_counter(self, count_tokens: TokenCounter | None, *, framing_tokens: int = 0
+                          ) -> None:
+        """Count prompt tokens with ``count_tokens`` from now on.
+
+        Meant for the model's tokenizer once the LLM has loaded (it loads on a worker thread
+        after the history is built), e.g.
+        ``history.set_token_counter(llm.count_tokens, framing_tokens=CHATML_FRAMING_TOKENS)``.
+        Cached counts are dropped, so the next ``prompt`` recounts with the new counter.
+
+        Runs on: GUI thread (the history's owner). Call it from a slot, never from the worker.
+
+        Args:
+            count_tokens: Tokens of one message's text; None goes back to the rough
+                ``default_count_tokens`` (do that before the model it counts with is closed).
+            framing_tokens: Added per message for the chat template's framing (ignored with
+                None: the default count includes its framing).
+        """
+        if count_tokens is None:
+            self._count, self._framing = default_count_tokens, 0
+        else:
+            self._count, self._framing = count_tokens, framing_tokens
+        self._system_cost = None
+        for exchange in self._exchanges:
+            exchange.cost = None
 
     def record_turn(
         self,
@@ -97,7 +187,7 @@ class History:
         assistant_text: str = "",
         interrupted: bool = False,
     ) -> None:
-        """Record one finished exchange.
+        """Record one finished exchange (the oldest is forgotten beyond ``max_exchanges``).
 
         Args:
             user_text: What the user said (merged over false endpoints).
@@ -111,7 +201,8 @@ class History:
             exchange.append(
                 ChatMessage(role="assistant", content=assistant_text, interrupted=interrupted)
             )
-        self._exchanges.append(tuple(exchange))
+        stored = tuple(exchange)
+        self._exchanges.append(_Exchange(stored, render_for_prompt(stored)))
 
     def prompt(self, current: Sequence[ChatMessage] = ()) -> tuple[ChatMessage, ...]:
         """The messages for the next LLM call.
@@ -120,22 +211,26 @@ class History:
             current: This turn's messages (its user message, tool messages); always kept.
 
         Returns:
-            System prompt, the newest exchanges that fit the budget, then ``current``; adjacent
-            user messages are joined with a space.
+            System prompt, the newest exchanges that fit the budget (each interrupted reply
+            followed by its note), then ``current``; adjacent user messages are joined with a
+            space.
         """
-        budget = self._max_tokens - self._cost((self._system, *current))
+        if self._system_cost is None:
+            self._system_cost = self._cost((self._system,))
+        budget = self._max_tokens - self._system_cost - self._cost(current)
         kept: list[tuple[ChatMessage, ...]] = []
         for exchange in reversed(self._exchanges):
-            cost = self._cost(exchange)
-            if cost > budget:
+            if exchange.cost is None:
+                exchange.cost = self._cost(exchange.rendered)
+            if exchange.cost > budget:
                 break
-            budget -= cost
-            kept.append(exchange)
+            budget -= exchange.cost
+            kept.append(exchange.rendered)
         flat = [m for ex in reversed(kept) for m in ex]
         return (self._system, *_join_adjacent_users([*flat, *current]))
 
     def _cost(self, messages: Sequence[ChatMessage]) -> int:
-        return sum(self._count(m.content) for m in messages)
+        return sum(self._count(m.content) + self._framing for m in messages)
 
 
 def _join_adjacent_users(messages: list[ChatMessage]) -> list[ChatMessage]:

@@ -14,6 +14,13 @@ SYSTEM_PROMPT: Final = (
 
 APOLOGY: Final = "Sorry, I lost that. Could you say it again?"
 
+INTERRUPTED_NOTE: Final = "The user interrupted you there. They heard only the words above."
+"""The system note that follows a reply the user cut off (see ``History.prompt``).
+
+A separate system note, not text appended to the reply: a small model copies the style of
+its own earlier replies, so a marker inside one would come back in later (spoken) answers.
+"""
+
 
 def tool_result_note(tool_name: str, result: str) -> str:
     """The message that hands a tool's result back to the model for the spoken answer.

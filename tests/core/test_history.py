@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
 from desktop_agent.core.history import (
+    MAX_EXCHANGES_KEPT,
     History,
     default_count_tokens,
     tool_call_message,
     tool_result_message,
 )
 from desktop_agent.core.ports import ChatMessage, ToolCall
+from desktop_agent.core.prompts import INTERRUPTED_NOTE
 
 
 def roles(messages: tuple[ChatMessage, ...]) -> list[str]:
@@ -69,3 +73,75 @@ def test_trimming_drops_oldest_whole_exchanges_and_keeps_system_and_current() ->
 def test_default_token_count() -> None:
     assert default_count_tokens("") == 4
     assert default_count_tokens("abcdefgh") == 6
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_the_prompt_tells_the_model_where_the_user_cut_in() -> None:
+    history = History("sys")
+    history.record_turn("tell me a story", assistant_text="Once upon a time", interrupted=True)
+    history.record_turn("and then?", assistant_text="The end.")
+    prompt = history.prompt([ChatMessage(role="user", content="who was in it?")])
+    assert [(m.role, m.content) for m in prompt] == [
+        ("system", "sys"),
+        ("user", "tell me a story"),
+        ("assistant", "Once upon a time"),
+        ("system", INTERRUPTED_NOTE),
+        ("user", "and then?"),
+        ("assistant", "The end."),
+        ("user", "who was in it?"),
+    ]
+    assert prompt[2].interrupted and not prompt[5].interrupted
+    # Stored history is what was recorded: the note lives only in prompts.
+    assert INTERRUPTED_NOTE not in [m.content for m in history.messages]
+    # Plain English, short enough for a 0.5B model, and no bracketed marker it could copy.
+    assert len(INTERRUPTED_NOTE.split()) <= 20 and "[" not in INTERRUPTED_NOTE
+
+
+def test_the_interrupted_note_counts_against_the_budget() -> None:
+    history = History("s", max_prompt_tokens=1 + 2 + 2 + words(INTERRUPTED_NOTE) - 1,
+                      count_tokens=words)
+    history.record_turn("tell me", assistant_text="Once upon", interrupted=True)
+    assert [m.content for m in history.prompt()] == ["s"]  # the note does not fit: all goes
+    history = History("s", max_prompt_tokens=1 + 2 + 2 + words(INTERRUPTED_NOTE),
+                      count_tokens=words)
+    history.record_turn("tell me", assistant_text="Once upon", interrupted=True)
+    assert [m.content for m in history.prompt()] == ["s", "tell me", "Once upon", INTERRUPTED_NOTE]
+
+
+def test_the_token_counter_can_be_swapped_after_the_model_loads() -> None:
+    history = History("s y s", max_prompt_tokens=16)
+    history.record_turn("one two", assistant_text="three four")
+    # The rough default (len // 4 + 4 each): 5 + 5 + 6 = 16, it all fits.
+    assert len(history.prompt()) == 3
+    calls: list[str] = []
+
+    def tokenizer(text: str) -> int:
+        calls.append(text)
+        return len(text.split())
+
+    history.set_token_counter(tokenizer, framing_tokens=5)  # 8 + 7 + 7 = 22 > 16
+    assert [m.content for m in history.prompt()] == ["s y s"]
+    history.set_token_counter(tokenizer, framing_tokens=1)  # 4 + 3 + 3 = 10
+    assert [m.content for m in history.prompt()] == ["s y s", "one two", "three four"]
+    # Counts are cached per stored message: the next prompt counts only the current turn.
+    calls.clear()
+    history.prompt([ChatMessage(role="user", content="five")])
+    assert calls == ["five"]
+    history.set_token_counter(None)  # the default again, its framing built in: 16 fits
+    assert len(history.prompt()) == 3 and calls == ["five"]
+
+
+def test_stored_exchanges_are_bounded_and_the_oldest_go_first() -> None:
+    history = History("sys", max_exchanges=3)
+    for i in range(5):
+        history.record_turn(f"question {i}", assistant_text=f"answer {i}")
+    assert history.exchanges == 3 == history.max_exchanges
+    assert [m.content for m in history.messages] == [
+        "sys", "question 2", "answer 2", "question 3", "answer 3", "question 4", "answer 4",
+    ]
+    assert History("sys").max_exchanges == MAX_EXCHANGES_KEPT
+    with pytest.raises(ValueError, match="max_exchanges"):
+        History("sys", max_exchanges=0)

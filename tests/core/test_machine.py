@@ -11,7 +11,7 @@ from desktop_agent.core.history import History
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
-from desktop_agent.core.turns.base import Step, UndeclaredTransitionError
+from desktop_agent.core.turns.base import SPANS_KEPT, Step, UndeclaredTransitionError
 from desktop_agent.core.turns.chunking import PunctuationChunker
 from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.model import JobId, Stage, State
@@ -302,3 +302,41 @@ def test_a_voice_barge_in_that_ends_during_the_fade_goes_straight_to_processing(
     assert names(step)[2:] == ["StartRecording", "StopRecording", "Transcribe", "StartTimer"]
     assert step.commands[2].from_s == 1.5  # type: ignore[union-attr]
     assert step.commands[3].until_s == 2.0  # type: ignore[union-attr]
+
+
+def test_completed_spans_keep_the_newest_and_a_counter_tells_which_are_new() -> None:
+    d = Driver()
+
+    def silent_turn() -> None:
+        d(e.PttPressed)
+        d(e.PttReleased)
+        d(e.AsrFinal, job=d.last(c.Transcribe).job, text="", no_speech=True)
+
+    published: list[int] = []
+    seen = 0
+
+    def publish() -> None:  # what the runtime controller does after each step
+        nonlocal seen
+        published.extend(span.turn_id for span in d.m.spans_since(seen))
+        seen = d.m.spans_completed
+
+    for _ in range(3):
+        silent_turn()
+        publish()
+        publish()  # nothing new: spans_since(seen) is empty, not everything kept
+    assert published == [1, 2, 3] and d.m.spans_completed == 3
+    for _ in range(SPANS_KEPT + 6):
+        silent_turn()
+    total = SPANS_KEPT + 9
+    assert d.m.spans_completed == total
+    spans = d.m.completed_spans
+    assert len(spans) == SPANS_KEPT
+    assert [s.turn_id for s in spans] == list(range(total - SPANS_KEPT + 1, total + 1))
+    # A consumer that fell behind by more than SPANS_KEPT gets the newest SPANS_KEPT.
+    publish()
+    assert published[3:] == [s.turn_id for s in spans]
+    silent_turn()
+    publish()
+    assert published[-1] == total + 1 and d.m.completed_spans[-1].turn_id == total + 1
+    assert d.m.spans_since(0) == d.m.completed_spans
+    assert d.m.spans_since(d.m.spans_completed) == ()

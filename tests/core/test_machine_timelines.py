@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_agent.core.ports import ChatMessage, ToolCall
+from desktop_agent.core.prompts import INTERRUPTED_NOTE
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
 from desktop_agent.core.turns.model import Stage, State
@@ -150,6 +151,25 @@ def test_barge_in_mid_sentence_records_exactly_what_was_heard() -> None:
     assert [x.from_s for x in recording] == [4.0]
     span = log.spans[0]
     assert span.barge_in_to_silence_ms() == pytest.approx(30.0)
+
+
+def test_after_a_barge_in_the_next_prompt_has_the_heard_words_and_the_note_only() -> None:
+    script = Script()
+    script.user_ptt(0.5, 1.5, "tell me a story")
+    script.reply(STORY)
+    script.user_ptt(4.0, 5.0, "stop")
+    script.reply("Okay.", to="stop")
+    log = run_scenario(script)
+    prompt = [x for x in log.of(c.StartLlm) if x.turn_id == 2][-1].messages
+    assert [(m.role, m.content) for m in prompt[1:]] == [
+        ("user", "tell me a story"),
+        ("assistant", "Once upon a time, there was"),
+        ("system", INTERRUPTED_NOTE),
+        ("user", "stop"),
+    ]
+    unheard = log.turn(1).heard.unheard_text  # type: ignore[union-attr]
+    assert unheard == "a fox. It was red and clever."
+    assert not any("fox" in m.content for m in prompt)
 
 
 def test_a_stale_tts_chunk_after_barge_in_is_never_played() -> None:

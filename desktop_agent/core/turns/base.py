@@ -36,6 +36,9 @@ _LOGGER = logging.getLogger(__name__)
 DROPPED_KEPT = 64
 """How many dropped events ``dropped_events`` keeps (the newest)."""
 
+SPANS_KEPT = 64
+"""How many latency spans ``completed_spans`` keeps (the newest)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -83,7 +86,8 @@ class MachineBase:
         self._ctx = TurnContext(turn_id=NO_TURN, span=TurnSpan(NO_TURN))
         self._out: list[Command] = []
         self._taken: Transition | None = None
-        self._spans: list[TurnSpan] = []
+        self._spans: deque[TurnSpan] = deque(maxlen=SPANS_KEPT)
+        self._spans_completed = 0
         self._dropped: deque[Event] = deque(maxlen=DROPPED_KEPT)
         self._dropped_count = 0
         self._ignored_count = 0
@@ -127,8 +131,31 @@ class MachineBase:
 
     @property
     def completed_spans(self) -> tuple[TurnSpan, ...]:
-        """Latency spans of the turns that ended, oldest first."""
+        """Latency spans of the newest turns that ended (at most ``SPANS_KEPT``), oldest first.
+
+        Bounded, so its length stops growing: tell new spans by ``spans_completed`` (or take
+        them with ``spans_since``), never by ``len(completed_spans)``.
+        """
         return tuple(self._spans)
+
+    @property
+    def spans_completed(self) -> int:
+        """How many spans ever completed (monotonic; ``completed_spans`` keeps the newest)."""
+        return self._spans_completed
+
+    def spans_since(self, seen: int) -> tuple[TurnSpan, ...]:
+        """The spans completed after the first ``seen`` ones, oldest first.
+
+        A consumer keeps ``seen = machine.spans_completed`` after each call. If more than
+        ``SPANS_KEPT`` completed in between, only the newest ``SPANS_KEPT`` are left to return.
+
+        Args:
+            seen: A value ``spans_completed`` had earlier (0 for all that are kept).
+        """
+        new = self._spans_completed - seen
+        if new <= 0:
+            return ()
+        return tuple(self._spans)[-new:]
 
     @property
     def current_span(self) -> TurnSpan:
@@ -202,6 +229,7 @@ class MachineBase:
     def _finish_span(self) -> None:
         if self._ctx.span.marks and (not self._spans or self._spans[-1] is not self._ctx.span):
             self._spans.append(self._ctx.span)
+            self._spans_completed += 1
 
     def _start_timer(self, stage: Stage, seconds: float) -> JobId:
         job = self._job()
