@@ -137,7 +137,8 @@ class ModelResolver:
         fix = "Point the setting at an existing model, or clear it to use the default."
         if not path.exists():
             raise ModelError("model_not_found", f"The {role} model {path} does not exist.", fix)
-        kind = {"asr": "ct2-dir", "llm": "gguf", "tts": "piper", "vad": "onnx"}[role]
+        kind = {"asr": "ct2-dir", "llm": "gguf", "tts": "piper", "vad": "onnx",
+                "turn": "onnx"}[role]
         files = check_user_model(path, kind)
         return ResolvedModel(
             model_id=f"user:{path}", role=role, kind=kind, path=path, files=files,

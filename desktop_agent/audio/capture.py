@@ -6,11 +6,20 @@ cleaned signal (32 ms frames), feeds the segmenter and keeps the cleaned audio w
 per-frame speech probability in a ``MicHistory`` addressed by absolute sample index, so a
 recording can be cut from any past instant (push-to-talk pre-roll, hands-free onset).
 
+With a ``TurnDetector`` (an audio end-of-turn model), a pause that reaches
+``TurnModelSettings.probe_s`` of silence is judged once: the last ``TURN_WINDOW_S`` of the
+utterance go to the model, and ``TurnModelRule`` combines its verdict with the transcript
+rule's silence (``silence_s``, set by the recorder) to end the turn at once, keep the
+transcript's wait, or wait longer. Not while the assistant speaks (barge-in speech is
+judged by the barge-in tracker). The model call (~50 ms on one core) runs here, on the
+capture worker thread: the blocks that arrive meanwhile wait in the capture ring.
+
 Runs on: the capture worker thread (never in an audio callback).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from dataclasses import dataclass, replace
@@ -20,8 +29,11 @@ import numpy.typing as npt
 
 from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.audio.echo_gate import EchoCoherence, EchoGate, power_db
+from desktop_agent.core.policy.endpointing import TurnDetector, TurnModelRule
 from desktop_agent.core.policy.segmenter import SegmentEvent, SpeechSegmenter
 from desktop_agent.core.ports import ASR_SAMPLE_RATE, EchoCanceller, VadEngine
+
+_LOGGER = logging.getLogger(__name__)
 
 VAD_FRAME = 512
 """Silero's frame at 16 kHz: 32 ms."""
@@ -33,6 +45,10 @@ PLAYBACK_THRESHOLD = 0.4
 """While the assistant speaks, the VAD probability a frame needs to count towards an onset
 (0.5 otherwise): the echo rules already took out what the speaker left, and a soft first
 syllable ("Ac-tually") often scores just under 0.5, which cost a quarter second."""
+TURN_WINDOW_S = 8.0
+"""Seconds of the utterance's end that the end-of-turn model hears (Smart Turn: 8 s)."""
+TURN_PREROLL_S = 0.2
+"""Audio kept before the utterance's first speech frame for the end-of-turn model."""
 
 
 def playback_onset_s(sensitivity: float) -> float:
@@ -133,6 +149,8 @@ class CapturePipeline:
         aec: EchoCanceller | None = None,
         segmenter: SpeechSegmenter | None = None,
         history: MicHistory | None = None,
+        turn_detector: TurnDetector | None = None,
+        turn_rule: TurnModelRule | None = None,
     ) -> None:
         self.vad = vad
         self.aec = aec
@@ -161,6 +179,10 @@ class CapturePipeline:
         self._passed = False  # the previous VAD frame counted as speech
         self.trace: CaptureTrace | None = None
         """When set, every block and VAD frame is recorded (see capture_trace)."""
+        self.turn_detector = turn_detector
+        """Audio end-of-turn model; None = the transcript rule alone (``silence_s``)."""
+        self.turn_rule = turn_rule or TurnModelRule()
+        self._playing = False
 
     def process(self, near: npt.NDArray[np.float32],
                 far: npt.NDArray[np.float32] | None = None) -> list[CaptureEvent]:
@@ -230,13 +252,49 @@ class CapturePipeline:
             self.history.set_prob(frame_end, prob)
             if prob >= self.segmenter.settings.threshold:
                 self.last_speech_sample = frame_end
-            kind = self.segmenter.process(frame_s, prob, self.silence_s)
+            kind = self.segmenter.process(frame_s, prob, self._silence_needed())
+            if kind is None:
+                kind = self._ask_turn_model(frame_end)
             if kind is not None:
+                self.turn_rule.reset()
                 at = (self.segmenter.speech_start_s if kind is SegmentEvent.SPEECH_STARTED
                       else self.segmenter.speech_end_s) or 0.0
                 events.append(CaptureEvent(kind, frame_end, self._segment_to_abs(at)))
         self._vad_pending = self._vad_pending[offset:]
         return events
+
+    def _silence_needed(self) -> float | None:
+        """Silence that ends the utterance now: the transcript rule's, or the model's say."""
+        if self.turn_detector is None or self.turn_rule.complete is None:
+            return self.silence_s
+        transcript_s = self.segmenter.settings.silence_s if self.silence_s is None \
+            else self.silence_s
+        return self.turn_rule.silence_needed_s(transcript_s)
+
+    def _ask_turn_model(self, frame_end: int) -> SegmentEvent | None:
+        """Run the end-of-turn model once per pause; end the utterance if it may end now."""
+        if self.turn_detector is None or self._playing or not self.segmenter.in_speech:
+            return None
+        trailing = self.segmenter.trailing_silence_s
+        if trailing == 0.0:
+            self.turn_rule.reset()  # the speech went on: the next pause is asked anew
+            return None
+        if not self.turn_rule.wants_probe(trailing):
+            return None
+        start = self._segment_to_abs(self.segmenter.speech_start_s or 0.0)
+        start = max(start - int(TURN_PREROLL_S * ASR_SAMPLE_RATE),
+                    frame_end - int(TURN_WINDOW_S * ASR_SAMPLE_RATE))
+        try:
+            probability = float(self.turn_detector.probability(
+                self.history.slice(start, frame_end)))
+        except Exception as exc:  # a broken model must not stop the microphone
+            _LOGGER.warning("end-of-turn model failed (%s): the transcript rule decides alone",
+                            exc)
+            self.turn_detector = None
+            return None
+        self.turn_rule.record(probability)
+        needed = self._silence_needed()
+        return None if needed is None else self.segmenter.end_if_silent(needed)
 
     def _segment_to_abs(self, stream_s: float) -> int:
         """Segmenter stream time (seconds since its reset) to an absolute mic index."""
@@ -260,6 +318,7 @@ class CapturePipeline:
         confirmed after ``playback_onset_s``: pausing is cheap and undone if the speech
         turns out to be a cough or a backchannel. Runs on: any thread (one attribute swap)."""
         base = self._idle_settings
+        self._playing = playing
         self.segmenter.settings = replace(
             base, min_speech_s=min(base.min_speech_s, self.playback_onset_s),
             threshold=min(base.threshold, max(base.neg_threshold, PLAYBACK_THRESHOLD)),
@@ -268,5 +327,6 @@ class CapturePipeline:
     def reset_segmenter(self) -> None:
         """Start a fresh utterance search from now (after a turn ends, or playback starts)."""
         self.segmenter.reset()
+        self.turn_rule.reset()
         self._seg_base = self.history.end - len(self._vad_pending)
         self.vad.reset()

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from desktop_agent.core.errors import ModelError
 
-ROLES: Final = ("asr", "llm", "tts", "vad")
+ROLES: Final = ("asr", "llm", "tts", "vad", "turn")
 KINDS: Final = ("ct2-dir", "gguf", "piper", "onnx")
 ASSEMBLY: Final = ("copy", "concat")
 

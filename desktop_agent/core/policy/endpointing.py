@@ -4,13 +4,18 @@ The silence needed adapts to the partial transcript. A complete-looking sentence
 bare "yes" ends quickly; a trailing "to", "and" or "um" means the user is still
 thinking, so the agent waits longer; anything else gets the medium wait. The result
 feeds ``SpeechSegmenter.process(..., silence_s=...)``.
+
+An audio end-of-turn model (``TurnDetector``, e.g. Smart Turn) can shorten that wait:
+``TurnModelRule`` asks it once per pause, when the silence first reaches ``probe_s``,
+and ends the turn at once when the model hears a finished turn and the transcript rule
+does not veto it; when the two disagree it waits longer (see ``TurnModelRule``).
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final, Protocol
 
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.policy.tokens import covered_by, phrase_set, spoken_words
@@ -97,6 +102,116 @@ class Endpointer:
         else:
             seconds = settings.medium_s
         return min(settings.max_s, max(settings.min_s, seconds))
+
+
+class TurnDetector(Protocol):
+    """Port: an audio end-of-turn model."""
+
+    def probability(self, audio: Any) -> float:
+        """Probability in [0, 1] that the user finished their turn.
+
+        Args:
+            audio: The end of the turn so far, 16 kHz mono float32 (up to the last
+                8 s are used), ending with the silence heard since the last word.
+        """
+        ...
+
+
+_SLACK_S: Final = 1e-6
+"""Float slack when comparing seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnModelSettings:
+    """How an audio end-of-turn model and the transcript rule end a turn together."""
+
+    probe_s: float = 0.2
+    """Trailing silence, seconds, at which the model is asked (once per pause)."""
+    threshold: float = 0.5
+    """Model probability at or above which the turn sounds finished."""
+    veto_above_s: float = 0.5
+    """The transcript vetoes a finished-sounding turn when it asks for more silence than
+    this (the default is ``EndpointingSettings.short_s``: anything but a complete
+    sentence or a bare "yes" vetoes; a trailing "and", "to", "um" always does)."""
+    disagree_s: float = 1.0
+    """Silence, seconds, that ends the turn when the model hears an unfinished turn
+    (at least; a longer transcript wait stands)."""
+
+    def __post_init__(self) -> None:
+        """Reject settings that cannot work."""
+        values = (self.probe_s, self.veto_above_s, self.disagree_s)
+        if min(values) < 0 or not 0.0 <= self.threshold <= 1.0:
+            raise SettingsError(
+                "turn_model_settings",
+                f"invalid end-of-turn model settings: {values}, threshold={self.threshold}",
+                "use non-negative seconds and a threshold in [0, 1]",
+            )
+
+
+class TurnModelRule:
+    """One pause's verdict of the end-of-turn model, and the silence it buys. Pure.
+
+    Per pause: ``wants_probe(trailing_silence_s)`` says when to run the model (the first
+    time the silence reaches ``probe_s``); ``record(probability)`` keeps its verdict;
+    ``silence_needed_s(transcript_s)`` then combines it with the transcript rule's answer
+    (``Endpointer.silence_needed_s``), and is asked again whenever that answer changes
+    (a partial transcript arrives later than the probe):
+
+    - finished-sounding and no veto (``transcript_s <= veto_above_s``): ``probe_s``, i.e.
+      end now;
+    - finished-sounding but vetoed (a trailing "and"): the transcript's wait, unchanged;
+    - not finished-sounding: ``max(transcript_s, disagree_s)``, so a complete-looking
+      transcript no longer ends the turn after the short wait.
+
+    The model never makes a turn end later than the transcript rule alone would, except
+    when it hears an unfinished turn.
+
+    ``reset()`` when the speech resumes or a new utterance starts. Before the probe, and
+    without a verdict, the transcript's wait stands unchanged.
+    """
+
+    __slots__ = ("settings", "_complete")
+
+    def __init__(self, settings: TurnModelSettings | None = None) -> None:
+        """Create a rule with ``settings`` (the defaults when None)."""
+        self.settings = settings or TurnModelSettings()
+        self._complete: bool | None = None
+
+    @property
+    def complete(self) -> bool | None:
+        """The model's verdict on this pause (None until it was asked)."""
+        return self._complete
+
+    def reset(self) -> None:
+        """Forget the verdict (the speech resumed, or a new utterance began)."""
+        self._complete = None
+
+    def wants_probe(self, trailing_silence_s: float) -> bool:
+        """Whether to run the model now: the silence reached ``probe_s``, no verdict yet."""
+        return (self._complete is None
+                and trailing_silence_s + _SLACK_S >= self.settings.probe_s)
+
+    def record(self, probability: float) -> None:
+        """Keep the model's verdict for this pause."""
+        self._complete = probability >= self.settings.threshold
+
+    def silence_needed_s(self, transcript_s: float) -> float:
+        """Silence, seconds, that ends the turn, given the transcript rule's answer.
+
+        Args:
+            transcript_s: What the transcript rule asks for
+                (``Endpointer.silence_needed_s``, or the segmenter's default).
+
+        Returns:
+            ``transcript_s`` without a verdict; otherwise as in the class docstring.
+        """
+        if self._complete is None:
+            return transcript_s
+        if not self._complete:
+            return max(transcript_s, self.settings.disagree_s)
+        if transcript_s > self.settings.veto_above_s + _SLACK_S:
+            return transcript_s
+        return min(transcript_s, self.settings.probe_s)
 
 
 DEFAULT_HALLUCINATIONS: Final = (

@@ -118,6 +118,11 @@ class SpeechSegmenter:
         return self._end_reason
 
     @property
+    def trailing_silence_s(self) -> float:
+        """Silence, seconds, since the current utterance's last speech chunk (0.0 outside one)."""
+        return self._gap_s if self._in_speech else 0.0
+
+    @property
     def speech_s(self) -> float:
         """Seconds from the current utterance's start to now (0.0 outside an utterance)."""
         if not self._in_speech or self._start_s is None:
@@ -152,6 +157,23 @@ class SpeechSegmenter:
         if self._in_speech:
             return self._process_in_speech(chunk_s, prob, chunk_start, silence_s)
         return self._process_idle(chunk_s, prob, chunk_start)
+
+    def end_if_silent(self, silence_s: float) -> SegmentEvent | None:
+        """End the current utterance now if its trailing silence already reaches ``silence_s``.
+
+        For a decision made between chunks (an end-of-turn model that agreed with the
+        transcript): the utterance ends at the current stream time, its speech end
+        where the silence began, exactly as if ``process`` had been told ``silence_s``.
+
+        Args:
+            silence_s: Trailing silence, seconds, that is now enough to end the utterance.
+
+        Returns:
+            SPEECH_ENDED when it ended the utterance, else None.
+        """
+        if self._in_speech and self._gap_s > 0.0 and self._gap_s + _EPS >= silence_s:
+            return self._end(EndReason.SILENCE)
+        return None
 
     def _process_idle(self, chunk_s: float, prob: float, chunk_start: float) -> SegmentEvent | None:
         settings = self.settings
