@@ -52,6 +52,7 @@ def build_runtime(settings: Settings, backend: Any | None = None, *,
     from desktop_agent.adapters.speex import SpeexEchoCanceller
     from desktop_agent.adapters.tools_builtin import default_tools
     from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.turn_smart import load_turn_detector
     from desktop_agent.adapters.vad_silero import SileroVad
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
@@ -81,7 +82,8 @@ def build_runtime(settings: Settings, backend: Any | None = None, *,
         backend = _device_backend(settings)
     aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation
     pipeline = CapturePipeline(SileroVad(models["vad"].path),
-                               SpeexEchoCanceller() if aec_on else None)
+                               SpeexEchoCanceller() if aec_on else None,
+                               turn_detector=load_turn_detector())
     engines = Engines(asr=asr, llm=llm, tts=tts, tool=tool, threads=threads)
     sink = jsonl_span_sink(span_log) if span_log is not None else None
     controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink)
