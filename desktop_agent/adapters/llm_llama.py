@@ -3,7 +3,10 @@
 Prefix reuse: one ``Llama`` instance keeps its KV cache between calls, and llama.cpp
 re-evaluates only the tokens after the longest common prefix of the previous prompt.
 Keeping the system prompt and tool list byte-identical across turns makes that prefix
-long, so the first token of turn N+1 costs only the new user words.
+long, so the first token of turn N+1 costs only the new user words. ``prefill`` goes one
+step further: while the user is still speaking, it evaluates the system prompt, the tools
+and the whole history up to the header of the next user message, so at the endpoint only
+the user's own words are left to evaluate.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ class LlamaLlm:
                 "or choose another LLM in Settings.",
             ) from exc
         self.n_ctx = n_ctx
+        self._formatter: Any = None
+        self.prefilled_tokens = 0
+        """Tokens evaluated by the last ``prefill`` (0: the prefix was already cached)."""
 
     def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
         """Evaluate the system prompt (and tool list) now, so the first turn reuses it.
@@ -75,6 +81,63 @@ class LlamaLlm:
         for _ in self.stream_chat([ChatMessage("system", system_prompt),
                                    ChatMessage("user", "Hi")], tools=tools, max_tokens=1):
             pass
+
+    def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = ()) -> int:
+        """Evaluate the prompt that ``messages`` + a coming user message will start with.
+
+        The prompt is rendered exactly as ``stream_chat`` renders it (same template, same
+        tool list), with a placeholder user message; everything before the placeholder's
+        text is evaluated into the KV cache, reusing what is already there. The next
+        ``stream_chat`` whose messages start with ``messages`` then evaluates only the new
+        user text. Returns the number of tokens evaluated now.
+
+        Runs on: the LLM worker thread, while it is idle (the user is speaking).
+        """
+        marker = "\u2063PREFILL\u2063"
+        payload = [_to_openai(m) for m in _tool_results_as_notes(
+            [*messages, ChatMessage("user", marker)])]
+        tool_payload = [_tool_to_openai(t) for t in tools] or None
+        try:
+            rendered = self._chat_formatter()(messages=payload, tools=tool_payload)
+        except Exception as exc:  # only a lost optimisation: the turn evaluates it all
+            _LOGGER.warning("turn=0 prefill not possible: %s", exc)
+            return 0
+        text = rendered.prompt
+        cut = text.rfind(marker)
+        if cut <= 0:
+            return 0
+        llm = self._llm
+        tokens = llm.tokenize(text[:cut].encode("utf-8"),
+                              add_bos=not rendered.added_special, special=True)
+        cached = 0
+        for a, b in zip(llm._input_ids, tokens, strict=False):
+            if a != b:
+                break
+            cached += 1
+        # Keep one token back: a prompt that ends exactly here must still be decoded.
+        cached = min(cached, len(tokens) - 1)
+        todo = tokens[cached:]
+        if len(todo) > 1:
+            llm.n_tokens = cached
+            llm.eval(todo)
+            self.prefilled_tokens = len(todo)
+        else:
+            self.prefilled_tokens = 0
+        return self.prefilled_tokens
+
+    def _chat_formatter(self) -> Any:
+        """The GGUF's chat template as llama-cpp-python's own handler renders it."""
+        if self._formatter is None:
+            from llama_cpp import llama_chat_format
+
+            llm = self._llm
+            eos_id, bos_id = llm.token_eos(), llm.token_bos()
+            eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
+            bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
+            self._formatter = llama_chat_format.Jinja2ChatFormatter(
+                template=llm.metadata["tokenizer.chat_template"], eos_token=eos,
+                bos_token=bos, stop_token_ids=[eos_id])
+        return self._formatter
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with this model's tokenizer (for history trimming)."""

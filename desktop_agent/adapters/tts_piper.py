@@ -19,6 +19,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _WORD_SEP = " "
 
 
+WARM_UP_TEXT = "Okay, ready."
+"""Spoken (and dropped) once at load time."""
+
+
 class PiperTts:
     """Piper behind core.ports.TtsEngine.
 
@@ -28,6 +32,7 @@ class PiperTts:
         speaking_rate: 1.0 = the voice's natural pace; 1.25 = 25 % faster.
         alignments: Patch the voice in memory to report per-phoneme sample counts
             (needs the ``onnx`` package). Without them word timings are estimated.
+        warm: Synthesise a short phrase once at load, off the turn's critical path.
     """
 
     def __init__(
@@ -36,6 +41,7 @@ class PiperTts:
         threads: int = 1,
         speaking_rate: float = 1.0,
         alignments: bool = True,
+        warm: bool = True,
     ) -> None:
         piper = import_or_hint("piper", "piper-tts==1.8.0")
         ort = import_or_hint("onnxruntime", "onnxruntime==1.32.0")
@@ -76,6 +82,14 @@ class PiperTts:
                              "another voice in Settings.") from exc
         self._voice = piper.PiperVoice(session=session, config=config)
         self._syn = piper.config.SynthesisConfig(length_scale=self._length_scale(speaking_rate))
+        if warm:
+            self.warm()
+
+    def warm(self) -> None:
+        """Synthesise a word and drop it: onnxruntime allocates its buffers and phonemizes
+        once, so the first real clause of the first turn is not the slowest one."""
+        for _ in self.synthesize(WARM_UP_TEXT):
+            pass
 
     @property
     def sample_rate(self) -> int:

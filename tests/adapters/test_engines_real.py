@@ -117,6 +117,51 @@ def test_llm_prefix_cache_makes_the_second_turn_cheaper(llm: Any) -> None:
     assert firsts[1] < firsts[0] * 0.7, firsts
 
 
+def test_llm_prefill_leaves_only_the_user_words_for_the_endpoint(llm: Any) -> None:
+    """While the user speaks, the history is evaluated; at the endpoint only the question
+    is left, and the answer is the one the model gives without a prefill."""
+    system = ChatMessage("system", "You are a helpful voice assistant. Answer briefly.")
+    history = [system, ChatMessage("user", "Name a colour."),
+               ChatMessage("assistant", "Blue is a colour many people like.")]
+    question = ChatMessage("user", "Name a fruit.")
+    counted: list[int] = []
+    real_eval = llm._llm.eval
+
+    def counting(tokens: Any) -> None:
+        counted.append(len(tokens))
+        real_eval(tokens)
+
+    def answer() -> tuple[str, int]:
+        counted.clear()
+        text = "".join(d.text for d in llm.stream_chat([*history, question], max_tokens=12))
+        return text, counted[0]  # the prompt; each generated token is one more eval
+
+    llm._llm.eval = counting
+    try:
+        llm._llm.reset()  # nothing cached: the whole prompt is evaluated at the endpoint
+        plain, cold_tokens = answer()
+        llm._llm.reset()
+        prefilled = llm.prefill(history)
+        assert prefilled > 20  # the system prompt and the exchange went in now
+        again, endpoint_tokens = answer()
+        assert llm.prefill(history) == 0  # already cached: nothing to do
+    finally:
+        del llm._llm.eval
+    assert again == plain
+    assert endpoint_tokens < 12 < cold_tokens, (endpoint_tokens, cold_tokens)
+
+
+def test_piper_warm_up_runs_at_load(models: dict[str, Any]) -> None:
+    from desktop_agent.adapters.tts_piper import PiperTts
+
+    voice = PiperTts(models["tts"].path, threads=1, warm=False)
+    calls: list[str] = []
+    real = voice._voice.synthesize
+    voice._voice.synthesize = lambda text, **kw: (calls.append(text), real(text, **kw))[1]
+    voice.warm()
+    assert calls == ["Okay, ready."]
+
+
 @pytest.mark.parametrize(
     ("pieces", "text", "call"),
     [
