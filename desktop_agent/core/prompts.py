@@ -14,11 +14,14 @@ SYSTEM_PROMPT: Final = (
 
 APOLOGY: Final = "Sorry, I lost that. Could you say it again?"
 
-INTERRUPTED_NOTE: Final = "The user interrupted you there. They heard only the words above."
+INTERRUPTED_NOTE: Final = "(Interrupted: the user heard only the words above.)"
 """The system note that follows a reply the user cut off (see ``History.prompt``).
 
-A separate system note, not text appended to the reply: a small model copies the style of
-its own earlier replies, so a marker inside one would come back in later (spoken) answers.
+A separate system note, not text appended to the reply: a small model copies its own earlier
+replies, and Qwen2.5-0.5B answered "sorry, what was the second one?" with "Second,
+[interrupted: ...]" when the marker sat inside the reply. Of four short wordings tried on it
+(six cut-off replies), this terse one kept "go on" / "keep going" continuing the story;
+longer sentences ("The user interrupted your last reply...") turned them into refusals.
 """
 
 
