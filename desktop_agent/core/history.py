@@ -20,12 +20,13 @@ Rules (the turn machine relies on them):
 A tool call is stored as an assistant message with ``tool_call`` set and empty content, followed
 by the tool message (role 'tool', ``name`` = the tool) that carries the result.
 
-Threads: a ``History`` is owned by the turn machine on the GUI thread; every method, including
-``set_token_counter``, is called there. The token counter runs on that thread too. The model's
-tokenizer qualifies (``LlamaLlm.count_tokens``: llama.cpp's tokenize only reads the vocabulary,
-which is immutable once loaded, so it may run while the LLM worker generates), as long as the
-model is not closed while it is installed: swap the counter out (``set_token_counter(None)``)
-before an LLM is unloaded or replaced.
+Threads: a ``History`` belongs to the turn machine's owner thread (the GUI thread in the app,
+the caller's thread in the headless executor); every method, ``set_token_counter`` included, is
+called there, and the token counter runs there too. The model's tokenizer qualifies
+(``LlamaLlm.count_tokens``: llama.cpp's tokenize only reads the vocabulary, which is immutable
+once loaded, so it may run while the LLM worker thread generates), as long as that model is not
+closed while its counter is installed: call ``set_token_counter(None)`` (or install the new
+model's counter) before an LLM is unloaded or replaced.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class _Exchange:
 class History:
     """The conversation so far, with a system prompt and a token budget.
 
-    Runs on: GUI thread (owned by the turn machine). Not thread-safe.
+    Runs on: GUI thread (owned by the turn machine; see the module docstring). Not thread-safe.
     """
 
     def __init__(
@@ -163,7 +164,8 @@ class History:
         ``history.set_token_counter(llm.count_tokens, framing_tokens=CHATML_FRAMING_TOKENS)``.
         Cached counts are dropped, so the next ``prompt`` recounts with the new counter.
 
-        Runs on: GUI thread (the history's owner). Call it from a slot, never from the worker.
+        Runs on: GUI thread (the history's owner): call it from the slot that learns the model
+        loaded, never from the LLM worker thread.
 
         Args:
             count_tokens: Tokens of one message's text; None goes back to the rough
