@@ -106,3 +106,20 @@ class FakeAsr:
         segments = (TranscriptSegment(self.text, 0.0, len(audio) / RATE, self.no_speech_prob,
                                       -0.2),) if self.text else ()
         return Transcript(self.text, segments, len(audio) / RATE)
+
+
+def says_the_hour(reply: str) -> bool:
+    """True when ``reply`` says the hour of the clock now (or a minute ago) in words.
+
+    A reply is what was said, so a time in it is in words ('three', 'fifteen'), never digits.
+    """
+    import datetime as dt
+
+    from desktop_agent.core.text.numbers import int_to_words
+
+    words: set[str] = set()
+    for moment in (dt.datetime.now(), dt.datetime.now() - dt.timedelta(minutes=1)):
+        words |= {int_to_words(moment.hour % 12 or 12), int_to_words(moment.hour)}
+        if moment.hour in (0, 12):
+            words |= {"noon", "midnight"}
+    return bool(words & set(re.findall(r"[\w'-]+", reply.lower())))
