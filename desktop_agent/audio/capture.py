@@ -182,6 +182,9 @@ class CapturePipeline:
         self.turn_detector = turn_detector
         """Audio end-of-turn model; None = the transcript rule alone (``silence_s``)."""
         self.turn_rule = turn_rule or TurnModelRule()
+        self.turn_model_on = True
+        """Ask the model only while this is True. Push-to-talk should turn it off: the
+        release ends the turn, and a model call then only delays the capture thread."""
         self._playing = False
 
     def process(self, near: npt.NDArray[np.float32],
@@ -265,7 +268,7 @@ class CapturePipeline:
 
     def _silence_needed(self) -> float | None:
         """Silence that ends the utterance now: the transcript rule's, or the model's say."""
-        if self.turn_detector is None or self.turn_rule.complete is None:
+        if self.turn_rule.complete is None:
             return self.silence_s
         transcript_s = self.segmenter.settings.silence_s if self.silence_s is None \
             else self.silence_s
@@ -273,7 +276,8 @@ class CapturePipeline:
 
     def _ask_turn_model(self, frame_end: int) -> SegmentEvent | None:
         """Run the end-of-turn model once per pause; end the utterance if it may end now."""
-        if self.turn_detector is None or self._playing or not self.segmenter.in_speech:
+        if (self.turn_detector is None or not self.turn_model_on or self._playing
+                or not self.segmenter.in_speech):
             return None
         trailing = self.segmenter.trailing_silence_s
         if trailing == 0.0:

@@ -191,6 +191,14 @@ def test_resumed_speech_is_asked_again_and_playback_is_left_alone() -> None:
         == SPEECH + _frames(SHORT)
     assert playing.heard == []  # barge-in speech is the tracker's to judge
 
+    off = FakeDetector(0.9)
+    pipe = CapturePipeline(ScriptedVad(), turn_detector=off)
+    pipe.turn_model_on = False  # push-to-talk: the release ends the turn
+    pipe.silence_s = SHORT
+    assert _end_frame(pipe, np.concatenate([_speech(SPEECH), _silence(40)])) \
+        == SPEECH + _frames(SHORT)
+    assert off.heard == []
+
 
 def test_a_failing_model_leaves_the_transcript_rule_in_charge() -> None:
     class Broken:
