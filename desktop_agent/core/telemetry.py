@@ -8,6 +8,7 @@ from typing import Any
 from desktop_agent.core.cancel import TurnId
 
 SPAN_MARKS: tuple[str, ...] = (
+    "speech_end",
     "endpoint",
     "asr_final",
     "llm_first_token",

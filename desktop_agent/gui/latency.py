@@ -19,6 +19,7 @@ from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.gui.theme import NORMAL, Colors
 
 STEPS: Final[tuple[tuple[str, str, str], ...]] = (
+    ("Speech end \u2192 endpoint", "speech_end", "endpoint"),
     ("Endpoint \u2192 ASR final", "endpoint", "asr_final"),
     ("ASR \u2192 LLM 1st token", "asr_final", "llm_first_token"),
     ("Token \u2192 1st chunk", "llm_first_token", "first_chunk"),
@@ -33,6 +34,11 @@ def _ms(marks: dict[str, float], a: str, b: str) -> float | None:
     if a not in marks or b not in marks:
         return None
     return (marks[b] - marks[a]) * 1000.0
+
+
+def _zero(marks: dict[str, float]) -> float | None:
+    """The chart's 0 ms: the real end of speech (hands-free), else the endpoint (the key)."""
+    return marks.get("speech_end", marks.get("endpoint"))
 
 
 def _fmt(ms: float | None) -> str:
@@ -78,7 +84,7 @@ class WaterfallChart(QWidget):
         label_w = max(fm.horizontalAdvance(label) for label, _, _ in STEPS) + 10
         value_w = fm.horizontalAdvance("00000 ms") + 8
         left, right = label_w, self.width() - value_w
-        zero = self.marks.get("endpoint")
+        zero = _zero(self.marks)
         spans = []
         for label, a, b in STEPS:
             if zero is not None and a in self.marks and b in self.marks:
@@ -107,7 +113,8 @@ class WaterfallChart(QWidget):
         p.setPen(QColor(c.muted))
         p.drawLine(int(left), int(axis_y), int(right), int(axis_y))
         p.drawText(QRectF(left, axis_y, right - left, fm.height() + 4), Qt.AlignmentFlag.AlignLeft,
-                   "0 ms (end of your speech)")
+                   "0 ms (end of your speech)" if "speech_end" in self.marks
+                   else "0 ms (key released)")
         p.drawText(QRectF(left, axis_y, right - left, fm.height() + 4),
                    Qt.AlignmentFlag.AlignRight, f"{full:.0f} ms")
         p.end()
@@ -170,7 +177,8 @@ class LatencyWaterfall(QWidget):
                 str(turn_id),
                 _fmt(_ms(m, "endpoint", "asr_final")),
                 _fmt(_ms(m, "endpoint", "llm_first_token")),
-                _fmt(_ms(m, "endpoint", "first_audio")),
+                _fmt(_ms(m, "speech_end" if "speech_end" in m else "endpoint",
+                         "first_audio")),
                 _fmt(_ms(m, "barge_in", "playback_stopped")),
             )
             for col, text in enumerate(cells):

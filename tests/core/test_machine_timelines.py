@@ -74,6 +74,17 @@ def test_false_endpoint_merges_both_segments_into_one_user_turn() -> None:
     assert log.of(c.Synthesize)[0].text == "It is nine in Paris."
 
 
+def test_a_hands_free_span_knows_when_the_speech_really_ended() -> None:
+    script = Script()
+    script.user_speech(1.0, 2.0, "what's the time")  # endpointer fires 0.6 s later
+    script.reply("Nine.")
+    log = run_scenario(script)
+    (span,) = log.spans
+    assert span.marks["speech_end"] == pytest.approx(2.0)
+    assert span.marks["endpoint"] == pytest.approx(2.6)
+    assert span.since_endpoint_ms("speech_end") == pytest.approx(-600.0)
+
+
 def test_speech_resumed_while_the_first_segment_is_still_transcribed() -> None:
     script = Script()
     script.user_speech(1.0, 2.0, "what's the time")  # endpoint at 2.6, final at 2.8

@@ -101,6 +101,12 @@ def test_latency_waterfall_last_turn_and_history(qtbot) -> None:
     assert [lat.history.item(r, 0).text() for r in range(2)] == ["2", "1"]
     assert lat.history.item(1, 4).text() == "80"
     assert lat.chart.grab().width() > 0
+    hands_free = TurnSpan(TurnId(3), {"speech_end": 4.0, "endpoint": 4.25, "asr_final": 4.3,
+                                      "first_audio": 4.9})
+    lat.update_span(hands_free)
+    assert "Speech end \u2192 endpoint: 250 ms" in lat.chart.accessibleDescription()
+    assert lat.history.item(0, 3).text() == "900"  # from the end of speech, not the endpoint
+    assert lat.chart.grab().width() > 0
 
 
 def test_meters_are_throttled_and_show_erle(qtbot) -> None:

@@ -210,8 +210,11 @@ class TurnStateMachine(ReplyHandlers):
         ctx.segments.append(None)
         self._emit(Transcribe(turn_id=self._turn_id, job=job, recording=recording))
         ctx.asr_timers[job] = self._start_timer(Stage.ASR, self._policy.asr_timeout_s)
-        ctx.span.marks.pop("endpoint", None)  # after a false endpoint, the last one counts
+        for name in ("endpoint", "speech_end"):  # after a false endpoint, the last one counts
+            ctx.span.marks.pop(name, None)
         ctx.span.mark("endpoint", at_s)
+        if cause == "speech_ended":  # hands-free: the endpointer knows when the speech ended
+            ctx.span.mark("speech_end", until_s)
         self._go(State.PROCESSING, cause, at_s)
 
     def _resume_user(self, at_s: float, from_s: float) -> None:
