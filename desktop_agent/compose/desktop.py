@@ -76,6 +76,7 @@ def main_window_app(script: WindowScript | None = None) -> int:
 
     from desktop_agent.adapters import paths
     from desktop_agent.adapters.settings_store import load_settings, save_settings
+    from desktop_agent.audio.backend import AudioBackend
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.gui.main_window import MainWindow
@@ -88,7 +89,7 @@ def main_window_app(script: WindowScript | None = None) -> int:
     settings = loaded.settings
     notices: list[ErrorNotice] = [ErrorNotice("settings_warning", w, "Check Settings.")
                                   for w in loaded.warnings]
-    backend: Any = None
+    backend: AudioBackend  # both sound cards present the runtime's port
     if script is not None:
         backend = VirtualAudio()
     else:

@@ -9,38 +9,49 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.settings import Settings
+from desktop_agent.core.telemetry import TurnSpan
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QThread
+
+    from desktop_agent.audio.backend import AudioBackend
+    from desktop_agent.core.turns.policy import TurnPolicy
+    from desktop_agent.runtime.controller import AgentController
 
 _LOGGER = logging.getLogger(__name__)
+
 
 @dataclass
 class Runtime:
     """Everything ``build_runtime`` made; ``shutdown`` stops it in phases."""
 
-    controller: Any
+    controller: AgentController
     backend: Any
-    threads: list[Any]
+    """The AudioBackend (Any: tests and benches also use VirtualAudio's ``inject``)."""
+    threads: list[QThread]
 
     def shutdown(self) -> None:
         """Input, processing, output."""
         self.controller.shutdown()
 
 
-def jsonl_span_sink(path: Path):  # type: ignore[no-untyped-def]
+def jsonl_span_sink(path: Path) -> Callable[[TurnSpan], None]:
     """Append each finished turn's span as one JSON line to ``path``."""
-    def sink(span: Any) -> None:
+    def sink(span: TurnSpan) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(span.to_json()) + "\n")
     return sink
 
 
-def build_runtime(settings: Settings, backend: Any | None = None, *,
-                  echo_cancellation: bool | None = None, policy: Any = None,
+def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
+                  echo_cancellation: bool | None = None, policy: TurnPolicy | None = None,
                   span_log: Path | None = None) -> Runtime:
     """Resolve models, start one worker thread per engine, and build the controller.
 
@@ -58,7 +69,8 @@ def build_runtime(settings: Settings, backend: Any | None = None, *,
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import SYSTEM_PROMPT
-    from desktop_agent.runtime.controller import AgentController, Engines
+    from desktop_agent.runtime.controller import AgentController
+    from desktop_agent.runtime.worker_link import Engines
     from desktop_agent.runtime.workers import (
         AsrWorker,
         LlmWorker,
@@ -90,7 +102,7 @@ def build_runtime(settings: Settings, backend: Any | None = None, *,
     return Runtime(controller, backend, threads)
 
 
-def _device_backend(settings: Settings) -> Any:
+def _device_backend(settings: Settings) -> AudioBackend:
     from desktop_agent.adapters.device_audio import DeviceAudio
 
     return DeviceAudio(settings.audio.input_device, settings.audio.output_device)

@@ -15,12 +15,15 @@ import logging
 import queue
 import threading
 import time
-from typing import Any
+from typing import Any, TypeAlias
 
+import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal, Slot
 
+from desktop_agent.audio.backend import AudioBackend
 from desktop_agent.audio.capture import CapturePipeline, level_db
 from desktop_agent.audio.capture_trace import CaptureTrace
+from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import CancelToken, TurnId
 
 _LOGGER = logging.getLogger(__name__)
@@ -29,14 +32,15 @@ _LOGGER = logging.getLogger(__name__)
 class CaptureWorker(QObject):
     """Runs the capture pipeline. Runs on: its own QThread (the ``run`` loop)."""
 
-    sig_capture = Signal(object)
+    sig_speech_detected = Signal(object)
     """A CaptureEvent (speech started/ended, absolute mic indices)."""
-    sig_levels = Signal(float, float, object)
+    sig_levels_measured = Signal(float, float, object)
     """mic dBFS, speaker dBFS, ERLE dB or None (about 15 per second)."""
     sig_failed = Signal(object)
-    """An AgentError from the device (the loop keeps running and retries)."""
+    """The exception the device raised (the loop keeps running and retries)."""
 
-    def __init__(self, backend: Any, pipeline: CapturePipeline) -> None:
+    def __init__(self, backend: AudioBackend, pipeline: CapturePipeline) -> None:
+        """Read from ``backend`` into ``pipeline`` once ``run`` starts."""
         super().__init__()
         self.backend = backend
         self.pipeline = pipeline
@@ -68,7 +72,8 @@ class CaptureWorker(QObject):
 
     def _loop(self) -> None:
         last_levels = 0.0
-        path_version = getattr(self.backend, "echo_path_version", 0)
+        # Only the real device moves its echo reference (not part of the backend port).
+        path_version: int = getattr(self.backend, "echo_path_version", 0)
         while not self._stop.is_set():
             try:
                 block = self.backend.read(0.1)
@@ -79,7 +84,7 @@ class CaptureWorker(QObject):
             if block is None:
                 continue
             near, far = block
-            version = getattr(self.backend, "echo_path_version", 0)
+            version: int = getattr(self.backend, "echo_path_version", 0)
             if version != path_version:  # the reference moved: relearn the echo path
                 path_version = version
                 self.pipeline.echo_path_changed()
@@ -89,24 +94,30 @@ class CaptureWorker(QObject):
                 _LOGGER.exception("turn=0 capture block failed: %s", exc)
                 continue
             for event in events:
-                self.sig_capture.emit(event)
+                self.sig_speech_detected.emit(event)
             now = time.monotonic()
             if now - last_levels >= 1 / 15:
                 last_levels = now
-                self.sig_levels.emit(self.pipeline.mic_db, level_db(far) if far is not None
+                self.sig_levels_measured.emit(self.pipeline.mic_db, level_db(far) if far is not None
                                      else -100.0, self.pipeline.erle_db)
+
+
+Audio: TypeAlias = npt.NDArray[Any]
+"""Mono samples (int16 from the voice, or float32)."""
+_FeedJob: TypeAlias = tuple[TurnId, Audio | None, int, CancelToken]
 
 
 class PlaybackFeeder:
     """Feeds chunk audio into the Player in order, blocking only its own thread."""
 
-    def __init__(self, player: Any) -> None:
+    def __init__(self, player: Player) -> None:
+        """Start the feeder thread for ``player``."""
         self.player = player
-        self._jobs: queue.Queue[tuple[TurnId, Any, int, CancelToken] | None] = queue.Queue()
+        self._jobs: queue.Queue[_FeedJob | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="playback-feeder", daemon=True)
         self._thread.start()
 
-    def play(self, key: TurnId, audio: Any, sample_rate: int, cancel: CancelToken) -> None:
+    def play(self, key: TurnId, audio: Audio, sample_rate: int, cancel: CancelToken) -> None:
         """Queue ``audio`` for the player stream ``key``. Runs on: any thread."""
         self._jobs.put((key, audio, sample_rate, cancel))
 
@@ -115,7 +126,7 @@ class PlaybackFeeder:
         self._jobs.put((key, None, 0, cancel))
 
     def close(self) -> None:
-        """Stop the thread."""
+        """Stop the thread (after what is queued). Runs on: any thread but the feeder's."""
         self._jobs.put(None)
         self._thread.join(timeout=2)
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -37,13 +38,17 @@ from desktop_agent.core.policy.bargein_judge import (
 )
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId
+from desktop_agent.runtime.ports import Feed
 from desktop_agent.runtime.workers import AsrJob
 
 _LOGGER = logging.getLogger(__name__)
 
 TICK_MS: Final = 100
 """How often a pending barge-in is judged again, milliseconds."""
-__all__ = ["TICK_MS", "TRANSCRIPT_GRACE_S", "WORDLESS_INTERRUPT_S", "BargeInTracker"]
+VERDICTS_KEPT: Final = 64
+"""How many verdicts ``BargeInTracker.verdicts`` keeps (the newest)."""
+__all__ = ["TICK_MS", "TRANSCRIPT_GRACE_S", "VERDICTS_KEPT", "WORDLESS_INTERRUPT_S",
+           "BargeInTracker"]
 
 
 class BargeInTracker(QObject):
@@ -58,11 +63,12 @@ class BargeInTracker(QObject):
         asr_busy: Whether the ASR worker is running a job now.
         time_of: Absolute mic index -> clock seconds.
         clock: Monotonic seconds (injectable for tests).
+        parent: The owning QObject.
         reply_text: The reply being spoken (its words heard back are echo).
     """
 
     def __init__(self, decider: BargeInDecider, history: MicHistory, rate: int,
-                 feed: Callable[[Any], None], submit_asr: Callable[[AsrJob], None],
+                 feed: Feed, submit_asr: Callable[[AsrJob], None],
                  asr_busy: Callable[[], bool], time_of: Callable[[int], float],
                  clock: Callable[[], float] = time.monotonic,
                  parent: QObject | None = None,
@@ -83,8 +89,8 @@ class BargeInTracker(QObject):
         self._turn = TurnId(0)
         self._job: JobId | None = None
         self._token: CancelToken | None = None
-        self.verdicts: list[Verdict] = []
-        """Every verdict fed to the machine (tests and the log read it)."""
+        self.verdicts: deque[Verdict] = deque(maxlen=VERDICTS_KEPT)
+        """The newest verdicts fed to the machine, oldest first (tests and the log read it)."""
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._on_timer_timeout)

@@ -13,37 +13,54 @@ Runs on: GUI thread.
 
 from __future__ import annotations
 
-import time
-from typing import Any
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
+from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.turns.model import State
-from desktop_agent.runtime.view_api import ErrorNotice
+from desktop_agent.runtime.ports import MachineView
+from desktop_agent.runtime.view_api import ErrorNotice, LevelReading
 
 REPHRASE_REQUEST = "Please say your last answer again in simpler words."
 SPEAKER_TEST = "This is the speaker test. If you can hear me, your speaker works."
 
 
 class Extras(QObject):
-    """Repeat, rephrase, first-run check for one controller."""
+    """Repeat, rephrase, first-run check.
 
-    def __init__(self, controller: Any) -> None:
-        super().__init__(controller)
-        self.c = controller
+    Args:
+        machine: Read-only view of the turn machine (state, turn, history).
+        speak_aside: Says a text outside any reply (the playback driver's aside).
+        ask_text: Starts a typed turn.
+        show_caption: Emits a caption.
+        show_error: Emits an error notice.
+        parent: The owning QObject.
+    """
+
+    def __init__(self, machine: MachineView, speak_aside: Callable[[TurnId, str], None],
+                 ask_text: Callable[[str], None], show_caption: Callable[[str], None],
+                 show_error: Callable[[ErrorNotice], None],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._machine = machine
+        self._speak_aside = speak_aside
+        self._ask_text = ask_text
+        self._show_caption = show_caption
+        self._show_error = show_error
         self._levels: list[float] = []
         self._erle: list[float] = []
         self._far: list[float] = []
         self._phase = ""
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._next_phase)
+        self._timer.timeout.connect(self._on_timer_timeout)
 
     # --- repeat and rephrase -----------------------------------------------------------------
 
     def last_answer(self) -> str:
         """The last assistant text in the history (what the user heard)."""
-        for msg in reversed(self.c.machine.history.messages):
+        for msg in reversed(self._machine.history.messages):
             if msg.role == "assistant" and msg.content:
                 return str(msg.content)
         return ""
@@ -52,62 +69,59 @@ class Extras(QObject):
         """Speak the last answer again (not a new turn; the history does not change)."""
         text = self.last_answer()
         if not text:
-            self.c.sig_caption.emit("There is no answer to repeat yet.")
+            self._show_caption("There is no answer to repeat yet.")
             return
-        if self.c.machine.state is not State.LISTENING:
+        if self._machine.state is not State.LISTENING:
             return
-        self.c.sig_caption.emit(text)
-        self.c.monitor.speak_apology(self.c.machine.turn_id, text, self.c.engines.tts,
-                                     self.c.feeder)
+        self._show_caption(text)
+        self._speak_aside(self._machine.turn_id, text)
 
     def rephrase(self) -> None:
         """Ask for the last answer in simpler words, as a typed turn."""
         if not self.last_answer():
-            self.c.sig_caption.emit("There is no answer to rephrase yet.")
+            self._show_caption("There is no answer to rephrase yet.")
             return
-        self.c.ask_text(REPHRASE_REQUEST)
+        self._ask_text(REPHRASE_REQUEST)
 
     # --- first-run check ---------------------------------------------------------------------
 
-    def on_levels(self, mic_db: float, speaker_db: float, erle: float | None) -> None:
-        """Collect levels while a check phase runs."""
+    def on_levels(self, reading: LevelReading) -> None:
+        """Collect levels while a check phase runs (a few seconds: the lists stay short)."""
         if self._phase == "mic":
-            self._levels.append(mic_db)
+            self._levels.append(reading.mic_db)
         elif self._phase == "speaker":
-            self._far.append(speaker_db)
-            self._levels.append(mic_db)
-            if erle is not None:
-                self._erle.append(erle)
+            self._far.append(reading.speaker_db)
+            self._levels.append(reading.mic_db)
+            if reading.erle_db is not None:
+                self._erle.append(reading.erle_db)
 
     def first_run_check(self) -> None:
         """Start the check: 2 s of mic level, then the speaker test with echo calibration."""
-        if self._phase or self.c.machine.state is not State.LISTENING:
+        if self._phase or self._machine.state is not State.LISTENING:
             return
         self._levels, self._erle, self._far = [], [], []
         self._phase = "mic"
-        self.c.sig_caption.emit("Microphone check: please say something for two seconds…")
+        self._show_caption("Microphone check: please say something for two seconds…")
         self._timer.start(2000)
 
-    def _next_phase(self) -> None:
+    def _on_timer_timeout(self) -> None:
         if self._phase == "mic":
             peak = max(self._levels, default=-100.0)
             if peak < -60:
-                self.c.sig_error.emit(ErrorNotice(
+                self._show_error(ErrorNotice(
                     "mic_silent", f"The microphone heard nothing (peak {peak:.0f} dBFS).",
                     "Check that the right microphone is chosen in Settings and not muted."))
-            self.c.sig_caption.emit(f"Microphone peak {peak:.0f} dBFS. Speaker test now…")
+            self._show_caption(f"Microphone peak {peak:.0f} dBFS. Speaker test now…")
             self._levels = []
             self._phase = "speaker"
-            self._started_s = time.monotonic()
-            self.c.monitor.speak_apology(self.c.machine.turn_id, SPEAKER_TEST,
-                                         self.c.engines.tts, self.c.feeder)
+            self._speak_aside(self._machine.turn_id, SPEAKER_TEST)
             self._timer.start(6000)
             return
         if self._phase == "speaker":
             self._phase = ""
             played = max(self._far, default=-100.0)
             if played < -60:
-                self.c.sig_error.emit(ErrorNotice(
+                self._show_error(ErrorNotice(
                     "speaker_silent", "The speaker test produced no sound.",
                     "Choose another output device in Settings, or check the voice with "
                     "`desktop-agent doctor`."))
@@ -115,6 +129,6 @@ class Extras(QObject):
             echo = max(self._levels, default=-100.0)
             erle = sorted(self._erle)[len(self._erle) // 2] if self._erle else None
             reduction = "off" if erle is None else f"{erle:.0f} dB"
-            self.c.sig_caption.emit(
+            self._show_caption(
                 f"Check done: speaker peak {played:.0f} dBFS, echo at the mic {echo:.0f} dBFS "
                 f"after cancellation, echo reduction {reduction}.")

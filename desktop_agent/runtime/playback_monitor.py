@@ -7,6 +7,8 @@ the same stream. Played counts add up across keys, at the voice's sample rate.
 
 Polls every 10 ms on the GUI thread: PlaybackStarted carries the instant the first sample
 reached the device (taken in the output callback), not the poll time.
+
+Runs on: GUI thread (everything in this module).
 """
 
 from __future__ import annotations
@@ -14,15 +16,20 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer
 
+from desktop_agent.audio.player import TurnPlayback
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import Stage
-from desktop_agent.runtime.workers import TtsJob
+from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.runtime.ports import Feed
+
+if TYPE_CHECKING:
+    from desktop_agent.runtime.audio_workers import PlaybackFeeder
 
 _LOGGER = logging.getLogger(__name__)
 _POLL_MS = 10
@@ -32,10 +39,42 @@ STALL_S = 3.0
 the speaker is taken for stuck: the turn fails (ERROR, an apology) instead of hanging."""
 
 
+class PlayerStatus(Protocol):
+    """What the monitor reads of the Player (``audio.player.Player`` has it)."""
+
+    def status(self, turn_id: TurnId) -> TurnPlayback | None:
+        """Playback counters of one key (None when unknown)."""
+        ...
+
+    def flush(self, turn_id: TurnId) -> None:
+        """Silence one key now (fade)."""
+        ...
+
+    def end_turn(self, turn_id: TurnId) -> None:
+        """No more audio for one key: play out the resampler tail."""
+        ...
+
+    @property
+    def paused(self) -> bool:
+        """True while playback is paused on purpose."""
+        ...
+
+    @property
+    def queued_s(self) -> float:
+        """Seconds of audio accepted and not yet handed to the device."""
+        ...
+
+
+def new_keys() -> Callable[[], TurnId]:
+    """A source of fresh Player keys (1, 2, ...), shared by replies and asides."""
+    counter: Iterator[int] = itertools.count(1)
+    return lambda: TurnId(next(counter))
+
+
 @dataclass
 class _Stream:
     turn_id: TurnId
-    job: int
+    job: JobId
     token: CancelToken
     key: TurnId
     sent: int = 0
@@ -54,24 +93,30 @@ class _Stream:
 
 
 class PlaybackMonitor(QObject):
-    """Tracks playback streams and reports to ``feed``. Runs on: GUI thread."""
+    """Tracks playback streams and reports to ``feed``. Runs on: GUI thread.
 
-    sig_apology_job = Signal(object)
-    """Queued to the TTS worker's ``speak_only``."""
+    Args:
+        player: The Player (status, flush, end of a key).
+        feed: The controller's single entry into the machine.
+        feeder: Routes end-of-stream marks after the audio it has queued (None: straight
+            to the player, as the tests do).
+        new_key: Source of fresh Player keys (shared with the asides).
+        parent: The owning QObject.
+    """
 
-    def __init__(self, player: Any, feed: Any, parent: QObject | None = None) -> None:
+    def __init__(self, player: PlayerStatus, feed: Feed, parent: QObject | None = None, *,
+                 feeder: PlaybackFeeder | None = None,
+                 new_key: Callable[[], TurnId] | None = None) -> None:
         super().__init__(parent)
         self.player = player
         self._feed = feed
-        self._keys = itertools.count(1)
-        self._streams: dict[int, _Stream] = {}
+        self._new_key = new_key or new_keys()
+        self._streams: dict[JobId, _Stream] = {}
         self._timer = QTimer(self)
         self._timer.setInterval(_POLL_MS)
-        self._timer.timeout.connect(self._poll)
-        self._apology: tuple[TurnId, TurnId, CancelToken, int] | None = None
+        self._timer.timeout.connect(self._on_timer_timeout)
         self._first_audio_s: float | None = None
-        self._feeder: Any = None
-        self._tts: Any = None
+        self._feeder = feeder
 
     def start(self) -> None:
         """Start polling."""
@@ -85,14 +130,11 @@ class PlaybackMonitor(QObject):
         """When the current reply's first sample was played (None if not yet)."""
         return self._first_audio_s
 
-    def key(self, job: int) -> TurnId:
+    def key(self, job: JobId) -> TurnId:
         """The Player key currently used by stream ``job``."""
         return self._streams[job].key
 
-    def _new_key(self) -> TurnId:
-        return TurnId(next(self._keys))
-
-    def add(self, turn_id: TurnId, job: int, n_samples: int, token: CancelToken) -> None:
+    def add(self, turn_id: TurnId, job: JobId, n_samples: int, token: CancelToken) -> None:
         """A chunk of ``n_samples`` is about to be fed to stream ``job``."""
         stream = self._streams.get(job)
         if stream is None:
@@ -108,7 +150,7 @@ class PlaybackMonitor(QObject):
         stream.sent += n_samples
         stream.drained = False
 
-    def flush(self, job: int) -> None:
+    def flush(self, job: JobId) -> None:
         """Silence stream ``job`` now (fade within one block); PlaybackStopped follows."""
         stream = self._streams.get(job)
         if stream is None:
@@ -119,6 +161,9 @@ class PlaybackMonitor(QObject):
     def _played(self, key: TurnId) -> int:
         status = self.player.status(key)
         return 0 if status is None else int(status.played_samples)
+
+    def _on_timer_timeout(self) -> None:
+        self._poll()
 
     def _poll(self) -> None:
         now = time.monotonic()
@@ -153,7 +198,6 @@ class PlaybackMonitor(QObject):
                 total = s.base_played + int(status.enqueued_samples)
                 self._feed(ev.PlaybackFinished(turn_id=s.turn_id, at_s=now, job=job,
                                                played_samples=total))
-        self._poll_apology(now)
 
     def _watch_stall(self, s: _Stream, played: int, now: float, waiting_s: float) -> None:
         """``waiting_s``: audio of this stream's key accepted and not yet played."""
@@ -179,56 +223,8 @@ class PlaybackMonitor(QObject):
         else:
             self.player.end_turn(s.key)
 
-    def attach_feeder(self, feeder: Any) -> None:
-        """Route end-of-stream marks through the feeder (keeps them after queued audio)."""
-        self._feeder = feeder
-
     def forget(self, turn_id: TurnId) -> None:
         """Drop finished streams of ``turn_id``."""
         for job, s in list(self._streams.items()):
             if s.turn_id == turn_id and s.drained:
                 del self._streams[job]
-
-    # --- the apology ---------------------------------------------------------------------------
-
-    def speak_apology(self, turn_id: TurnId, text: str, tts: Any, feeder: Any) -> None:
-        """Synthesize ``text`` on the TTS worker and play it; ApologyFinished when heard."""
-        token = CancelToken(turn_id)
-        key = self._new_key()
-        self._apology = (turn_id, key, token, -1)
-        self._feeder = feeder
-        if self._tts is not tts:  # connect once per TTS worker (queued: it lives elsewhere)
-            self._tts = tts
-            self.sig_apology_job.connect(tts.speak_only)
-            tts.sig_result.connect(self._on_apology_audio)
-        self.sig_apology_job.emit(TtsJob(turn_id, -1, -1, text, token))  # type: ignore[arg-type]
-
-    def _on_apology_audio(self, result: Any) -> None:
-        job, chunk = result
-        if self._apology is None or job.chunk_index != -1 or job.cancel is not self._apology[2]:
-            return
-        turn_id, key, token, _ = self._apology
-        if chunk is None:  # the voice itself failed: nothing to wait for
-            self._apology = None
-            self._feed(ev.ApologyFinished(turn_id=turn_id, at_s=time.monotonic()))
-            return
-        self._apology = (turn_id, key, token, chunk.n_samples)
-        self._feeder.play(key, chunk.audio, chunk.sample_rate, token)
-        self._feeder.end(key, token)
-
-    def _poll_apology(self, now: float) -> None:
-        if self._apology is None or self._apology[3] < 0:
-            return
-        turn_id, key, _token, _n = self._apology
-        status = self.player.status(key)
-        if status is not None and status.state in ("finished", "flushed"):
-            self._apology = None
-            self._feed(ev.ApologyFinished(turn_id=turn_id, at_s=now))
-
-    def stop_apology(self) -> None:
-        """Cut the apology (the user pressed to talk)."""
-        if self._apology is not None:
-            turn_id, key, token, _ = self._apology
-            token.cancel("apology cut")
-            self.player.flush(key)
-            self._apology = None

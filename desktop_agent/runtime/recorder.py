@@ -14,18 +14,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
+from desktop_agent.audio.backend import AudioBackend
+from desktop_agent.audio.capture import CapturePipeline
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.policy.endpointing import Endpointer
+from desktop_agent.core.policy.endpointing import Endpointer, EndpointingSettings
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.context import normalise_for_compare
-from desktop_agent.core.turns.model import State
-from desktop_agent.runtime.workers import AsrJob
+from desktop_agent.core.turns.model import JobId, State, Transition
+from desktop_agent.runtime.ports import Feed, MachineView, TokenFor
+from desktop_agent.runtime.workers import AsrJob, AsrPartialResult
 
 PREROLL_S = 0.15
 """Audio kept before the press / onset: the first phoneme often starts early."""
@@ -45,36 +47,51 @@ class _Recording:
     """Mic index where the audio of ``last_partial`` ended."""
     inflight_end_idx: int | None = None
     """Mic index where the audio of the partial being transcribed now ends."""
-    awaiting_final: int | None = None
+    awaiting_final: JobId | None = None
     """A Transcribe job answered by the in-flight partial (it covers every speech frame)."""
     last_launch_s: float = 0.0
 
 
 class Recorder(QObject):
-    """Recordings, partials and final transcripts for one controller."""
+    """Recordings, partials and final transcripts.
 
-    def __init__(self, controller: Any, backend: Any, pipeline: Any,
-                 feed: Callable[[Any], None], asr_job: Callable[[AsrJob], None],
-                 asr_busy: Callable[[], bool],
-                 token: Callable[[int, TurnId], CancelToken],
-                 endpointing: Any = None) -> None:
-        super().__init__(controller)
-        self._c = controller
+    Recordings of turns before the previous one are forgotten when a new one opens, so the
+    table stays bounded for the life of the app.
+
+    Args:
+        machine: Read-only view of the turn machine (state and turn of the scheduler).
+        backend: Maps clock seconds to mic indices.
+        pipeline: The capture pipeline (mic history, last speech, endpointing silence).
+        feed: The controller's single entry into the machine.
+        submit_asr: Queues an ``AsrJob`` to the ASR worker.
+        asr_busy: Whether the ASR worker is running a job now.
+        token: The cancel token of a job.
+        endpointing: Endpointing limits (None: the defaults).
+        parent: The owning QObject.
+    """
+
+    def __init__(self, machine: MachineView, backend: AudioBackend, pipeline: CapturePipeline,
+                 feed: Feed, submit_asr: Callable[[AsrJob], None],
+                 asr_busy: Callable[[], bool], token: TokenFor,
+                 endpointing: EndpointingSettings | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._machine = machine
         self.backend = backend
         self.pipeline = pipeline
         self._feed = feed
-        self._asr_job = asr_job
+        self._asr_job = submit_asr
         self._asr_busy = asr_busy
         self._token = token
         self.endpointer = Endpointer(endpointing)
-        self._recordings: dict[int, _Recording] = {}
+        self._recordings: dict[JobId, _Recording] = {}
         self.typed_text: str | None = None
         """Set by a typed question: the next Transcribe answers with it."""
         self._timer = QTimer(self)
         self._timer.setInterval(int(PARTIAL_EVERY_S * 1000))
         self._timer.timeout.connect(self._on_timer_timeout)
 
-    def on_transition(self, t: Any) -> None:
+    def on_transition(self, t: Transition) -> None:
         """Run the partial scheduler only while the user speaks."""
         if t.target is State.USER_SPEAKING:
             self._timer.start()
@@ -84,6 +101,8 @@ class Recorder(QObject):
     def start(self, c: cmd.StartRecording) -> None:
         """Open a recording from ``c.from_s`` (minus the pre-roll)."""
         start = self.backend.sample_at(c.from_s) - int(PREROLL_S * self.backend.rate)
+        for job in [j for j, r in self._recordings.items() if r.turn_id < c.turn_id - 1]:
+            del self._recordings[job]
         self._recordings[c.job] = _Recording(c.turn_id, max(0, start))
 
     def stop(self, c: cmd.StopRecording) -> None:
@@ -140,10 +159,10 @@ class Recorder(QObject):
         """Partial transcripts while the user speaks: every half second, and at once when
         the speech pauses (that partial usually covers the whole utterance, so it can be
         the final transcript the moment the user lets go)."""
-        if self._c.machine.state is not State.USER_SPEAKING or self._asr_busy():
+        if self._machine.state is not State.USER_SPEAKING or self._asr_busy():
             return
         live = [(job, r) for job, r in self._recordings.items()
-                if r.until_idx is None and r.turn_id == self._c.machine.turn_id]
+                if r.until_idx is None and r.turn_id == self._machine.turn_id]
         if not live:
             return
         job, rec = live[-1]
@@ -166,11 +185,9 @@ class Recorder(QObject):
                                      previous_partial=rec.last_partial,
                                      trailing_silence_s=trailing))
 
-    def on_asr_result(self, result: Any) -> None:
+    def on_partial(self, result: AsrPartialResult) -> None:
         """A partial transcript came back (possibly empty). Runs on: GUI thread."""
-        if not (isinstance(result, tuple) and result and result[0] == "partial"):
-            return
-        _kind, job, text, no_speech = result
+        job, text, no_speech = result.job, result.text, result.no_speech
         rec = self._recordings.get(job.job)
         if rec is not None and rec.inflight_end_idx is not None:
             end = rec.inflight_end_idx
@@ -191,7 +208,7 @@ class Recorder(QObject):
                                  text=text, stable=stable,
                                  trailing_silence_s=job.trailing_silence_s))
 
-    def note_partial(self, job: int, text: str) -> None:
+    def note_partial(self, job: JobId, text: str) -> None:
         """Remember the newest partial (stability) and adapt the endpointer to it."""
         rec = self._recordings.get(job)
         if rec is not None:

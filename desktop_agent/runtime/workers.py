@@ -1,8 +1,11 @@
 """One worker per engine, each on its own QThread.
 
 Workers receive jobs through queued signals from the controller and report back with
-``sig_event(core event)``: the same frozen event objects the turn machine consumes. A
-queued job never cancels a busy worker (it is not delivered while the worker's loop is
+``sig_event(core event)``: the same frozen event objects the turn machine consumes. Results
+that carry more than an event have one frozen payload and one signal each: a partial
+transcript (``AsrWorker.sig_partial_transcribed``), a synthesized chunk with its audio
+(``TtsWorker.sig_chunk_synthesized``), a spoken aside (``TtsWorker.sig_aside_synthesized``).
+A queued job never cancels a busy worker (it is not delivered while the worker's loop is
 blocked), so cancellation is the job's ``CancelToken``, set directly from the GUI thread
 and checked at every yield point. Late output of a cancelled job is still emitted and is
 dropped by the turn machine by job id: it is never played.
@@ -12,15 +15,25 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.ports import ChatMessage, LlmDelta, SpeechChunk, ToolSpec, WordTiming
+from desktop_agent.core.ports import (
+    AsrEngine,
+    ChatMessage,
+    LlmDelta,
+    LlmEngine,
+    SpeechChunk,
+    ToolCall,
+    ToolSpec,
+    TtsEngine,
+    WordTiming,
+)
 from desktop_agent.core.text.normalize import normalize_for_speech
 from desktop_agent.core.tool_answer import guard_tool_answer
 from desktop_agent.core.tools import ToolRegistry
@@ -36,25 +49,42 @@ from desktop_agent.core.turns.events import (
 )
 from desktop_agent.core.turns.model import JobId, Stage
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
 _LOGGER = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AsrJob:
-    """Transcribe ``audio`` (16 kHz float32) for ``job``; partial jobs report AsrPartial."""
+    """Transcribe ``audio`` for ``job``; partial jobs answer with an ``AsrPartialResult``."""
 
     turn_id: TurnId
     job: JobId
-    audio: Any
+    audio: npt.NDArray[np.float32]
+    """16 kHz mono float32."""
     cancel: CancelToken
     partial: bool = False
     speech_ratio: float = 1.0
     """Fraction of VAD frames that were speech (gates Whisper's silence hallucinations)."""
     previous_partial: str = ""
     trailing_silence_s: float = 0.0
+    """Seconds of silence at the end of ``audio``."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class AsrPartialResult:
+    """A partial transcript came back (the controller decides what the machine sees)."""
+
+    job: AsrJob
+    text: str
+    """The transcript, stripped ('' when nothing was heard)."""
+    no_speech: bool
+    """True when the recogniser judged the audio not to be speech (``text`` is then void)."""
+
+
+@dataclass(frozen=True, slots=True)
 class LlmJob:
     """Stream a reply to ``messages``."""
 
@@ -65,9 +95,9 @@ class LlmJob:
     tools: tuple[ToolSpec, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TtsJob:
-    """Speak ``text`` as one chunk."""
+    """Speak ``text`` as chunk ``chunk_index`` of the turn's reply."""
 
     turn_id: TurnId
     job: JobId
@@ -76,13 +106,42 @@ class TtsJob:
     cancel: CancelToken
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class SynthesizedChunk:
+    """One reply chunk, synthesized: the machine's event and the audio it describes."""
+
+    ready: TtsChunkReady
+    """What the turn machine is told (text, sample count, rate, word timings)."""
+    audio: npt.NDArray[Any] | None
+    """The samples at ``ready.sample_rate`` (int16 mono); None when there was nothing to say."""
+    cancel: CancelToken
+    """The job's token: audio of a job cancelled since is not kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class AsideJob:
+    """Speak ``text`` outside the turn machine (an apology, a repeated answer, a test)."""
+
+    turn_id: TurnId
+    text: str
+    cancel: CancelToken
+
+
+@dataclass(frozen=True, slots=True)
+class SpokenAside:
+    """The audio of an ``AsideJob``; ``chunk`` is None when the voice could not say it."""
+
+    job: AsideJob
+    chunk: SpeechChunk | None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolJob:
     """Run a read-only tool."""
 
     turn_id: TurnId
     job: JobId
-    call: Any
+    call: ToolCall
     cancel: CancelToken
 
 
@@ -97,25 +156,43 @@ class LoadState:
     error: AgentError | None = field(default=None)
 
 
-class EngineWorker(QObject):
+class WarmableLlm(LlmEngine, Protocol):
+    """An LLM that can evaluate the system prompt ahead of the first turn."""
+
+    def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
+        """Evaluate ``system_prompt`` (and the tool list) now. Runs on: the LLM thread."""
+        ...
+
+
+class AdjustableTts(TtsEngine, Protocol):
+    """A voice whose pace can change between sentences."""
+
+    def set_speaking_rate(self, rate: float) -> None:
+        """Change the pace for the next sentences (0.5 .. 2.0). Runs on: the TTS thread."""
+        ...
+
+
+E = TypeVar("E")
+
+
+class EngineWorker(QObject, Generic[E]):
     """Base: owns one engine, created on the worker thread by ``load``.
 
     Runs on: its own QThread (all slots).
     """
 
     sig_event = Signal(object)
-    """A core turn event (AsrFinal, LlmToken, TtsChunkReady, ...)."""
+    """A core turn event (AsrFinal, LlmToken, ToolResult, StageFailed, ...)."""
     sig_load_state = Signal(object)
     """LoadState: loading / ready / failed."""
-    sig_result = Signal(object)
-    """A raw result for non-turn jobs (e.g. the apology audio)."""
 
     stage_name = "engine"
 
-    def __init__(self, factory: Callable[[], Any]) -> None:
+    def __init__(self, factory: Callable[[], E]) -> None:
+        """Keep ``factory``: ``load`` calls it on the worker thread."""
         super().__init__()
         self._factory = factory
-        self.engine: Any = None
+        self.engine: E | None = None
 
     @Slot()
     def load(self) -> None:
@@ -147,16 +224,21 @@ class EngineWorker(QObject):
                                         stage=stage, code=code, message=message))
 
 
-class AsrWorker(EngineWorker):
+class AsrWorker(EngineWorker[AsrEngine]):
     """faster-whisper on its thread."""
+
+    sig_partial_transcribed = Signal(object)
+    """AsrPartialResult: a partial job's transcript (never sent for a cancelled job)."""
 
     stage_name = "asr"
 
-    def __init__(self, factory: Callable[[], Any],
+    def __init__(self, factory: Callable[[], AsrEngine],
                  is_hallucination: Callable[[str, float, float], bool]) -> None:
+        """``is_hallucination(text, no_speech_prob, speech_ratio)`` voids a transcript."""
         super().__init__(factory)
         self._is_hallucination = is_hallucination
         self.busy = False
+        """True while a job runs (read from the GUI thread: a plain bool is atomic)."""
 
     @Slot(object)
     def run(self, job: AsrJob) -> None:
@@ -174,7 +256,7 @@ class AsrWorker(EngineWorker):
                 # Partials go to the controller as a result: it decides whether one already
                 # is the final transcript, and what the machine gets to see.
                 if not job.cancel.cancelled:
-                    self.sig_result.emit(("partial", job, text, no_speech))
+                    self.sig_partial_transcribed.emit(AsrPartialResult(job, text, no_speech))
             else:
                 self.sig_event.emit(AsrFinal(turn_id=job.turn_id, at_s=now, job=job.job,
                                              text="" if no_speech else text,
@@ -186,14 +268,14 @@ class AsrWorker(EngineWorker):
             self.busy = False
 
 
-
-class LlmWorker(EngineWorker):
+class LlmWorker(EngineWorker[WarmableLlm]):
     """llama.cpp on its thread; streams tokens as events."""
 
     stage_name = "llm"
 
-    def __init__(self, factory: Callable[[], Any], tools: ToolRegistry,
+    def __init__(self, factory: Callable[[], WarmableLlm], tools: ToolRegistry,
                  warm_prompt: str, max_tokens: int = 200) -> None:
+        """``warm_prompt`` is evaluated right after loading; replies stop at ``max_tokens``."""
         super().__init__(factory)
         self._tools = tools
         self._warm_prompt = warm_prompt
@@ -217,8 +299,8 @@ class LlmWorker(EngineWorker):
             if self.engine is None:
                 raise AgentError("llm_not_ready", "The language model is still loading.")
             emit(LlmStarted(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
-            deltas = self.engine.stream_chat(job.messages, job.cancel, self._tools.specs,
-                                             self.max_tokens)
+            deltas: Iterator[LlmDelta] = self.engine.stream_chat(
+                job.messages, job.cancel, self._tools.specs, self.max_tokens)
             after_tool = _tool_context(job.messages)
             if after_tool is not None:
                 deltas = guard_tool_answer(deltas, *after_tool)
@@ -252,18 +334,21 @@ def _tool_context(messages: tuple[ChatMessage, ...]) -> tuple[str, str] | None:
     return question, messages[-1].content
 
 
-class ToolWorker(EngineWorker):
+class ToolWorker(EngineWorker[ToolRegistry]):
     """Runs read-only tools off the GUI thread."""
 
     stage_name = "tool"
 
     def __init__(self, tools: ToolRegistry) -> None:
+        """Run the tools of ``tools``."""
         super().__init__(lambda: tools)
 
     @Slot(object)
     def run(self, job: ToolJob) -> None:
         """Run one tool. Runs on: the tool thread."""
         try:
+            if self.engine is None:
+                raise AgentError("tool_not_ready", "The tools are still loading.")
             content, is_error = self.engine.run(job.call), False
         except AgentError as exc:
             content, is_error = f"Sorry, {exc.message}", True
@@ -275,8 +360,13 @@ class ToolWorker(EngineWorker):
                                            content=content, is_error=is_error))
 
 
-class TtsWorker(EngineWorker):
-    """Piper on its thread: exactly one TtsChunkReady per job (pieces joined)."""
+class TtsWorker(EngineWorker[AdjustableTts]):
+    """Piper on its thread: exactly one synthesized chunk per job (pieces joined)."""
+
+    sig_chunk_synthesized = Signal(object)
+    """SynthesizedChunk: a reply chunk's audio and its TtsChunkReady (not for a cancelled job)."""
+    sig_aside_synthesized = Signal(object)
+    """SpokenAside: the audio of an AsideJob (its chunk is None when the voice failed)."""
 
     stage_name = "tts"
 
@@ -287,13 +377,13 @@ class TtsWorker(EngineWorker):
             chunk = self.speak(job.text, job.cancel)
             if job.cancel.cancelled:
                 return
-            self.sig_result.emit((job, chunk))
-            self.sig_event.emit(TtsChunkReady(
+            self.sig_chunk_synthesized.emit(SynthesizedChunk(TtsChunkReady(
                 turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
                 chunk_index=job.chunk_index, text=chunk.text if chunk else "",
                 n_samples=chunk.n_samples if chunk else 0,
                 sample_rate=chunk.sample_rate if chunk else self._rate(),
-                words=chunk.words if chunk else (), aligned=chunk.aligned if chunk else False))
+                words=chunk.words if chunk else (), aligned=chunk.aligned if chunk else False),
+                None if chunk is None else chunk.audio, job.cancel))
         except Exception as exc:
             if not job.cancel.cancelled:
                 self._fail(job.turn_id, job.job, Stage.TTS, exc)
@@ -305,14 +395,17 @@ class TtsWorker(EngineWorker):
             self.engine.set_speaking_rate(rate)
 
     @Slot(object)
-    def speak_only(self, job: TtsJob) -> None:
-        """Synthesize outside the turn machine (the apology): result only, never an event."""
+    def speak_aside(self, job: AsideJob) -> None:
+        """Synthesize outside the turn machine: a SpokenAside, never an event.
+
+        Runs on: the TTS thread.
+        """
         try:
             chunk = self.speak(job.text, job.cancel)
-        except Exception as exc:  # the apology is best effort: the caption still shows it
-            _LOGGER.warning("turn=%d apology not spoken: %s", job.turn_id, exc)
+        except Exception as exc:  # an aside is best effort: the caption still shows it
+            _LOGGER.warning("turn=%d aside not spoken: %s", job.turn_id, exc)
             chunk = None
-        self.sig_result.emit((job, chunk))
+        self.sig_aside_synthesized.emit(SpokenAside(job, chunk))
 
     def _rate(self) -> int:
         return int(self.engine.sample_rate) if self.engine is not None else 22050
@@ -339,7 +432,7 @@ class TtsWorker(EngineWorker):
                            aligned=all(p.aligned for p in pieces))
 
 
-def start_worker(worker: EngineWorker, name: str) -> QThread:
+def start_worker(worker: EngineWorker[Any], name: str) -> QThread:
     """Move ``worker`` to a new QThread, start it, and queue its ``load``."""
     thread = QThread()
     thread.setObjectName(name)

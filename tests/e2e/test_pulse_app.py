@@ -38,7 +38,7 @@ def app(qapp: Any, pulse_server: str, models: Any) -> Any:
     rt = build_runtime(settings, DeviceAudio("pulse", "pulse"), echo_cancellation=True)
     rt.errors, rt.synthesized = [], {}
     rt.controller.sig_error.connect(rt.errors.append)
-    rt.controller.sig_tts_job.connect(
+    rt.controller.link.sig_tts_job_queued.connect(
         lambda job: rt.synthesized.setdefault(int(job.turn_id), []).append(job.text))
     rt.controller.start()
     deadline = time.monotonic() + 180
@@ -90,16 +90,16 @@ def _wait(qtbot: Any, what: Any, timeout_s: float) -> None:
             raise
         c = _RUNNING[-1].controller
         recent = [(int(t.turn_id), t.source.name, t.target.name, t.cause, round(t.at_s, 2))
-                  for t in c.transitions[-10:]]
+                  for t in list(c.transitions)[-10:]]
         raise AssertionError(
             f"timed out after {timeout_s} s in {c.machine.state.name} at "
             f"{time.monotonic():.2f}; tracker active={c.barge_tracker.active}, "
             f"player paused={c.backend.player.paused}, last transitions={recent}, "
-            f"verdicts={c.barge_tracker.verdicts[-4:]}") from exc
+            f"verdicts={list(c.barge_tracker.verdicts)[-4:]}") from exc
 
 
 def _causes(c: Any, since: int = 0) -> list[tuple[State, str]]:
-    return [(t.target, t.cause) for t in c.transitions[since:]]
+    return [(t.target, t.cause) for t in list(c.transitions)[since:]]
 
 
 def _ask_hands_free(qtbot: Any, app: Any, path: Path) -> None:
@@ -138,7 +138,7 @@ def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
     said_at = time.monotonic()
     _say(user_wav("Wait, stop, tell me something else."))
     _wait(qtbot, lambda: any(r.interrupted for r in heard), 20)
-    cut = [t for t in c.transitions[start:] if t.cause == "barge_in_voice"]
+    cut = [t for t in list(c.transitions)[start:] if t.cause == "barge_in_voice"]
     assert cut and cut[0].at_s >= said_at, "the reply was cut before the user spoke"
     report = next(r for r in heard if r.interrupted)
     said = _words(" ".join(app.synthesized[turn]))
@@ -160,7 +160,7 @@ def test_hands_free_backchannel_does_not_stop_the_reply(qtbot: Any, app: Any,
     causes = _causes(c, start)
     assert (State.INTERRUPTED, "barge_in_voice") not in causes, causes
     assert causes[-1] == (State.LISTENING, "reply_done"), causes
-    verdicts = [(v.decision.value, v.reason) for v in c.barge_tracker.verdicts[judged:]]
+    verdicts = [(v.decision.value, v.reason) for v in list(c.barge_tracker.verdicts)[judged:]]
     # Heard, paused, resumed: as a backchannel, or as too short to be words when Whisper's
     # filter drops a lone "okay" (a stock hallucination) from so little audio.
     assert any(d == "resume" and r in ("backchannel", "too_short", "no_words")

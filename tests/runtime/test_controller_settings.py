@@ -11,8 +11,10 @@ from desktop_agent.core.settings import Settings
 def test_live_and_restart_settings(qtbot: Any, monkeypatch: Any) -> None:
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.audio.virtual import VirtualAudio
-    from desktop_agent.runtime.controller import AgentController, Engines
-    from desktop_agent.runtime.workers import EngineWorker
+    from desktop_agent.core.tools import ToolRegistry
+    from desktop_agent.runtime.controller import AgentController
+    from desktop_agent.runtime.worker_link import Engines
+    from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
 
     class FakeVad:
         frame_samples = 512
@@ -23,18 +25,18 @@ def test_live_and_restart_settings(qtbot: Any, monkeypatch: Any) -> None:
         def reset(self) -> None:
             pass
 
-    class Worker(EngineWorker):
+    rates: list[float] = []
+
+    class Tts(TtsWorker):
         def run(self, job: Any) -> None:
             pass
 
-    rates: list[float] = []
-
-    class Tts(Worker):
         def set_rate(self, rate: float) -> None:
             rates.append(rate)
 
-    engines = Engines(asr=Worker(lambda: None), llm=Worker(lambda: None), tts=Tts(lambda: None),
-                      tool=Worker(lambda: None))
+    engines = Engines(asr=AsrWorker(lambda: None, lambda *_: False),
+                      llm=LlmWorker(lambda: None, ToolRegistry(), ""), tts=Tts(lambda: None),
+                      tool=ToolWorker(ToolRegistry()))
     c = AgentController(engines, VirtualAudio(), CapturePipeline(FakeVad()), Settings())
     notices: list[Any] = []
     c.sig_error.connect(notices.append)
@@ -52,4 +54,4 @@ def test_live_and_restart_settings(qtbot: Any, monkeypatch: Any) -> None:
     c.apply_settings(dataclasses.replace(faster, models=dataclasses.replace(
         faster.models, llm="smollm2-135m-instruct")))
     assert [n.code for n in notices] == ["restart_needed"] and "models" in notices[0].message
-    c.feeder.close()
+    c.driver.close()

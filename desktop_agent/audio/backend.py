@@ -1,0 +1,56 @@
+"""The audio backend port: a speaker and a microphone on one clock.
+
+``audio.virtual.VirtualAudio`` (headless runs, tests, benchmarks) and
+``adapters.device_audio.DeviceAudio`` (the system's sound card) both present it; the runtime
+sees nothing else of them. Mixing speech into a virtual microphone (``inject``) is a test and
+bench tool, not part of the port.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop_agent.audio.player import Player
+
+MicBlock: TypeAlias = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+"""(mic samples, far-end samples played over the same span), both 16 kHz float32."""
+
+
+class AudioBackend(Protocol):
+    """A speaker (through a Player) and a microphone whose samples map to clock seconds."""
+
+    @property
+    def rate(self) -> int:
+        """Microphone sample rate, Hz (16 kHz)."""
+        ...
+
+    @property
+    def player(self) -> Player:
+        """The Player the speaker pulls from (bounded look-ahead, flush, duck, pause)."""
+        ...
+
+    def start(self) -> None:
+        """Open the speaker and the microphone (a second call does nothing)."""
+        ...
+
+    def stop(self) -> None:
+        """Close them."""
+        ...
+
+    def read(self, timeout_s: float = 0.1) -> MicBlock | None:
+        """The next mic block and its far-end block, or None after ``timeout_s`` seconds.
+
+        Runs on: the capture thread. Raises ``DeviceError`` when the device failed.
+        """
+        ...
+
+    def time_of(self, sample: int) -> float:
+        """Monotonic clock seconds of absolute mic index ``sample``."""
+        ...
+
+    def sample_at(self, t: float) -> int:
+        """Absolute mic index at monotonic clock seconds ``t``."""
+        ...

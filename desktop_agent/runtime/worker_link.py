@@ -1,0 +1,160 @@
+"""The GUI thread's side of the engine workers: jobs out, results in, loading state.
+
+Jobs go to each worker by a queued signal, with the job's cancel token from the job table.
+What comes back arrives on slots of this GUI-thread object (queued connections): core events
+go to ``feed``; a partial transcript to the recorder; a synthesized chunk's audio to the
+playback driver, then its ``TtsChunkReady`` to ``feed``; load progress to the GUI.
+
+Runs on: GUI thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns.events import Event
+from desktop_agent.runtime.jobs import JobTable
+from desktop_agent.runtime.ports import Feed
+from desktop_agent.runtime.view_api import LOAD_STAGES, ErrorNotice, LoadProgress
+from desktop_agent.runtime.workers import (
+    AsrJob,
+    AsrPartialResult,
+    AsrWorker,
+    LlmJob,
+    LlmWorker,
+    LoadState,
+    SynthesizedChunk,
+    ToolJob,
+    ToolWorker,
+    TtsJob,
+    TtsWorker,
+)
+
+NEEDED: Final = ("asr", "llm", "tts")
+"""The engines a turn needs loaded."""
+
+
+@dataclass
+class Engines:
+    """The workers the controller drives (built by the composition root)."""
+
+    asr: AsrWorker
+    llm: LlmWorker
+    tts: TtsWorker
+    tool: ToolWorker
+    threads: list[QThread] = field(default_factory=list)
+    """Their threads, already started (quit at shutdown)."""
+
+
+class WorkerLink(QObject):
+    """Queues jobs to the workers and routes what they report.
+
+    Args:
+        engines: The workers.
+        feed: The controller's single entry into the machine.
+        jobs: Cancel tokens of the jobs.
+        on_partial: Takes a partial transcript (the recorder).
+        keep_audio: Takes a synthesized chunk's audio (the playback driver).
+        show_loading: Emits load progress.
+        show_error: Emits an error notice.
+        parent: The owning QObject.
+    """
+
+    sig_asr_job_queued = Signal(object)
+    """AsrJob: queued to the ASR worker."""
+    sig_llm_job_queued = Signal(object)
+    """LlmJob: queued to the LLM worker."""
+    sig_tts_job_queued = Signal(object)
+    """TtsJob: queued to the TTS worker."""
+    sig_tool_job_queued = Signal(object)
+    """ToolJob: queued to the tool worker."""
+    sig_tts_rate_changed = Signal(float)
+    """A new speaking rate: queued to the TTS worker."""
+
+    def __init__(self, engines: Engines, feed: Feed, jobs: JobTable,
+                 on_partial: Callable[[AsrPartialResult], None],
+                 keep_audio: Callable[[SynthesizedChunk], None],
+                 show_loading: Callable[[LoadProgress], None],
+                 show_error: Callable[[ErrorNotice], None],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engines = engines
+        self._feed = feed
+        self._jobs = jobs
+        self._on_partial = on_partial
+        self._keep_audio = keep_audio
+        self._show_loading = show_loading
+        self._show_error = show_error
+        self._loading: dict[str, str] = {}
+        e = engines
+        self.sig_asr_job_queued.connect(e.asr.run)
+        self.sig_llm_job_queued.connect(e.llm.run)
+        self.sig_tts_job_queued.connect(e.tts.run)
+        self.sig_tool_job_queued.connect(e.tool.run)
+        self.sig_tts_rate_changed.connect(e.tts.set_rate)
+        # Bound methods of this GUI-thread object, never lambdas: a lambda has no thread
+        # affinity, so Qt would call it directly on the worker's thread.
+        for worker in (e.asr, e.llm, e.tts, e.tool):
+            worker.sig_event.connect(self._on_worker_sig_event)
+            worker.sig_load_state.connect(self._on_worker_sig_load_state)
+        e.asr.sig_partial_transcribed.connect(self._on_asr_sig_partial_transcribed)
+        e.tts.sig_chunk_synthesized.connect(self._on_tts_sig_chunk_synthesized)
+
+    def loaded(self) -> bool:
+        """True when ASR, LLM and TTS are ready."""
+        return all(self._loading.get(s) == "ready" for s in NEEDED)
+
+    def asr_busy(self) -> bool:
+        """Whether the ASR worker is running a job now."""
+        return self.engines.asr.busy
+
+    def submit_asr(self, job: AsrJob) -> None:
+        """Queue ``job`` to the ASR worker."""
+        self.sig_asr_job_queued.emit(job)
+
+    def start_llm(self, c: cmd.StartLlm) -> None:
+        """Queue the LLM job of ``c``."""
+        token = self._jobs.token(c.job, c.turn_id)
+        self.sig_llm_job_queued.emit(LlmJob(c.turn_id, c.job, c.messages, token))
+
+    def run_tool(self, c: cmd.RunTool) -> None:
+        """Queue the tool job of ``c``."""
+        token = self._jobs.token(c.job, c.turn_id)
+        self.sig_tool_job_queued.emit(ToolJob(c.turn_id, c.job, c.call, token))
+
+    def synthesize(self, c: cmd.Synthesize) -> None:
+        """Queue the TTS job of ``c``."""
+        token = self._jobs.token(c.job, c.turn_id)
+        self.sig_tts_job_queued.emit(TtsJob(c.turn_id, c.job, c.chunk_index, c.text, token))
+
+    def set_speaking_rate(self, rate: float) -> None:
+        """Speak the next sentences at ``rate``."""
+        self.sig_tts_rate_changed.emit(rate)
+
+    def stop(self) -> None:
+        """Quit the worker threads and wait for them (shutdown, processing phase)."""
+        for thread in self.engines.threads:
+            thread.quit()
+            thread.wait(5000)
+
+    def _on_worker_sig_event(self, event: Event) -> None:
+        self._feed(event)
+
+    def _on_asr_sig_partial_transcribed(self, result: AsrPartialResult) -> None:
+        self._on_partial(result)
+
+    def _on_tts_sig_chunk_synthesized(self, chunk: SynthesizedChunk) -> None:
+        self._keep_audio(chunk)  # the audio waits for PlayChunk; the machine gets the facts
+        self._feed(chunk.ready)
+
+    def _on_worker_sig_load_state(self, state: LoadState) -> None:
+        self._loading[state.stage] = state.status
+        if state.stage in LOAD_STAGES:
+            self._show_loading(LoadProgress(state.stage, state.status, state.detail))
+        if state.status == "failed" and state.error is not None:
+            self._show_error(ErrorNotice.from_error(state.error))
