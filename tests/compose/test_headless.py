@@ -270,3 +270,12 @@ def test_real_models_call_the_time_tool(real: HeadlessExecutor) -> None:
     assert "PROCESSING->WAITING_FOR_TOOL (tool_call)" in turn.transition_lines()
     assert says_the_hour(turn.reply), turn.reply
 
+
+
+@pytest.mark.models
+@pytest.mark.slow
+def test_real_models_answer_a_spoken_question(real: HeadlessExecutor, speak: Any) -> None:
+    turn = real.ask_audio(speak("What is the capital of France?"))
+    assert turn.error is None, turn.error
+    assert "france" in turn.transcript.lower() and "paris" in turn.reply.lower()
+    assert turn.timings_ms["asr"] > 0
