@@ -100,7 +100,7 @@ def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
             raise SystemExit("the engines did not load (run `desktop-agent doctor`)")
         for i, (_name, audio) in enumerate([questions[0], *questions]):
             wait(lambda: c.machine.state is State.LISTENING, 30)
-            done = len(c.machine.completed_spans)
+            done = c.machine.spans_completed
             c.ptt_press()
             start = backend.inject(audio)
             speech_end = start + speech_end_index(audio)
@@ -110,8 +110,8 @@ def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
             wait(lambda: c.machine.state in (State.ASSISTANT_SPEAKING, State.LISTENING,
                                              State.ERROR), 60)
             wait(lambda: c.machine.state is State.LISTENING, 60)
-            span = c.machine.completed_spans[done] if len(c.machine.completed_spans) > done \
-                else None
+            new = c.machine.spans_since(done)
+            span = new[0] if new else None
             if i == 0 or span is None:  # the first question only warms caches up
                 continue
             row = {s: v for s in STAGES if (v := span.since_endpoint_ms(s)) is not None}
