@@ -201,3 +201,17 @@ def test_invalid_settings_raise(kwargs: dict[str, Any]) -> None:
     with pytest.raises(SettingsError) as info:
         ClauseChunker(**kwargs)
     assert info.value.code == "chunker_settings"
+
+
+def test_the_runtime_chunker_opens_with_at_most_three_words() -> None:
+    from desktop_agent.core.text.chunker import first_clause_chunker
+
+    def chunks(text: str) -> list[str]:
+        chunker = first_clause_chunker()
+        out = [c for token in text.split(" ") for c in chunker.push(token + " ")]
+        return [c.strip() for c in out + chunker.flush()]
+
+    assert chunks("The capital of France is Paris.") == ["The capital of", "France is Paris."]
+    assert chunks("Yes, it is. The sky is blue.") == ["Yes, it is.", "The sky is blue."]
+    assert chunks("Well, spiders have eight legs.")[0] == "Well, spiders have"
+    assert chunks("Sure.") == ["Sure."]
