@@ -1,0 +1,1 @@
+"""The runtime: stage workers on their threads and the controller on the GUI thread."""

@@ -73,6 +73,7 @@ class BargeInTracker(QObject):
                  clock: Callable[[], float] = time.monotonic,
                  parent: QObject | None = None,
                  reply_text: Callable[[], str] = lambda: "") -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self._reply_text = reply_text
         self.decider = decider

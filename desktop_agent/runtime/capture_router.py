@@ -51,6 +51,7 @@ class CaptureRouter(QObject):
                  show_levels: Callable[[LevelReading], None],
                  show_error: Callable[[ErrorNotice], None],
                  parent: QObject | None = None) -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self._machine = machine
         self._feed = feed

@@ -42,6 +42,7 @@ class Extras(QObject):
                  ask_text: Callable[[str], None], show_caption: Callable[[str], None],
                  show_error: Callable[[ErrorNotice], None],
                  parent: QObject | None = None) -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self._machine = machine
         self._speak_aside = speak_aside

@@ -37,6 +37,7 @@ class JobTable(QObject):
     """
 
     def __init__(self, feed: Feed, parent: QObject | None = None) -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self._feed = feed
         self._tokens: dict[JobId, CancelToken] = {}
@@ -99,6 +100,7 @@ class HandlerTable:
     """Command type -> the function that runs it; each entry is type-checked when added."""
 
     def __init__(self) -> None:
+        """An empty table."""
         self._handlers: dict[type[Any], Callable[[Any], None]] = {}
 
     def add(self, kind: type[C], handler: Callable[[C], None]) -> HandlerTable:

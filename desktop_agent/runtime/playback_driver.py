@@ -67,6 +67,7 @@ class PlaybackDriver(QObject):
                  cancel: Callable[[JobId, str], None], tts: TtsWorker,
                  show_caption: Callable[[str], None], show_reply: Callable[[int, str], None],
                  parent: QObject | None = None) -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self._player = player
         self._feed = feed

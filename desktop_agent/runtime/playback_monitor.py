@@ -107,6 +107,7 @@ class PlaybackMonitor(QObject):
     def __init__(self, player: PlayerStatus, feed: Feed, parent: QObject | None = None, *,
                  feeder: PlaybackFeeder | None = None,
                  new_key: Callable[[], TurnId] | None = None) -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self.player = player
         self._feed = feed

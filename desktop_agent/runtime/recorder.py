@@ -75,6 +75,7 @@ class Recorder(QObject):
                  asr_busy: Callable[[], bool], token: TokenFor,
                  endpointing: EndpointingSettings | None = None,
                  parent: QObject | None = None) -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self._machine = machine
         self.backend = backend
@@ -156,9 +157,12 @@ class Recorder(QObject):
         return last_speech is not None and last_speech + margin <= end_idx
 
     def _on_timer_timeout(self) -> None:
-        """Partial transcripts while the user speaks: every half second, and at once when
-        the speech pauses (that partial usually covers the whole utterance, so it can be
-        the final transcript the moment the user lets go)."""
+        """Launch a partial transcript when one is due.
+
+        While the user speaks: every 0.8 s, and at once when the speech pauses (that partial
+        usually covers the whole utterance, so it can be the final transcript the moment the
+        user lets go).
+        """
         if self._machine.state is not State.USER_SPEAKING or self._asr_busy():
             return
         live = [(job, r) for job, r in self._recordings.items()

@@ -63,6 +63,7 @@ class LoadProgress:
     """E.g. the model id, or why it failed."""
 
     def __post_init__(self) -> None:
+        """Reject a stage or status the GUI does not know."""
         if self.stage not in LOAD_STAGES:
             raise ValueError(f"unknown load stage {self.stage!r}")
         if self.status not in LOAD_STATUSES:

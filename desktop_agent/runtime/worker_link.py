@@ -82,6 +82,7 @@ class WorkerLink(QObject):
                  show_loading: Callable[[LoadProgress], None],
                  show_error: Callable[[ErrorNotice], None],
                  parent: QObject | None = None) -> None:
+        """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self.engines = engines
         self._feed = feed

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-STRICT_PACKAGES = ["desktop_agent/core"]
+STRICT_PACKAGES = ["desktop_agent/core", "desktop_agent/runtime"]
 """Folders (relative to the repository root) that must pass ``mypy --strict``."""
 
 
