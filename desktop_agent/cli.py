@@ -2,6 +2,7 @@
 
     desktop-agent                      the desktop app (needs a display)
     desktop-agent ask --wav Q.wav      one spoken question answered headless
+    desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
     desktop-agent bench turns|audio    benchmarks that print figures
@@ -33,8 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     sub = parser.add_subparsers(dest="command")
 
-    ask = sub.add_parser("ask", help="answer one spoken question from an audio file, headless")
-    ask.add_argument("--wav", required=True, type=Path, help="the question (any rate/channels)")
+    ask = sub.add_parser("ask", help="answer one question, spoken (a file) or typed, headless")
+    question = ask.add_mutually_exclusive_group(required=True)
+    question.add_argument("--wav", type=Path, help="the spoken question (any rate/channels)")
+    question.add_argument("--text", help="the question as text: skips speech recognition")
     ask.add_argument("--out", type=Path, help="write the spoken reply to this WAV file")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.add_argument("--llm", default=None, help="LLM model id or GGUF path (default: settings)")
@@ -62,7 +65,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``desktop-agent`` console script."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "ask" and args.text is not None and not args.text.strip():
+        parser.error("argument --text: the question is empty")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -113,42 +119,52 @@ def _settings():  # type: ignore[no-untyped-def]
 
 
 def _ask(args: argparse.Namespace) -> int:
+    """One turn through the app's turn machine, on the real engines (compose/headless.py)."""
     import dataclasses
 
     from desktop_agent.adapters.audio_files import read_audio, write_wav
-    from desktop_agent.compose.engines import load_engines, run_turn
+    from desktop_agent.compose.engines import load_engines
+    from desktop_agent.compose.headless import HeadlessExecutor
 
-    audio = read_audio(args.wav)  # fail on a bad file before loading any model
+    audio = read_audio(args.wav) if args.wav is not None else None  # fail before loading
     settings = _settings()
     overrides = {k: v for k, v in (("asr", args.asr), ("llm", args.llm), ("tts", args.tts)) if v}
     if overrides:
         settings = dataclasses.replace(
             settings, models=dataclasses.replace(settings.models, **overrides))
-    engines = load_engines(settings)
-    result = run_turn(engines, audio, max_tokens=args.max_tokens)
-    timings = {"load": round(sum(engines.load_ms.values()), 1), **result.timings_ms}
+    roles = ("llm", "tts") if audio is None else ("asr", "llm", "tts")
+    engines = load_engines(settings, roles)
+    assert engines.llm is not None and engines.tts is not None
+    with HeadlessExecutor(engines.llm, engines.tts, engines.tools, engines.asr,
+                          max_tokens=args.max_tokens) as executor:
+        turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)
+    timings = {"load": round(sum(engines.load_ms.values()), 1), **turn.timings_ms}
     reply_wav = None
-    if args.out is not None:
-        assert engines.tts is not None
-        write_wav(args.out, result.reply_audio(), engines.tts.sample_rate)
+    if args.out is not None and turn.error is None:
+        write_wav(args.out, turn.audio, turn.sample_rate)
         reply_wav = str(args.out)
     if args.json:
+        error = turn.error
         print(json.dumps({
-            "transcript": result.transcript,
-            "reply": result.reply,
+            "transcript": turn.transcript,
+            "reply": turn.reply,
             "reply_wav": reply_wav,
-            "reply_audio_s": round(len(result.reply_audio()) / engines.tts.sample_rate, 3)
-            if engines.tts else 0.0,
-            "tool_calls": result.tool_calls,
+            "reply_audio_s": round(turn.reply_audio_s, 3),
+            "tool_calls": list(turn.tool_calls),
             "timings_ms": timings,
             "models": {role: m.model_id for role, m in engines.models.items()},
+            "transitions": turn.transition_lines(),
+            **({"error": {"code": error.code, "message": error.message, "fix": error.fix}}
+               if error is not None else {}),
         }))
-    else:
-        print(f"You said:  {result.transcript or '(no speech heard)'}")
-        print(f"Assistant: {result.reply}")
+    elif turn.error is None:
+        print(f"You said:  {turn.transcript or '(no speech heard)'}")
+        print(f"Assistant: {turn.reply}")
         if reply_wav:
             print(f"Reply audio: {reply_wav}")
         print("Timings (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()))
+    if turn.error is not None:
+        raise turn.error  # printed as '[code] message Fix: ...', exit status 1
     return EXIT_OK
 
 

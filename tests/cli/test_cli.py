@@ -15,6 +15,7 @@ import pytest
 
 from desktop_agent.adapters.audio_files import read_audio, write_wav
 from desktop_agent.core.errors import AudioFileError
+from tests.compose.fakes import says_the_hour
 
 CLI = [sys.executable, "-m", "desktop_agent.cli"]
 
@@ -67,7 +68,83 @@ def test_ask_uses_the_time_tool(tmp_path: Path, speak: Any) -> None:
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["tool_calls"] == ["get_current_time"]
-    assert any(ch.isdigit() for ch in result["reply"]) or "o'clock" in result["reply"]
+    assert says_the_hour(result["reply"]), result["reply"]  # what was said: words, no digits
+    assert "PROCESSING->WAITING_FOR_TOOL (tool_call)" in result["transitions"]
+
+
+@pytest.mark.models
+@pytest.mark.slow
+def test_ask_answers_a_typed_question(tmp_path: Path) -> None:
+    reply = tmp_path / "reply.wav"
+    proc = _run(["ask", "--text", "What is the capital of France?", "--out", str(reply),
+                 "--json"])
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["transcript"] == "What is the capital of France?"
+    assert "paris" in result["reply"].lower()
+    assert "asr" not in result["models"] and {"llm", "tts"} <= set(result["models"])
+    assert result["transitions"][0] == "LISTENING->USER_SPEAKING (ptt_pressed)"
+    assert result["transitions"][-1] == "ASSISTANT_SPEAKING->LISTENING (reply_done)"
+    for stage in ("load", "llm_first_token", "llm_total", "tts_first_chunk", "tts_total"):
+        assert result["timings_ms"][stage] >= 0
+    with wave.open(str(reply)) as w:
+        assert w.getnframes() / w.getframerate() == pytest.approx(result["reply_audio_s"],
+                                                                  abs=0.01)
+
+
+@pytest.mark.models
+@pytest.mark.slow
+def test_ask_hears_no_speech_in_silence(tmp_path: Path) -> None:
+    silence = tmp_path / "silence.wav"
+    write_wav(silence, np.zeros(32_000, dtype=np.float32), 16_000)
+    proc = _run(["ask", "--wav", str(silence), "--json"])
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["transcript"], result["reply"], result["tool_calls"]) == ("", "", [])
+    assert result["transitions"][-1] == "PROCESSING->LISTENING (no_speech)"
+
+
+def test_ask_takes_exactly_one_question() -> None:
+    both = _run(["ask", "--text", "hi", "--wav", "q.wav"], timeout=60)
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+    neither = _run(["ask", "--json"], timeout=60)
+    assert neither.returncode == 2 and "one of the arguments --wav --text" in neither.stderr
+    empty = _run(["ask", "--text", "  "], timeout=60)
+    assert empty.returncode == 2 and "empty" in empty.stderr
+    assert "Traceback" not in both.stderr + neither.stderr + empty.stderr
+
+
+def test_ask_reports_a_failed_turn_with_its_code_and_fix(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    """An LLM that fails mid-turn: the machine's ERROR path, '[code] ... Fix:', exit 1."""
+    from desktop_agent.compose import engines
+    from desktop_agent.core.errors import LlmError
+    from desktop_agent.core.tools import ToolRegistry
+    from tests.compose.fakes import FakeLlm, FakeTts
+
+    def broken(messages: object) -> list[object]:
+        raise LlmError("llm_crashed", "The model crashed.", "Reinstall it.")
+
+    def fake_load(settings: object, roles: tuple[str, ...]) -> engines.Engines:
+        assert roles == ("llm", "tts")  # a typed question loads no ASR
+        return engines.Engines(llm=FakeLlm(broken), tts=FakeTts(),  # type: ignore[arg-type]
+                               tools=ToolRegistry())
+
+    monkeypatch.setattr(engines, "load_engines", fake_load)
+    monkeypatch.setenv("DESKTOP_AGENT_CONFIG_DIR", str(tmp_path))
+    from desktop_agent.cli import main
+
+    assert main(["ask", "--text", "hello", "--json", "--out", str(tmp_path / "r.wav")]) == 1
+    out, err = capsys.readouterr()
+    assert err.strip() == "[llm_crashed] The model crashed. Fix: Reinstall it."
+    result = json.loads(out)
+    assert result["error"] == {"code": "llm_crashed", "message": "The model crashed.",
+                               "fix": "Reinstall it."}
+    assert result["transitions"][-2:] == ["PROCESSING->ERROR (llm_failed)",
+                                          "ERROR->LISTENING (apology_done)"]
+    assert result["reply"] == "" and result["reply_wav"] is None
+    assert not (tmp_path / "r.wav").exists()
 
 
 def test_ask_rejects_a_file_that_is_not_audio(tmp_path: Path) -> None:
