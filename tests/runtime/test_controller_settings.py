@@ -8,7 +8,18 @@ from typing import Any
 from desktop_agent.core.settings import Settings
 
 
-def test_live_and_restart_settings(qtbot: Any, monkeypatch: Any) -> None:
+class FakeVad:
+    frame_samples = 512
+
+    def speech_probability(self, frame: Any) -> float:
+        return 0.0
+
+    def reset(self) -> None:
+        pass
+
+
+def make_controller(rates: list[float] | None = None) -> Any:
+    """A controller on idle fake workers and a virtual sound card that is not started."""
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.core.tools import ToolRegistry
@@ -16,28 +27,23 @@ def test_live_and_restart_settings(qtbot: Any, monkeypatch: Any) -> None:
     from desktop_agent.runtime.worker_link import Engines
     from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
 
-    class FakeVad:
-        frame_samples = 512
-
-        def speech_probability(self, frame: Any) -> float:
-            return 0.0
-
-        def reset(self) -> None:
-            pass
-
-    rates: list[float] = []
-
     class Tts(TtsWorker):
         def run(self, job: Any) -> None:
             pass
 
         def set_rate(self, rate: float) -> None:
-            rates.append(rate)
+            if rates is not None:
+                rates.append(rate)
 
     engines = Engines(asr=AsrWorker(lambda: None, lambda *_: False),
                       llm=LlmWorker(lambda: None, ToolRegistry(), ""), tts=Tts(lambda: None),
                       tool=ToolWorker(ToolRegistry()))
-    c = AgentController(engines, VirtualAudio(), CapturePipeline(FakeVad()), Settings())
+    return AgentController(engines, VirtualAudio(), CapturePipeline(FakeVad()), Settings())
+
+
+def test_live_and_restart_settings(qtbot: Any) -> None:
+    rates: list[float] = []
+    c = make_controller(rates)
     notices: list[Any] = []
     c.sig_error.connect(notices.append)
     base = Settings()

@@ -1,0 +1,209 @@
+"""The runtime's typed seams: the command table, the worker payloads, the playback driver."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import numpy as np
+import pytest
+
+from desktop_agent.audio.player import Player
+from desktop_agent.core.cancel import CancelToken, TurnId
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.ports import SpeechChunk, Transcript, TranscriptSegment
+from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns import events as ev
+from desktop_agent.core.turns.model import JobId
+from desktop_agent.runtime.jobs import HandlerTable
+from desktop_agent.runtime.playback_driver import PlaybackDriver
+from desktop_agent.runtime.workers import (
+    AsideJob,
+    AsrJob,
+    AsrPartialResult,
+    AsrWorker,
+    SpokenAside,
+    SynthesizedChunk,
+    TtsJob,
+    TtsWorker,
+)
+
+TURN = TurnId(4)
+
+
+class FakeVoice:
+    """Two pieces per text, 100 samples each, at 16 kHz."""
+
+    sample_rate = 16_000
+
+    def synthesize(self, text: str, cancel: Any = None) -> Any:
+        for word in text.split()[:2]:
+            yield SpeechChunk(word, np.full(100, 1000, np.int16), 16_000)
+
+    def set_speaking_rate(self, rate: float) -> None:
+        pass
+
+
+class FakeWhisper:
+    def transcribe(self, audio: Any, cancel: Any = None) -> Transcript:
+        return Transcript(" hello there", (TranscriptSegment(" hello there", 0.0, 1.0, 0.01,
+                                                             -0.2),))
+
+
+def _loaded(worker: Any) -> Any:
+    worker.load()
+    assert worker.engine is not None
+    return worker
+
+
+def test_every_command_has_a_handler(qtbot: Any) -> None:
+    from tests.runtime.test_controller_settings import make_controller
+
+    c = make_controller()
+    try:
+        assert c.handlers.kinds == set(typing.get_args(cmd.Command))
+    finally:
+        c.driver.close()
+
+
+def test_a_command_without_a_handler_fails_with_a_code() -> None:
+    ran: list[Any] = []
+    table = HandlerTable().add(cmd.CancelLlm, ran.append)
+    table.run(cmd.CancelLlm(turn_id=TURN, job=JobId(1)))
+    assert len(ran) == 1
+    with pytest.raises(AgentError) as info:
+        table.run(cmd.CancelTool(turn_id=TURN, job=JobId(2)))
+    assert info.value.code == "unknown_command"
+
+
+def test_tts_sends_the_audio_with_its_metadata_on_one_signal(qtbot: Any) -> None:
+    tts = _loaded(TtsWorker(FakeVoice))
+    chunks: list[SynthesizedChunk] = []
+    events: list[Any] = []
+    tts.sig_chunk_synthesized.connect(chunks.append)
+    tts.sig_event.connect(events.append)
+    tts.run(TtsJob(TURN, JobId(7), 2, "one two three", CancelToken(TURN)))
+    assert events == []  # TtsChunkReady travels with its audio, not on its own
+    (chunk,) = chunks
+    ready = chunk.ready
+    assert isinstance(ready, ev.TtsChunkReady)
+    assert (ready.turn_id, ready.job, ready.chunk_index) == (TURN, 7, 2)
+    assert ready.text == "one two" and ready.n_samples == 200 == len(chunk.audio)
+
+
+def test_tts_says_nothing_for_a_cancelled_job(qtbot: Any) -> None:
+    tts = _loaded(TtsWorker(FakeVoice))
+    chunks: list[Any] = []
+    tts.sig_chunk_synthesized.connect(chunks.append)
+    token = CancelToken(TURN)
+    token.cancel()
+    tts.run(TtsJob(TURN, JobId(7), 0, "one", token))
+    assert chunks == []
+
+
+def test_an_aside_comes_back_on_its_own_signal(qtbot: Any) -> None:
+    tts = _loaded(TtsWorker(FakeVoice))
+    asides: list[SpokenAside] = []
+    chunks: list[Any] = []
+    tts.sig_aside_synthesized.connect(asides.append)
+    tts.sig_chunk_synthesized.connect(chunks.append)
+    job = AsideJob(TURN, "sorry about that", CancelToken(TURN))
+    tts.speak_aside(job)
+    assert chunks == [] and len(asides) == 1
+    assert asides[0].job is job and asides[0].chunk is not None
+    assert asides[0].chunk.n_samples == 200
+
+
+def test_a_partial_transcript_is_one_frozen_payload(qtbot: Any) -> None:
+    asr = _loaded(AsrWorker(FakeWhisper, lambda *_: False))
+    partials: list[AsrPartialResult] = []
+    events: list[Any] = []
+    asr.sig_partial_transcribed.connect(partials.append)
+    asr.sig_event.connect(events.append)
+    job = AsrJob(TURN, JobId(3), np.zeros(1600, np.float32), CancelToken(TURN), partial=True)
+    asr.run(job)
+    assert events == [] and partials == [AsrPartialResult(job, "hello there", False)]
+    with pytest.raises(AttributeError):
+        partials[0].text = "changed"  # type: ignore[misc]
+
+
+class Rig:
+    """A PlaybackDriver on a real Player (no device: nothing is rendered)."""
+
+    def __init__(self) -> None:
+        self.player = Player(16_000)
+        self.tts = TtsWorker(FakeVoice)
+        self.fed: list[Any] = []
+        self.captions: list[str] = []
+        self.replies: list[tuple[int, str]] = []
+        self.tokens: dict[int, CancelToken] = {}
+        self.asides: list[AsideJob] = []
+        self.driver = PlaybackDriver(
+            self.player, self.fed.append,
+            lambda job, turn: self.tokens.setdefault(job, CancelToken(turn)),
+            lambda job, reason: self.tokens.pop(job, CancelToken()).cancel(reason),
+            self.tts, self.captions.append, lambda t, s: self.replies.append((t, s)))
+        self.tts.sig_aside_synthesized.disconnect()  # answered by hand below
+        self.driver.sig_aside_requested.disconnect()
+        self.driver.sig_aside_requested.connect(self.asides.append)
+
+    def chunk(self, turn: int, index: int, text: str, n: int = 160) -> SynthesizedChunk:
+        ready = ev.TtsChunkReady(turn_id=TurnId(turn), job=JobId(50 + index), chunk_index=index,
+                                 text=text, n_samples=n, sample_rate=16_000, at_s=0.0)
+        return SynthesizedChunk(ready, np.full(n, 0.1, np.float32), CancelToken(TurnId(turn)))
+
+
+@pytest.fixture()
+def rig(qtbot: Any) -> Any:
+    r = Rig()
+    yield r
+    r.driver.close()
+
+
+def test_the_driver_plays_the_kept_audio_of_the_chunk_asked_for(rig: Rig, qtbot: Any) -> None:
+    rig.driver.keep(rig.chunk(4, 0, "Hello."))
+    rig.driver.keep(rig.chunk(4, 1, "Again."))
+    rig.driver.play(cmd.PlayChunk(turn_id=TURN, job=JobId(9), chunk_index=1))
+    key = rig.driver.monitor.key(JobId(9))
+    qtbot.waitUntil(lambda: rig.player.status(key) is not None)
+    status = rig.player.status(key)
+    assert status is not None and status.enqueued_samples == 160
+    assert rig.captions == ["Again."] and rig.replies == [(4, "Again.")]
+    assert rig.driver.reply_text(TURN) == "Again." and rig.driver.reply_text(TurnId(5)) == ""
+    rig.driver.play(cmd.PlayChunk(turn_id=TURN, job=JobId(9), chunk_index=1))
+    assert rig.captions == ["Again."]  # played once: the audio is handed over
+
+
+def test_the_driver_drops_audio_of_cancelled_jobs_and_of_old_turns(rig: Rig) -> None:
+    old = rig.chunk(2, 0, "Old.")
+    rig.driver.keep(old)
+    cancelled = rig.chunk(4, 1, "Cut.")
+    cancelled.cancel.cancel()
+    rig.driver.keep(cancelled)
+    rig.driver.keep(rig.chunk(4, 0, "New."))  # a turn two later: turn 2's audio goes
+    for turn, index in ((2, 0), (4, 1)):
+        rig.driver.play(cmd.PlayChunk(turn_id=TurnId(turn), job=JobId(9), chunk_index=index))
+    assert rig.captions == []
+
+
+def test_only_an_apology_reports_that_it_was_spoken(rig: Rig, qtbot: Any) -> None:
+    rig.driver.speak_aside(TURN, "This is the speaker test.")
+    (job,) = rig.asides
+    rig.driver._on_tts_sig_aside_synthesized(SpokenAside(job, None))
+    assert rig.fed == []
+    rig.driver.speak_apology(cmd.SpeakApology(turn_id=TURN, text="Sorry."))
+    assert rig.captions == ["Sorry."]
+    apology = rig.asides[-1]
+    stale = SpokenAside(job, None)  # the replaced aside's late audio is ignored
+    rig.driver._on_tts_sig_aside_synthesized(stale)
+    assert rig.fed == []
+    audio = SpeechChunk("Sorry.", np.full(320, 1000, np.int16), 16_000)
+    rig.driver._on_tts_sig_aside_synthesized(SpokenAside(apology, audio))
+
+    def played_out() -> bool:
+        rig.player.render(1024)  # the device pulls the aside's audio
+        return bool(rig.fed)
+
+    qtbot.waitUntil(played_out, timeout=5000)
+    assert [type(e) for e in rig.fed] == [ev.ApologyFinished]
+    assert rig.fed[0].turn_id == TURN
