@@ -101,8 +101,8 @@ class WorkerLink(QObject):
         # Bound methods of this GUI-thread object, never lambdas: a lambda has no thread
         # affinity, so Qt would call it directly on the worker's thread.
         for worker in (e.asr, e.llm, e.tts, e.tool):
-            worker.sig_event.connect(self._on_worker_sig_event)
-            worker.sig_load_state.connect(self._on_worker_sig_load_state)
+            worker.sig_event_reported.connect(self._on_worker_sig_event_reported)
+            worker.sig_load_state_changed.connect(self._on_worker_sig_load_state_changed)
         e.asr.sig_partial_transcribed.connect(self._on_asr_sig_partial_transcribed)
         e.tts.sig_chunk_synthesized.connect(self._on_tts_sig_chunk_synthesized)
 
@@ -143,7 +143,7 @@ class WorkerLink(QObject):
             thread.quit()
             thread.wait(5000)
 
-    def _on_worker_sig_event(self, event: Event) -> None:
+    def _on_worker_sig_event_reported(self, event: Event) -> None:
         self._feed(event)
 
     def _on_asr_sig_partial_transcribed(self, result: AsrPartialResult) -> None:
@@ -153,7 +153,7 @@ class WorkerLink(QObject):
         self._keep_audio(chunk)  # the audio waits for PlayChunk; the machine gets the facts
         self._feed(chunk.ready)
 
-    def _on_worker_sig_load_state(self, state: LoadState) -> None:
+    def _on_worker_sig_load_state_changed(self, state: LoadState) -> None:
         self._loading[state.stage] = state.status
         if state.stage in LOAD_STAGES:
             self._show_loading(LoadProgress(state.stage, state.status, state.detail))

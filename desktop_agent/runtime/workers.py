@@ -1,7 +1,7 @@
 """One worker per engine, each on its own QThread.
 
 Workers receive jobs through queued signals from the controller and report back with
-``sig_event(core event)``: the same frozen event objects the turn machine consumes. Results
+``sig_event_reported(core event)``: the frozen event objects the turn machine consumes. Results
 that carry more than an event have one frozen payload and one signal each: a partial
 transcript (``AsrWorker.sig_partial_transcribed``), a synthesized chunk with its audio
 (``TtsWorker.sig_chunk_synthesized``), a spoken aside (``TtsWorker.sig_aside_synthesized``).
@@ -181,9 +181,9 @@ class EngineWorker(QObject, Generic[E]):
     Runs on: its own QThread (all slots).
     """
 
-    sig_event = Signal(object)
+    sig_event_reported = Signal(object)
     """A core turn event (AsrFinal, LlmToken, ToolResult, StageFailed, ...)."""
-    sig_load_state = Signal(object)
+    sig_load_state_changed = Signal(object)
     """LoadState: loading / ready / failed."""
 
     stage_name = "engine"
@@ -197,21 +197,21 @@ class EngineWorker(QObject, Generic[E]):
     @Slot()
     def load(self) -> None:
         """Create the engine. Runs on: the worker thread."""
-        self.sig_load_state.emit(LoadState(self.stage_name, "loading"))
+        self.sig_load_state_changed.emit(LoadState(self.stage_name, "loading"))
         t0 = time.perf_counter()
         try:
             self.engine = self._factory()
         except AgentError as exc:
-            self.sig_load_state.emit(LoadState(self.stage_name, "failed", exc.describe(),
+            self.sig_load_state_changed.emit(LoadState(self.stage_name, "failed", exc.describe(),
                                                error=exc))
             return
         except Exception as exc:  # a load must report, never kill the thread
             err = AgentError(f"{self.stage_name}_load_failed", f"{exc.__class__.__name__}: {exc}",
                              "Run `desktop-agent doctor`.")
-            self.sig_load_state.emit(LoadState(self.stage_name, "failed", err.describe(),
+            self.sig_load_state_changed.emit(LoadState(self.stage_name, "failed", err.describe(),
                                                error=err))
             return
-        self.sig_load_state.emit(LoadState(self.stage_name, "ready", "",
+        self.sig_load_state_changed.emit(LoadState(self.stage_name, "ready", "",
                                            (time.perf_counter() - t0) * 1000))
 
     def _fail(self, turn_id: TurnId, job: JobId | None, stage: Stage, exc: BaseException) -> None:
@@ -220,7 +220,7 @@ class EngineWorker(QObject, Generic[E]):
         else:
             code, message = f"{stage.value}_failed", f"{exc.__class__.__name__}: {exc}"
         _LOGGER.warning("turn=%d job=%s %s failed: %s", turn_id, job, stage.value, message)
-        self.sig_event.emit(StageFailed(turn_id=turn_id, at_s=time.monotonic(), job=job,
+        self.sig_event_reported.emit(StageFailed(turn_id=turn_id, at_s=time.monotonic(), job=job,
                                         stage=stage, code=code, message=message))
 
 
@@ -258,7 +258,7 @@ class AsrWorker(EngineWorker[AsrEngine]):
                 if not job.cancel.cancelled:
                     self.sig_partial_transcribed.emit(AsrPartialResult(job, text, no_speech))
             else:
-                self.sig_event.emit(AsrFinal(turn_id=job.turn_id, at_s=now, job=job.job,
+                self.sig_event_reported.emit(AsrFinal(turn_id=job.turn_id, at_s=now, job=job.job,
                                              text="" if no_speech else text,
                                              no_speech=no_speech))
         except Exception as exc:
@@ -294,7 +294,7 @@ class LlmWorker(EngineWorker[WarmableLlm]):
     @Slot(object)
     def run(self, job: LlmJob) -> None:
         """Stream one reply. Runs on: the LLM thread."""
-        emit = self.sig_event.emit
+        emit = self.sig_event_reported.emit
         try:
             if self.engine is None:
                 raise AgentError("llm_not_ready", "The language model is still loading.")
@@ -319,10 +319,10 @@ class LlmWorker(EngineWorker[WarmableLlm]):
     def _emit_delta(self, job: LlmJob, delta: LlmDelta) -> None:
         now = time.monotonic()
         if delta.tool_call is not None:
-            self.sig_event.emit(LlmToolCall(turn_id=job.turn_id, at_s=now, job=job.job,
+            self.sig_event_reported.emit(LlmToolCall(turn_id=job.turn_id, at_s=now, job=job.job,
                                             call=delta.tool_call))
         elif delta.text:
-            self.sig_event.emit(LlmToken(turn_id=job.turn_id, at_s=now, job=job.job,
+            self.sig_event_reported.emit(LlmToken(turn_id=job.turn_id, at_s=now, job=job.job,
                                          text=delta.text))
 
 
@@ -355,7 +355,7 @@ class ToolWorker(EngineWorker[ToolRegistry]):
         except Exception as exc:
             content, is_error = f"Sorry, the tool failed ({exc}).", True
         if not job.cancel.cancelled:
-            self.sig_event.emit(ToolResult(turn_id=job.turn_id, at_s=time.monotonic(),
+            self.sig_event_reported.emit(ToolResult(turn_id=job.turn_id, at_s=time.monotonic(),
                                            job=job.job, call_id=job.call.call_id,
                                            content=content, is_error=is_error))
 

@@ -81,7 +81,7 @@ def test_tts_sends_the_audio_with_its_metadata_on_one_signal(qtbot: Any) -> None
     chunks: list[SynthesizedChunk] = []
     events: list[Any] = []
     tts.sig_chunk_synthesized.connect(chunks.append)
-    tts.sig_event.connect(events.append)
+    tts.sig_event_reported.connect(events.append)
     tts.run(TtsJob(TURN, JobId(7), 2, "one two three", CancelToken(TURN)))
     assert events == []  # TtsChunkReady travels with its audio, not on its own
     (chunk,) = chunks
@@ -119,7 +119,7 @@ def test_a_partial_transcript_is_one_frozen_payload(qtbot: Any) -> None:
     partials: list[AsrPartialResult] = []
     events: list[Any] = []
     asr.sig_partial_transcribed.connect(partials.append)
-    asr.sig_event.connect(events.append)
+    asr.sig_event_reported.connect(events.append)
     job = AsrJob(TURN, JobId(3), np.zeros(1600, np.float32), CancelToken(TURN), partial=True)
     asr.run(job)
     assert events == [] and partials == [AsrPartialResult(job, "hello there", False)]
