@@ -1,20 +1,16 @@
 """The controller: owns the turn machine on the GUI thread and runs its commands.
 
-Events come in from the GUI (push-to-talk), the capture router (speech onsets and ends), the
-barge-in tracker (verdicts), the playback monitor and the workers; each goes through
-``_feed``, the one entry into ``TurnStateMachine.handle``. The commands it returns run
-through an explicit command -> handler table built from the collaborators: the recorder
-(recordings, transcripts), the worker link (jobs to the engine threads), the job table
-(cancel tokens, timers) and the playback driver (chunk audio, player control, asides). A
-collaborator gets narrow ports (``feed``, a read-only view of the machine, emit callables),
-never the controller. The GUI sees only the AgentViewModel signals.
+Every event (push-to-talk, capture, barge-in verdicts, playback, workers) goes through
+``_feed``, the one entry into ``TurnStateMachine.handle``; the commands it returns run through
+an explicit command -> handler table built from the collaborators: recorder, worker link, job
+table, playback driver. Collaborators get narrow ports (``feed``, a read-only view of the
+machine, emit callables), never the controller. The GUI sees only AgentViewModel's signals.
 
 Runs on: GUI thread (everything in this class).
 """
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
 from collections import deque
@@ -50,6 +46,7 @@ from desktop_agent.runtime.live_settings import (
 )
 from desktop_agent.runtime.playback_driver import PlaybackDriver
 from desktop_agent.runtime.recorder import Recorder
+from desktop_agent.runtime.spans import SpanPublisher
 from desktop_agent.runtime.view_api import AgentViewModel
 from desktop_agent.runtime.worker_link import Engines, WorkerLink
 
@@ -82,8 +79,7 @@ class AgentController(AgentViewModel):
         self.mode = settings.interaction.mode
         self.transitions: deque[Transition] = deque(maxlen=TRANSITIONS_KEPT)
         """The newest transitions, oldest first."""
-        self._span_sink = span_sink
-        self._spans_seen = 0
+        self.spans = SpanPublisher(self.machine, self.sig_span.emit, span_sink)
         self._closed = False
         pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         feed, m = self._feed, self.machine
@@ -225,7 +221,7 @@ class AgentController(AgentViewModel):
                 self._feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
                                           job=None, stage=command.stage, code=err.code,
                                           message=err.message))
-        self._publish_spans()
+        self.spans.publish()
         self.sig_state_changed.emit(self.machine.state)
 
     def _on_transition(self, t: Transition) -> None:
@@ -245,14 +241,3 @@ class AgentController(AgentViewModel):
         if t.source is State.ASSISTANT_SPEAKING:
             self.router.leave_speaking(t.target)
 
-    def _publish_spans(self) -> None:
-        """Send the spans completed since the last call (the machine keeps only the newest)."""
-        fresh = self.machine.spans_since(self._spans_seen)
-        self._spans_seen = self.machine.spans_completed
-        for span in fresh:
-            self.sig_span.emit(copy.deepcopy(span))
-            if self._span_sink is not None:
-                try:
-                    self._span_sink(span)
-                except OSError as exc:
-                    _LOGGER.warning("turn=%d cannot write telemetry: %s", span.turn_id, exc)

@@ -1,4 +1,4 @@
-"""The runtime's typed seams: the command table, the worker payloads, the playback driver."""
+"""The runtime's typed seams: command table, worker payloads, playback driver, span publisher."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import SpeechChunk, Transcript, TranscriptSegment
+from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId
 from desktop_agent.runtime.jobs import HandlerTable
 from desktop_agent.runtime.playback_driver import PlaybackDriver
+from desktop_agent.runtime.spans import SpanPublisher
 from desktop_agent.runtime.workers import (
     AsideJob,
     AsrJob,
@@ -207,3 +209,47 @@ def test_only_an_apology_reports_that_it_was_spoken(rig: Rig, qtbot: Any) -> Non
     qtbot.waitUntil(played_out, timeout=5000)
     assert [type(e) for e in rig.fed] == [ev.ApologyFinished]
     assert rig.fed[0].turn_id == TURN
+
+
+class FakeSpans:
+    """The machine's bounded span store: the newest ``kept`` spans and a total count."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self.spans: list[TurnSpan] = []
+        self.spans_completed = 0
+
+    def finish(self, n: int) -> None:
+        for _ in range(n):
+            self.spans_completed += 1
+            self.spans = [*self.spans, TurnSpan(TurnId(self.spans_completed))][-self.kept:]
+
+    def spans_since(self, seen: int) -> tuple[TurnSpan, ...]:
+        new = self.spans_completed - seen
+        return tuple(self.spans[-new:]) if new > 0 else ()
+
+
+def test_spans_are_sent_once_each_even_when_the_machine_keeps_few() -> None:
+    source, sent, logged = FakeSpans(kept=3), [], []
+    publisher = SpanPublisher(source, sent.append, logged.append)
+    publisher.publish()
+    assert sent == []
+    source.finish(2)
+    publisher.publish()
+    publisher.publish()  # nothing new: nothing sent again
+    source.finish(5)  # more than the machine keeps: the newest three are left
+    publisher.publish()
+    assert [int(s.turn_id) for s in sent] == [1, 2, 5, 6, 7]
+    assert [int(s.turn_id) for s in logged] == [1, 2, 5, 6, 7]
+    assert sent[0] is not logged[0]  # the GUI gets a copy, the log the machine's own
+
+
+def test_a_failing_telemetry_sink_does_not_stop_the_gui_copy() -> None:
+    def broken(span: TurnSpan) -> None:
+        raise OSError("disk full")
+
+    source, sent = FakeSpans(kept=64), []
+    publisher = SpanPublisher(source, sent.append, broken)
+    source.finish(1)
+    publisher.publish()
+    assert len(sent) == 1
