@@ -85,7 +85,6 @@ class BargeInTracker(QObject):
         self._time_of = time_of
         self._clock = clock
         self._jobs = itertools.count(1)
-        self._mine: set[int] = set()
         self._judge: BargeInJudge | None = None
         self._turn = TurnId(0)
         self._job: JobId | None = None
@@ -128,10 +127,13 @@ class BargeInTracker(QObject):
         self._step()
 
     def take_partial(self, event: ev.AsrPartial) -> bool:
-        """Consume ``event`` if it answers one of our jobs (True), else leave it (False)."""
-        if int(event.job) not in self._mine:
+        """Consume ``event`` if it answers one of our jobs (True), else leave it (False).
+
+        Ours are the negative job ids (the machine's start at 1): no set of them to grow
+        when the worker drops an answer.
+        """
+        if int(event.job) >= 0:
             return False
-        self._mine.discard(int(event.job))
         if self._judge is not None and self._job == event.job:
             self._job = None
             self._judge.answer(event.text)
@@ -166,7 +168,6 @@ class BargeInTracker(QObject):
 
     def _transcribe(self, request: TranscribeRequest) -> None:
         job = JobId(-next(self._jobs))
-        self._mine.add(int(job))
         self._job, self._token = job, CancelToken(self._turn)
         self._submit_asr(AsrJob(self._turn, job, self.history.slice(request.start, request.stop),
                                 self._token, partial=True,

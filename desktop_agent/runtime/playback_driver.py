@@ -109,7 +109,7 @@ class PlaybackDriver(QObject):
         return text if turn == turn_id else ""
 
     def forget(self, turn_id: TurnId) -> None:
-        """Turn ``turn_id`` is over: drop its drained streams."""
+        """Turn ``turn_id`` is over: drop its drained streams (and older ones)."""
         self.monitor.forget(turn_id)
 
     # --- reply chunks ----------------------------------------------------------------------------

@@ -225,7 +225,7 @@ class PlaybackMonitor(QObject):
             self.player.end_turn(s.key)
 
     def forget(self, turn_id: TurnId) -> None:
-        """Drop finished streams of ``turn_id``."""
+        """Drop the drained streams of ``turn_id`` and of the turns before it."""
         for job, s in list(self._streams.items()):
-            if s.turn_id == turn_id and s.drained:
+            if s.turn_id <= turn_id and s.drained:
                 del self._streams[job]
