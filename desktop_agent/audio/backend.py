@@ -8,7 +8,7 @@ bench tool, not part of the port.
 
 from __future__ import annotations
 
-from typing import Protocol, TypeAlias
+from typing import Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -54,3 +54,18 @@ class AudioBackend(Protocol):
     def sample_at(self, t: float) -> int:
         """Absolute mic index at monotonic clock seconds ``t``."""
         ...
+
+
+@runtime_checkable
+class MovingEchoPath(Protocol):
+    """A backend whose echo reference can move (the real device: underruns, a reopen)."""
+
+    @property
+    def echo_path_version(self) -> int:
+        """Bumped whenever the echo reference moved: the echo canceller relearns the path."""
+        ...
+
+
+def echo_path_version(backend: AudioBackend) -> int:
+    """``backend``'s echo path version; 0 for one whose path never moves (a virtual card)."""
+    return backend.echo_path_version if isinstance(backend, MovingEchoPath) else 0

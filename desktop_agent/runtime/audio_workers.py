@@ -20,7 +20,7 @@ from typing import Any, TypeAlias
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal, Slot
 
-from desktop_agent.audio.backend import AudioBackend
+from desktop_agent.audio.backend import AudioBackend, echo_path_version
 from desktop_agent.audio.capture import CapturePipeline, level_db
 from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.audio.player import Player
@@ -72,8 +72,7 @@ class CaptureWorker(QObject):
 
     def _loop(self) -> None:
         last_levels = 0.0
-        # Only the real device moves its echo reference (not part of the backend port).
-        path_version: int = getattr(self.backend, "echo_path_version", 0)
+        path_version = echo_path_version(self.backend)
         while not self._stop.is_set():
             try:
                 block = self.backend.read(0.1)
@@ -84,7 +83,7 @@ class CaptureWorker(QObject):
             if block is None:
                 continue
             near, far = block
-            version: int = getattr(self.backend, "echo_path_version", 0)
+            version = echo_path_version(self.backend)
             if version != path_version:  # the reference moved: relearn the echo path
                 path_version = version
                 self.pipeline.echo_path_changed()

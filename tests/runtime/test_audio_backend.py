@@ -11,17 +11,18 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.adapters.device_audio import DeviceAudio
-from desktop_agent.audio.backend import AudioBackend
+from desktop_agent.audio.backend import AudioBackend, MovingEchoPath, echo_path_version
 from desktop_agent.audio.virtual import VirtualAudio
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def both_backends() -> tuple[AudioBackend, AudioBackend]:
+def both_backends() -> tuple[AudioBackend, AudioBackend, MovingEchoPath]:
     """Never called: mypy checks that each class is assignable to the port."""
     virtual: AudioBackend = VirtualAudio()
     device: AudioBackend = DeviceAudio()
-    return virtual, device
+    moving: MovingEchoPath = DeviceAudio()
+    return virtual, device, moving
 
 
 def _port_members() -> set[str]:
@@ -49,3 +50,11 @@ def test_mypy_accepts_both_backends_as_the_port() -> None:
          "--cache-dir", str(ROOT / ".mypy_cache"), str(Path(__file__).relative_to(ROOT))],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_only_a_backend_whose_echo_path_moves_reports_a_version() -> None:
+    class Moved(VirtualAudio):
+        echo_path_version = 3
+
+    assert echo_path_version(VirtualAudio()) == 0
+    assert echo_path_version(Moved()) == 3
