@@ -15,9 +15,13 @@ Figures per variant:
 
 The transcript rule needs partial transcripts. They are simulated as the recorder makes
 them: one is launched when the silence reaches 0.12 s and arrives ``asr_s`` later; its
-text is the reference text of the prompts finished by then (a perfect ASR), or nothing
-(the rule's medium wait) for a pause inside a prompt, whose words so far are unknown.
-Until it arrives, the previous partial's answer stands.
+text is the reference text of the prompts finished by then (a perfect ASR that, like
+Whisper, ends a sentence with a period when the reference has no final punctuation), or
+nothing (the rule's medium wait) for a pause inside a prompt, whose words so far are
+unknown. Until it arrives, the previous partial's answer stands.
+
+Waits are also given by what the transcript rule made of the final text: "short" (a
+complete sentence), "medium" (no hint), "long" (a trailing "and", "to", "...").
 
 Entry point: ``python -m desktop_agent.tools.eval_endpoint [--pairs N] [--asr-s S]
 [--prompts N]`` (``main(argv)``; about 10 minutes on two busy cores).
@@ -104,6 +108,9 @@ def make_clips(prompts: dict[str, tuple[npt.NDArray[np.float32], str]], pairs: i
                seed: int = 7) -> list[Clip]:
     """Each prompt alone, then ``pairs`` random pairs joined by a 0.6-0.9 s pause.
 
+    Half of the pairs start with a prompt the transcript rule finds unfinished (a
+    trailing "and", "to", "..."), half with one it finds complete.
+
     Args:
         prompts: from ``load_prompts`` (a subset for a quick run).
         pairs: how many two-prompt clips.
@@ -117,14 +124,20 @@ def make_clips(prompts: dict[str, tuple[npt.NDArray[np.float32], str]], pairs: i
     rng = np.random.default_rng(seed)
     names = sorted(prompts)
     endpointer = Endpointer()
-    for _ in range(pairs):
-        a, b = rng.choice(names, 2, replace=False)
+    short = endpointer.settings.short_s
+    unfinished_names = [n for n in names
+                        if endpointer.silence_needed_s(whisper_text(prompts[n][1])) > short]
+    complete_names = [n for n in names if n not in set(unfinished_names)]
+    for i in range(pairs):
+        a = str(rng.choice(unfinished_names if i % 2 else complete_names))
+        b = str(rng.choice([n for n in names if n != a]))
         (xa, ta), (xb, tb) = prompts[a], prompts[b]
         gap = np.zeros(int(rng.uniform(0.6, 0.9) * FS), np.float32)
+        name = f"{a}+{b}@{len(gap) * 1000 // FS}ms"
         a0 = len(lead)
         b0 = a0 + len(xa) + len(gap)
-        unfinished = endpointer.silence_needed_s(ta) > endpointer.settings.short_s
-        clips.append(Clip(f"{a}+{b}", "pair_after_unfinished" if unfinished
+        unfinished = endpointer.silence_needed_s(whisper_text(ta)) > short
+        clips.append(Clip(name, "pair_after_unfinished" if unfinished
                           else "pair_after_complete", np.concatenate([lead, xa, gap, xb, tail]),
                           [(a0, a0 + len(xa), ta), (b0, b0 + len(xb), tb)]))
     return clips
@@ -208,7 +221,21 @@ def _partial_silence(clip: Clip, now: int, endpointer: Endpointer) -> float | No
     if inside:
         return None  # a pause inside a prompt: its words so far are unknown
     text = " ".join(t for _, last, t in clip.parts if last <= now)
-    return endpointer.silence_needed_s(text) if text else None
+    return endpointer.silence_needed_s(whisper_text(text)) if text else None
+
+
+def whisper_text(reference: str) -> str:
+    """The reference text as Whisper would end it: a period when it has no final mark."""
+    text = reference.strip()
+    return text if not text or text[-1] in ".?!,;:\u2026-" else text + "."
+
+
+def text_class(clip: Clip, endpointer: Endpointer) -> str:
+    """'short', 'medium' or 'long': the transcript rule's answer to the whole clip."""
+    needed = endpointer.silence_needed_s(whisper_text(" ".join(t for *_, t in clip.parts)))
+    settings = endpointer.settings
+    return "short" if needed <= settings.short_s else (
+        "medium" if needed <= settings.medium_s else "long")
 
 
 def _pct(values: Sequence[float], q: float) -> float | None:
@@ -236,6 +263,7 @@ def evaluate(pairs: int = 300, asr_s: float = 0.25, prompts: int | None = None,
     loaded = load_prompts()
     clips = make_clips(dict(list(loaded.items())[:prompts]), pairs)
     replay = _ReplayVad(vad)
+    endpointer = Endpointer()
     timed = _TimedDetector(detector) if detector is not None else None
     out: dict[str, Any] = {
         "clips": {k: sum(c.kind == k for c in clips)
@@ -245,17 +273,21 @@ def evaluate(pairs: int = 300, asr_s: float = 0.25, prompts: int | None = None,
     for name, settings in VARIANTS.items():
         if settings is not None and timed is None:
             continue
-        waits: list[float] = []
+        waits: dict[str, list[float]] = {}
         early: dict[str, list[bool]] = {}
         for clip in clips:
             closed_early, wait = run_clip(clip, replay, timed, settings, asr_s)
             early.setdefault(clip.kind, []).append(closed_early)
             if wait is not None:
-                waits.append(wait)
+                waits.setdefault(text_class(clip, endpointer), []).append(wait)
         flat = [e for v in early.values() for e in v]
+        every = [w for v in waits.values() for w in v]
         out["variants"][name] = {
-            "endpoint_wait_ms_p50": _pct(waits, 50), "endpoint_wait_ms_p95": _pct(waits, 95),
-            "turns_ended_after_speech": len(waits),
+            "endpoint_wait_ms_p50": _pct(every, 50), "endpoint_wait_ms_p95": _pct(every, 95),
+            "endpoint_wait_ms_mean": round(float(np.mean(every)) * 1000, 1) if every else None,
+            "turns_ended_after_speech": len(every),
+            "endpoint_wait_ms_by_text": {k: {"p50": _pct(v, 50), "p95": _pct(v, 95),
+                                             "n": len(v)} for k, v in sorted(waits.items())},
             "false_endpoint_rate": round(float(np.mean(flat)), 3),
             "false_endpoint_rate_by_kind": {k: round(float(np.mean(v)), 3)
                                             for k, v in early.items()},
