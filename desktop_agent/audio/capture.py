@@ -11,8 +11,9 @@ With a ``TurnDetector`` (an audio end-of-turn model), a pause that reaches
 utterance go to the model, and ``TurnModelRule`` combines its verdict with the transcript
 rule's silence (``silence_s``, set by the recorder) to end the turn at once, keep the
 transcript's wait, or wait longer. Not while the assistant speaks (barge-in speech is
-judged by the barge-in tracker). The model call (~50 ms on one core) runs here, on the
-capture worker thread: the blocks that arrive meanwhile wait in the capture ring.
+judged by the barge-in tracker). The model call runs here, on the capture worker thread
+(p50 55-65 ms on the 2-core development machine, 70-100 ms with both cores busy; once per
+pause): the blocks that arrive meanwhile wait in the capture ring (5 s).
 
 Runs on: the capture worker thread (never in an audio callback).
 """
