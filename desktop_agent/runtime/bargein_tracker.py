@@ -38,8 +38,8 @@ from desktop_agent.core.policy.bargein_judge import (
 )
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId
+from desktop_agent.runtime.payloads import AsrJob
 from desktop_agent.runtime.ports import Feed
-from desktop_agent.runtime.workers import AsrJob
 
 _LOGGER = logging.getLogger(__name__)
 

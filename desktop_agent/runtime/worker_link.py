@@ -19,21 +19,18 @@ from PySide6.QtCore import QObject, QThread, Signal
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns.events import Event
 from desktop_agent.runtime.jobs import JobTable
-from desktop_agent.runtime.ports import Feed
-from desktop_agent.runtime.view_api import LOAD_STAGES, ErrorNotice, LoadProgress
-from desktop_agent.runtime.workers import (
+from desktop_agent.runtime.payloads import (
     AsrJob,
     AsrPartialResult,
-    AsrWorker,
     LlmJob,
-    LlmWorker,
     LoadState,
     SynthesizedChunk,
     ToolJob,
-    ToolWorker,
     TtsJob,
-    TtsWorker,
 )
+from desktop_agent.runtime.ports import Feed
+from desktop_agent.runtime.view_api import LOAD_STAGES, ErrorNotice, LoadProgress
+from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
 
 NEEDED: Final = ("asr", "llm", "tts")
 """The engines a turn needs loaded."""

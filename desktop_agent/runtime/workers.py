@@ -16,8 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
@@ -29,7 +28,6 @@ from desktop_agent.core.ports import (
     LlmDelta,
     LlmEngine,
     SpeechChunk,
-    ToolCall,
     ToolSpec,
     TtsEngine,
     WordTiming,
@@ -48,112 +46,21 @@ from desktop_agent.core.turns.events import (
     TtsChunkReady,
 )
 from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.runtime.payloads import (
+    AsideJob,
+    AsrJob,
+    AsrPartialResult,
+    LlmJob,
+    LoadState,
+    SpokenAside,
+    SynthesizedChunk,
+    ToolJob,
+    TtsJob,
+)
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
+__all__ = ["AdjustableTts", "AsrWorker", "EngineWorker", "LlmWorker", "ToolWorker",
+           "TtsWorker", "WarmableLlm", "start_worker"]
 _LOGGER = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class AsrJob:
-    """Transcribe ``audio`` for ``job``; partial jobs answer with an ``AsrPartialResult``."""
-
-    turn_id: TurnId
-    job: JobId
-    audio: npt.NDArray[np.float32]
-    """16 kHz mono float32."""
-    cancel: CancelToken
-    partial: bool = False
-    speech_ratio: float = 1.0
-    """Fraction of VAD frames that were speech (gates Whisper's silence hallucinations)."""
-    previous_partial: str = ""
-    trailing_silence_s: float = 0.0
-    """Seconds of silence at the end of ``audio``."""
-
-
-@dataclass(frozen=True, slots=True)
-class AsrPartialResult:
-    """A partial transcript came back (the controller decides what the machine sees)."""
-
-    job: AsrJob
-    text: str
-    """The transcript, stripped ('' when nothing was heard)."""
-    no_speech: bool
-    """True when the recogniser judged the audio not to be speech (``text`` is then void)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LlmJob:
-    """Stream a reply to ``messages``."""
-
-    turn_id: TurnId
-    job: JobId
-    messages: tuple[ChatMessage, ...]
-    cancel: CancelToken
-    tools: tuple[ToolSpec, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class TtsJob:
-    """Speak ``text`` as chunk ``chunk_index`` of the turn's reply."""
-
-    turn_id: TurnId
-    job: JobId
-    chunk_index: int
-    text: str
-    cancel: CancelToken
-
-
-@dataclass(frozen=True, slots=True)
-class SynthesizedChunk:
-    """One reply chunk, synthesized: the machine's event and the audio it describes."""
-
-    ready: TtsChunkReady
-    """What the turn machine is told (text, sample count, rate, word timings)."""
-    audio: npt.NDArray[Any] | None
-    """The samples at ``ready.sample_rate`` (int16 mono); None when there was nothing to say."""
-    cancel: CancelToken
-    """The job's token: audio of a job cancelled since is not kept."""
-
-
-@dataclass(frozen=True, slots=True)
-class AsideJob:
-    """Speak ``text`` outside the turn machine (an apology, a repeated answer, a test)."""
-
-    turn_id: TurnId
-    text: str
-    cancel: CancelToken
-
-
-@dataclass(frozen=True, slots=True)
-class SpokenAside:
-    """The audio of an ``AsideJob``; ``chunk`` is None when the voice could not say it."""
-
-    job: AsideJob
-    chunk: SpeechChunk | None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolJob:
-    """Run a read-only tool."""
-
-    turn_id: TurnId
-    job: JobId
-    call: ToolCall
-    cancel: CancelToken
-
-
-@dataclass
-class LoadState:
-    """What a worker's engine is doing: loading, ready or failed."""
-
-    stage: str
-    status: str
-    detail: str = ""
-    ms: float = 0.0
-    error: AgentError | None = field(default=None)
 
 
 class WarmableLlm(LlmEngine, Protocol):

@@ -17,18 +17,17 @@ from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId
 from desktop_agent.runtime.jobs import HandlerTable
-from desktop_agent.runtime.playback_driver import PlaybackDriver
-from desktop_agent.runtime.spans import SpanPublisher
-from desktop_agent.runtime.workers import (
+from desktop_agent.runtime.payloads import (
     AsideJob,
     AsrJob,
     AsrPartialResult,
-    AsrWorker,
     SpokenAside,
     SynthesizedChunk,
     TtsJob,
-    TtsWorker,
 )
+from desktop_agent.runtime.playback_driver import PlaybackDriver
+from desktop_agent.runtime.spans import SpanPublisher
+from desktop_agent.runtime.workers import AsrWorker, TtsWorker
 
 TURN = TurnId(4)
 
