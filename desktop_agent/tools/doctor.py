@@ -49,7 +49,7 @@ def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
     manifest = load_manifest()
     resolver = ModelResolver(manifest)
     chosen = {"asr": settings.models.asr, "llm": settings.models.llm,
-              "tts": settings.models.tts, "vad": ""}
+              "tts": settings.models.tts, "vad": "", "turn": ""}
     for role, choice in chosen.items():
         def find(role: str = role, choice: str = choice) -> str:
             model = resolver.resolve(choice, role)
@@ -57,7 +57,12 @@ def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
             check = "sha256 ok" if model.verified else "user model, no checksum"
             return (f"{model.model_id}: {model.path} ({model.size_bytes / 2**20:.1f} MiB, "
                     f"{check}, licence {model.licence})")
-        checks.append(_timed(f"model {role}", find))
+        check = _timed(f"model {role}", find)
+        if role == "turn" and check.status == "error":
+            # Hands-free still works without it: endpoints then wait on the transcript rule.
+            check.status = "warn"
+            check.detail += " Hands-free end of turn falls back to the transcript rule."
+        checks.append(check)
     for spec in manifest.models.values():
         if spec.model_id in {m.model_id for m in resolved.values()}:
             continue
@@ -137,6 +142,21 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
         prob = engine.speech_probability(np.zeros(engine.frame_samples, dtype=np.float32))
         return f"Silero VAD ran one 32 ms frame (silence -> p={prob:.2f})"
 
+    def turn() -> str:
+        from desktop_agent.adapters.turn_smart import SmartTurn
+        from desktop_agent.audio.resample import resample
+
+        engine = SmartTurn(resolved["turn"].path)
+        audio = spoken.get("audio")
+        if audio is None:
+            raise AgentError("turn_check_skipped", "no test speech (the TTS check failed)")
+        x = resample(audio.astype(np.float32) / 32768, spoken["rate"], 16_000)
+        x = np.concatenate([x, np.zeros(3_200, dtype=np.float32)])  # 0.2 s of pause
+        t0 = time.perf_counter()
+        prob = engine.probability(x)
+        return (f"Smart Turn judged a finished sentence complete with p={prob:.2f} in "
+                f"{(time.perf_counter() - t0) * 1000:.0f} ms")
+
     def aec() -> str:
         from desktop_agent.adapters.speex import SpeexEchoCanceller
 
@@ -147,7 +167,9 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
 
     for name, fn, role in (("engine tts", tts, "tts"), ("engine asr", asr, "asr"),
                            ("engine llm", llm, "llm"), ("engine vad", vad, "vad"),
-                           ("engine aec", aec, None)):
+                           ("engine turn", turn, "turn"), ("engine aec", aec, None)):
+        if role == "turn" and role not in resolved:
+            continue  # optional: the model check above already warned
         if role is not None and role not in resolved:
             checks.append(Check(name, "error", f"skipped: the {role} model is not available",
                                 "Fix the model check above first."))

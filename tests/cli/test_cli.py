@@ -200,7 +200,10 @@ def test_doctor_is_green_with_the_default_models(tmp_path: Path) -> None:
     bad = [c for c in report["checks"] if c["status"] == "error"]
     assert proc.returncode == 0 and not bad, bad
     names = {c["name"] for c in report["checks"]}
-    assert {"engine asr", "engine llm", "engine tts", "engine vad", "engine aec"} <= names
+    assert {"engine asr", "engine llm", "engine tts", "engine vad", "engine turn",
+            "engine aec"} <= names
+    turn = next(c for c in report["checks"] if c["name"] == "engine turn")
+    assert turn["status"] == "ok" and "p=" in turn["detail"]
     asr = next(c for c in report["checks"] if c["name"] == "engine asr")
     assert "testing" in asr["detail"].lower()
 
