@@ -109,17 +109,25 @@ class EngineWorker(QObject, Generic[E]):
         try:
             self.engine = self._factory()
         except AgentError as exc:
-            self.sig_load_state_changed.emit(LoadState(self.stage_name, "failed", exc.describe(),
-                                               error=exc))
+            self.sig_load_state_changed.emit(LoadState(self.stage_name, "failed",
+                                                       exc.describe(), error=exc))
             return
         except Exception as exc:  # a load must report, never kill the thread
             err = AgentError(f"{self.stage_name}_load_failed", f"{exc.__class__.__name__}: {exc}",
                              "Run `desktop-agent doctor`.")
-            self.sig_load_state_changed.emit(LoadState(self.stage_name, "failed", err.describe(),
-                                               error=err))
+            self.sig_load_state_changed.emit(LoadState(self.stage_name, "failed",
+                                                       err.describe(), error=err))
             return
         self.sig_load_state_changed.emit(LoadState(self.stage_name, "ready", "",
-                                           (time.perf_counter() - t0) * 1000))
+                                                   (time.perf_counter() - t0) * 1000))
+        self._after_load()
+
+    def _after_load(self) -> None:
+        """Runs on: the worker thread, once the engine is ready. Does nothing by default.
+
+        A subclass extends the load here, never by overriding ``load``: PySide6 would deliver
+        ``QThread.started`` to an overriding slot on the GUI thread, not the worker's.
+        """
 
     def _fail(self, turn_id: TurnId, job: JobId | None, stage: Stage, exc: BaseException) -> None:
         if isinstance(exc, AgentError):
@@ -127,8 +135,9 @@ class EngineWorker(QObject, Generic[E]):
         else:
             code, message = f"{stage.value}_failed", f"{exc.__class__.__name__}: {exc}"
         _LOGGER.warning("turn=%d job=%s %s failed: %s", turn_id, job, stage.value, message)
-        self.sig_event_reported.emit(StageFailed(turn_id=turn_id, at_s=time.monotonic(), job=job,
-                                        stage=stage, code=code, message=message))
+        self.sig_event_reported.emit(StageFailed(turn_id=turn_id, at_s=time.monotonic(),
+                                                 job=job, stage=stage, code=code,
+                                                 message=message))
 
 
 class AsrWorker(EngineWorker[AsrEngine]):
@@ -165,9 +174,9 @@ class AsrWorker(EngineWorker[AsrEngine]):
                 if not job.cancel.cancelled:
                     self.sig_partial_transcribed.emit(AsrPartialResult(job, text, no_speech))
             else:
-                self.sig_event_reported.emit(AsrFinal(turn_id=job.turn_id, at_s=now, job=job.job,
-                                             text="" if no_speech else text,
-                                             no_speech=no_speech))
+                self.sig_event_reported.emit(AsrFinal(
+                    turn_id=job.turn_id, at_s=now, job=job.job, text="" if no_speech else text,
+                    no_speech=no_speech))
         except Exception as exc:
             if not job.partial:
                 self._fail(job.turn_id, job.job, Stage.ASR, exc)
@@ -188,10 +197,8 @@ class LlmWorker(EngineWorker[WarmableLlm]):
         self._warm_prompt = warm_prompt
         self.max_tokens = max_tokens
 
-    @Slot()
-    def load(self) -> None:
-        """Load, then evaluate the system prompt so the first turn reuses its KV cache."""
-        super().load()
+    def _after_load(self) -> None:
+        """Evaluate the system prompt so the first turn reuses its KV cache."""
         if self.engine is not None:
             try:
                 self.engine.warm(self._warm_prompt, self._tools.specs)
@@ -226,11 +233,11 @@ class LlmWorker(EngineWorker[WarmableLlm]):
     def _emit_delta(self, job: LlmJob, delta: LlmDelta) -> None:
         now = time.monotonic()
         if delta.tool_call is not None:
-            self.sig_event_reported.emit(LlmToolCall(turn_id=job.turn_id, at_s=now, job=job.job,
-                                            call=delta.tool_call))
+            self.sig_event_reported.emit(LlmToolCall(turn_id=job.turn_id, at_s=now,
+                                                     job=job.job, call=delta.tool_call))
         elif delta.text:
             self.sig_event_reported.emit(LlmToken(turn_id=job.turn_id, at_s=now, job=job.job,
-                                         text=delta.text))
+                                                  text=delta.text))
 
 
 def _tool_context(messages: tuple[ChatMessage, ...]) -> tuple[str, str] | None:
@@ -262,9 +269,9 @@ class ToolWorker(EngineWorker[ToolRegistry]):
         except Exception as exc:
             content, is_error = f"Sorry, the tool failed ({exc}).", True
         if not job.cancel.cancelled:
-            self.sig_event_reported.emit(ToolResult(turn_id=job.turn_id, at_s=time.monotonic(),
-                                           job=job.job, call_id=job.call.call_id,
-                                           content=content, is_error=is_error))
+            self.sig_event_reported.emit(ToolResult(
+                turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
+                call_id=job.call.call_id, content=content, is_error=is_error))
 
 
 class TtsWorker(EngineWorker[AdjustableTts]):

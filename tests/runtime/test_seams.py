@@ -252,3 +252,36 @@ def test_a_failing_telemetry_sink_does_not_stop_the_gui_copy() -> None:
     source.finish(1)
     publisher.publish()
     assert len(sent) == 1
+
+
+def test_every_worker_loads_its_engine_on_its_own_thread(qtbot: Any) -> None:
+    """A worker that extends ``load`` (the LLM's warm-up) must not load on the GUI thread."""
+    import threading
+
+    from desktop_agent.core.tools import ToolRegistry
+    from desktop_agent.runtime.workers import LlmWorker, start_worker
+
+    where: dict[str, str] = {}
+
+    class Engine:
+        def warm(self, *args: Any) -> None:
+            where["warm"] = threading.current_thread().name
+
+    def factory(name: str) -> Any:
+        def make() -> Engine:
+            where[name] = threading.current_thread().name
+            return Engine()
+        return make
+
+    workers = [LlmWorker(factory("llm"), ToolRegistry(), ""), TtsWorker(factory("tts")),
+               AsrWorker(factory("asr"), lambda *_: False)]
+    threads = [start_worker(w, name) for w, name in zip(workers, ("llm", "tts", "asr"),
+                                                         strict=True)]
+    try:
+        qtbot.waitUntil(lambda: len(where) == 4, timeout=5000)
+    finally:
+        for thread in threads:
+            thread.quit()
+            thread.wait(2000)
+    gui = threading.current_thread().name
+    assert gui not in where.values(), where
