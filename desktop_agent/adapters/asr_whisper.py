@@ -1,10 +1,20 @@
-"""ASR with faster-whisper (CTranslate2), int8 on the CPU, strictly local files."""
+"""ASR with faster-whisper (CTranslate2), int8 on the CPU, strictly local files.
+
+Short utterances take a shorter encoder window. Whisper's encoder always sees 30 s of
+log-mel frames, most of them padding silence for a spoken question; CTranslate2 accepts a
+shorter input, and the encoder's cost falls with it (tiny.en: ~300 ms for 30 s of frames,
+~70 ms for 15 s, on two cores). Too short a window makes Whisper loop ("Transfer. Transfer.
+..."): with at least ``MIN_PAD_S`` of padding after the speech it stops as it does on 30 s.
+Measured on 150 real recorded prompts (Debian's asterisk-core-sounds-en, 0.4-9 s): WER
+9.3 % on the full window, 9.6 % on a 15 s one, at a third of the CPU time. Longer audio,
+and a window that does not fit, go through faster-whisper's own 30 s path.
+"""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from desktop_agent.adapters.offline import import_or_hint
 from desktop_agent.core.cancel import CancelToken
@@ -12,6 +22,15 @@ from desktop_agent.core.errors import AsrError, ModelError
 from desktop_agent.core.ports import ASR_SAMPLE_RATE, Transcript, TranscriptSegment
 
 _LOGGER = logging.getLogger(__name__)
+
+SHORT_WINDOW_S: Final = 15.0
+"""Encoder window for short utterances, seconds (Whisper's own is 30 s)."""
+MIN_PAD_S: Final = 3.0
+"""Padding silence the short window keeps after the audio, seconds."""
+NO_SPEECH_THRESHOLD: Final = 0.6
+LOG_PROB_THRESHOLD: Final = -1.0
+"""faster-whisper's defaults: a window with no_speech_prob above the first and an average
+log-probability below the second is silence (its text is dropped)."""
 
 
 class WhisperAsr:
@@ -52,6 +71,7 @@ class WhisperAsr:
                 "(run `desktop-agent doctor`), or choose another ASR model in Settings.",
             ) from exc
         self._multilingual = bool(getattr(self._model.model, "is_multilingual", False))
+        self._short: Any = None
 
     def transcribe(self, audio: Any, cancel: CancelToken | None = None) -> Transcript:
         """Transcribe float32 16 kHz mono ``audio``.
@@ -65,6 +85,15 @@ class WhisperAsr:
         duration = len(samples) / ASR_SAMPLE_RATE
         if duration < 0.1:
             return Transcript(text="", segments=(), audio_s=duration)
+        if duration + MIN_PAD_S <= SHORT_WINDOW_S:
+            if cancel is not None and cancel.cancelled:
+                return Transcript(text="", segments=(), audio_s=duration)
+            try:
+                return self._transcribe_short(samples, duration)
+            except Exception as exc:
+                raise AsrError("asr_failed", f"Whisper failed on {duration:.1f} s of audio: "
+                               f"{exc}.", "Try again; if it repeats, run `desktop-agent "
+                               "doctor`.") from exc
         try:
             segments, _info = self._model.transcribe(
                 samples,
@@ -88,3 +117,42 @@ class WhisperAsr:
                            "Try again; if it repeats, run `desktop-agent doctor`.") from exc
         text = " ".join(s.text for s in out if s.text).strip()
         return Transcript(text=text, segments=tuple(out), audio_s=duration)
+
+    def _transcribe_short(self, samples: Any, duration: float) -> Transcript:
+        """One greedy decode over a ``SHORT_WINDOW_S`` encoder window (see the module doc)."""
+        import ctranslate2
+        import numpy as np
+
+        fw = self._model
+        if self._short is None:
+            from faster_whisper.tokenizer import Tokenizer
+            from faster_whisper.transcribe import get_suppressed_tokens
+
+            tokenizer = Tokenizer(fw.hf_tokenizer, self._multilingual, task="transcribe",
+                                  language=self.language if self._multilingual else "en")
+            prompt = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+            self._short = (tokenizer, prompt, list(get_suppressed_tokens(tokenizer, (-1,))))
+        tokenizer, prompt, suppress = self._short
+        features = fw.feature_extractor(samples)
+        frames = int(SHORT_WINDOW_S * fw.feature_extractor.sampling_rate
+                     / fw.feature_extractor.hop_length)
+        window = np.zeros((1, features.shape[0], frames), dtype=np.float32)
+        used = min(features.shape[1], frames)
+        window[0, :, :used] = features[:, :used]
+        encoded = fw.model.encode(ctranslate2.StorageView.from_array(window))
+        # A spoken sentence is ~3 words/s, ~1.3 tokens a word: 8 tokens/s bounds any real
+        # transcript and stops a runaway loop early.
+        max_length = min(fw.max_length, len(prompt) + 10 + int(duration * 8))
+        result = fw.model.generate(encoded, [prompt], beam_size=self.beam_size,
+                                   max_length=max_length, return_scores=True,
+                                   return_no_speech_prob=True, suppress_blank=True,
+                                   suppress_tokens=suppress)[0]
+        tokens = result.sequences_ids[0]
+        avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
+        no_speech = float(result.no_speech_prob)
+        if no_speech > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD:
+            return Transcript(text="", segments=(), audio_s=duration)
+        text = tokenizer.decode(tokens).strip()
+        segment = TranscriptSegment(text=text, start_s=0.0, end_s=duration,
+                                    no_speech_prob=no_speech, avg_logprob=float(avg_logprob))
+        return Transcript(text=text, segments=(segment,) if text else (), audio_s=duration)

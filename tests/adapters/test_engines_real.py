@@ -32,6 +32,40 @@ def test_whisper_hears_nothing_in_silence_and_short_audio(asr: Any) -> None:
     assert transcript.text == "" or transcript.no_speech_prob > 0.5
 
 
+def test_short_utterances_take_the_short_window_and_say_the_same(speak: Any, asr: Any) -> None:
+    """The short encoder window is used up to 12 s, gives what the 30 s window gives, and a
+    one-word utterance does not loop ("Transfer. Transfer. ...")."""
+    from desktop_agent.adapters.asr_whisper import MIN_PAD_S, SHORT_WINDOW_S
+
+    real = asr._model.transcribe
+    long_calls: list[float] = []
+
+    def spy(audio: Any, **kw: Any) -> Any:
+        long_calls.append(len(audio) / 16_000)
+        return real(audio, **kw)
+
+    asr._model.transcribe = spy
+    try:
+        for text in ("Give me a tip for sleeping better.", "Transfer.", "Why is the sky blue?"):
+            audio = speak(text)
+            short = asr.transcribe(audio)
+            assert long_calls == []
+            asr._model.transcribe = real
+            full = " ".join(s.text for s in real(audio, language="en", beam_size=1,
+                                                  without_timestamps=True)[0])
+            asr._model.transcribe = spy
+            assert _words(short.text) == _words(full) == _words(text), (short.text, full)
+            assert short.no_speech_prob < 0.5 and short.segments[0].avg_logprob > -1.0
+        sentence = speak("This is a longer recording for the full window.")
+        reps = int((SHORT_WINDOW_S - MIN_PAD_S) * 16_000 / len(sentence)) + 1
+        longer = np.concatenate([sentence] * reps)
+        assert len(longer) / 16_000 + MIN_PAD_S > SHORT_WINDOW_S
+        asr.transcribe(longer)
+        assert len(long_calls) == 1
+    finally:
+        asr._model.transcribe = real
+
+
 def test_whisper_stops_at_cancel(speak: Any, asr: Any) -> None:
     cancel = CancelToken()
     cancel.cancel("test")
