@@ -118,15 +118,16 @@ class EngineWorker(QObject, Generic[E]):
             self.sig_load_state_changed.emit(LoadState(self.stage_name, "failed",
                                                        err.describe(), error=err))
             return
+        self._after_load()
         self.sig_load_state_changed.emit(LoadState(self.stage_name, "ready", "",
                                                    (time.perf_counter() - t0) * 1000))
-        self._after_load()
 
     def _after_load(self) -> None:
-        """Runs on: the worker thread, once the engine is ready. Does nothing by default.
+        """Finish loading (nothing by default); the engine is reported ready after it.
 
         A subclass extends the load here, never by overriding ``load``: PySide6 would deliver
         ``QThread.started`` to an overriding slot on the GUI thread, not the worker's.
+        Runs on: the worker thread.
         """
 
     def _fail(self, turn_id: TurnId, job: JobId | None, stage: Stage, exc: BaseException) -> None:
