@@ -88,18 +88,20 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
                                      speaking_rate=settings.voice.speaking_rate))
     tool = ToolWorker(tools)
-    threads = [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"), (tts, "tts"),
-                                               (tool, "tool"))]
     if backend is None:
         backend = _device_backend(settings)
     aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation
     pipeline = CapturePipeline(SileroVad(models["vad"].path),
                                SpeexEchoCanceller() if aec_on else None,
                                turn_detector=load_turn_detector())
-    engines = Engines(asr=asr, llm=llm, tts=tts, tool=tool, threads=threads)
+    engines = Engines(asr=asr, llm=llm, tts=tts, tool=tool)
     sink = jsonl_span_sink(span_log) if span_log is not None else None
     controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink)
-    return Runtime(controller, backend, threads)
+    # Start the workers only now that the controller listens: a "ready" reported before its
+    # signals were connected would be lost, and the app would wait for it for ever.
+    engines.threads += [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"),
+                                                        (tts, "tts"), (tool, "tool"))]
+    return Runtime(controller, backend, engines.threads)
 
 
 def _device_backend(settings: Settings) -> AudioBackend:
