@@ -22,7 +22,7 @@ from PySide6.QtCore import Signal
 from desktop_agent.audio.backend import AudioBackend
 from desktop_agent.audio.capture import CapturePipeline, playback_onset_s
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.history import History
+from desktop_agent.core.history import CHATML_FRAMING_TOKENS, History
 from desktop_agent.core.policy.bargein import BargeInDecider
 from desktop_agent.core.policy.endpointing import Endpointer
 from desktop_agent.core.prompts import SYSTEM_PROMPT
@@ -82,13 +82,15 @@ class AgentController(AgentViewModel):
         self.spans = SpanPublisher(self.machine, self.sig_span.emit, span_sink)
         self._closed = False
         pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
+        pipeline.turn_model_on = self.mode == "hands_free"
         feed, m = self._feed, self.machine
         self.jobs = JobTable(feed, self)
         self.driver = PlaybackDriver(backend.player, feed, self.jobs.token, self.jobs.cancel,
                                      engines.tts, self.sig_caption.emit,
                                      self.sig_assistant_text.emit, self)
         self.link = WorkerLink(engines, feed, self.jobs, lambda r: self.recorder.on_partial(r),
-                               self.driver.keep, self.sig_loading.emit, self.sig_error.emit, self)
+                               self.driver.keep, self.sig_loading.emit, self.sig_error.emit, self,
+                               on_llm_ready=self._llm_ready)
         self.barge_tracker = BargeInTracker(
             barge, pipeline.history, backend.rate, feed, self.link.submit_asr,
             self.link.asr_busy, backend.time_of, parent=self,
@@ -159,6 +161,7 @@ class AgentController(AgentViewModel):
     def set_mode(self, mode: str) -> None:
         """Use interaction mode ``mode``: 'push_to_talk' or 'hands_free'."""
         self.mode = mode
+        self.pipeline.turn_model_on = mode == "hands_free"  # the key ends push-to-talk turns
 
     def apply_settings(self, settings: Settings) -> None:
         """Apply what can change live (mode, barge-in, endpointing, speaking rate).
@@ -166,7 +169,7 @@ class AgentController(AgentViewModel):
         Devices, models and echo cancellation need a restart: a notice says so.
         """
         old, self.settings = self.settings, settings
-        self.mode = settings.interaction.mode
+        self.set_mode(settings.interaction.mode)
         self.barge_tracker.decider = BargeInDecider(barge_settings(settings))
         self.pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         self.recorder.endpointer = Endpointer(endpoint_settings(settings))
@@ -195,6 +198,14 @@ class AgentController(AgentViewModel):
         self.recorder.typed_text = text
         self.ptt_press()
         self.ptt_release()
+
+    def _llm_ready(self) -> None:
+        """The LLM loaded: count history in its tokens, and evaluate the prompt's start."""
+        counter = self.link.llm_token_counter()
+        if counter is not None:
+            self.machine.history.set_token_counter(counter,
+                                                   framing_tokens=CHATML_FRAMING_TOKENS)
+        self.link.prefill_llm(self.machine.history.prompt(()))
 
     # --- the one entry point into the machine -----------------------------------------------------
 
@@ -236,6 +247,8 @@ class AgentController(AgentViewModel):
         if t.target is State.LISTENING:
             self.pipeline.silence_s = None
             self.driver.forget(t.turn_id)
+            # While the user speaks next, the LLM evaluates the prompt up to their words.
+            self.link.prefill_llm(self.machine.history.prompt(()))
         if t.target is State.ASSISTANT_SPEAKING:
             self.pipeline.set_playback(True)
         if t.source is State.ASSISTANT_SPEAKING:

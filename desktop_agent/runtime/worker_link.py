@@ -16,6 +16,7 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QThread, Signal
 
+from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns.events import Event
 from desktop_agent.runtime.jobs import JobTable
@@ -60,6 +61,7 @@ class WorkerLink(QObject):
         show_loading: Emits load progress.
         show_error: Emits an error notice.
         parent: The owning QObject.
+        on_llm_ready: Called once the LLM has loaded and warmed up.
     """
 
     sig_asr_job_queued = Signal(object)
@@ -72,15 +74,19 @@ class WorkerLink(QObject):
     """ToolJob: queued to the tool worker."""
     sig_tts_rate_changed = Signal(float)
     """A new speaking rate: queued to the TTS worker."""
+    sig_llm_prefill_queued = Signal(object)
+    """tuple[ChatMessage, ...]: the next prompt's start, queued to the LLM worker."""
 
     def __init__(self, engines: Engines, feed: Feed, jobs: JobTable,
                  on_partial: Callable[[AsrPartialResult], None],
                  keep_audio: Callable[[SynthesizedChunk], None],
                  show_loading: Callable[[LoadProgress], None],
                  show_error: Callable[[ErrorNotice], None],
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None,
+                 on_llm_ready: Callable[[], None] | None = None) -> None:
         """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
+        self._on_llm_ready = on_llm_ready
         self.engines = engines
         self._feed = feed
         self._jobs = jobs
@@ -95,6 +101,7 @@ class WorkerLink(QObject):
         self.sig_tts_job_queued.connect(e.tts.run)
         self.sig_tool_job_queued.connect(e.tool.run)
         self.sig_tts_rate_changed.connect(e.tts.set_rate)
+        self.sig_llm_prefill_queued.connect(e.llm.prefill)
         # Bound methods of this GUI-thread object, never lambdas: a lambda has no thread
         # affinity, so Qt would call it directly on the worker's thread.
         for worker in (e.asr, e.llm, e.tts, e.tool):
@@ -130,6 +137,22 @@ class WorkerLink(QObject):
         token = self._jobs.token(c.job, c.turn_id)
         self.sig_tts_job_queued.emit(TtsJob(c.turn_id, c.job, c.chunk_index, c.text, token))
 
+    def prefill_llm(self, messages: tuple[ChatMessage, ...]) -> None:
+        """Queue the start of the next prompt to the LLM worker (see ``LlmWorker.prefill``)."""
+        if self._loading.get("llm") == "ready":
+            self.sig_llm_prefill_queued.emit(messages)
+
+    def llm_token_counter(self) -> Callable[[str], int] | None:
+        """The loaded model's token counter (None until the LLM is ready).
+
+        It only reads the model's vocabulary, so the GUI thread may call it while the LLM
+        thread generates.
+        """
+        if self._loading.get("llm") != "ready":
+            return None
+        counter = getattr(self.engines.llm.engine, "count_tokens", None)
+        return counter if callable(counter) else None
+
     def set_speaking_rate(self, rate: float) -> None:
         """Speak the next sentences at ``rate``."""
         self.sig_tts_rate_changed.emit(rate)
@@ -152,6 +175,8 @@ class WorkerLink(QObject):
 
     def _on_worker_sig_load_state_changed(self, state: LoadState) -> None:
         self._loading[state.stage] = state.status
+        if state.stage == "llm" and state.status == "ready" and self._on_llm_ready is not None:
+            self._on_llm_ready()
         if state.stage in LOAD_STAGES:
             self._show_loading(LoadProgress(state.stage, state.status, state.detail))
         if state.status == "failed" and state.error is not None:

@@ -33,7 +33,7 @@ from desktop_agent.core.ports import (
     WordTiming,
 )
 from desktop_agent.core.text.normalize import normalize_for_speech
-from desktop_agent.core.tool_answer import guard_tool_answer
+from desktop_agent.core.tool_answer import guard_llm_run
 from desktop_agent.core.tools import ToolRegistry
 from desktop_agent.core.turns.events import (
     AsrFinal,
@@ -214,11 +214,8 @@ class LlmWorker(EngineWorker[WarmableLlm]):
             if self.engine is None:
                 raise AgentError("llm_not_ready", "The language model is still loading.")
             emit(LlmStarted(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
-            deltas: Iterator[LlmDelta] = self.engine.stream_chat(
-                job.messages, job.cancel, self._tools.specs, self.max_tokens)
-            after_tool = _tool_context(job.messages)
-            if after_tool is not None:
-                deltas = guard_tool_answer(deltas, *after_tool)
+            deltas: Iterator[LlmDelta] = guard_llm_run(job.messages, self.engine.stream_chat(
+                job.messages, job.cancel, self._tools.specs, self.max_tokens))
             for delta in deltas:
                 if job.cancel.cancelled:
                     return
@@ -231,6 +228,22 @@ class LlmWorker(EngineWorker[WarmableLlm]):
             if not job.cancel.cancelled:
                 self._fail(job.turn_id, job.job, Stage.LLM, exc)
 
+    @Slot(object)
+    def prefill(self, messages: tuple[ChatMessage, ...]) -> None:
+        """Evaluate ``messages`` (system prompt and history) into the KV cache while idle.
+
+        Queued when a turn ends, so while the user speaks the next turn's prompt is already
+        evaluated up to the user's words. An engine without ``prefill`` skips it. Runs on:
+        the LLM thread (a job queued behind it waits for it: it is work the job needs).
+        """
+        prefill = getattr(self.engine, "prefill", None)
+        if prefill is None:
+            return
+        try:
+            prefill(messages, self._tools.specs)
+        except Exception as exc:  # only a lost optimisation
+            _LOGGER.warning("turn=0 LLM prefill failed: %s", exc)
+
     def _emit_delta(self, job: LlmJob, delta: LlmDelta) -> None:
         now = time.monotonic()
         if delta.tool_call is not None:
@@ -239,14 +252,6 @@ class LlmWorker(EngineWorker[WarmableLlm]):
         elif delta.text:
             self.sig_event_reported.emit(LlmToken(turn_id=job.turn_id, at_s=now, job=job.job,
                                                   text=delta.text))
-
-
-def _tool_context(messages: tuple[ChatMessage, ...]) -> tuple[str, str] | None:
-    """(question, tool result) when this run answers after a tool, else None."""
-    if not messages or messages[-1].role != "tool":
-        return None
-    question = next((m.content for m in reversed(messages) if m.role == "user"), "")
-    return question, messages[-1].content
 
 
 class ToolWorker(EngineWorker[ToolRegistry]):

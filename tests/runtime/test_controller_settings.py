@@ -61,3 +61,46 @@ def test_live_and_restart_settings(qtbot: Any) -> None:
         faster.models, llm="smollm2-135m-instruct")))
     assert [n.code for n in notices] == ["restart_needed"] and "models" in notices[0].message
     c.driver.close()
+
+
+def test_the_end_of_turn_model_runs_only_hands_free(qtbot: Any) -> None:
+    c = make_controller()
+    assert c.mode == "push_to_talk" and not c.pipeline.turn_model_on  # the key ends turns
+    base = Settings()
+    c.apply_settings(dataclasses.replace(
+        base, interaction=dataclasses.replace(base.interaction, mode="hands_free")))
+    assert c.pipeline.turn_model_on
+    c.set_mode("push_to_talk")
+    assert not c.pipeline.turn_model_on
+
+
+def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> None:
+    from desktop_agent.core.cancel import TurnId
+    from desktop_agent.core.turns.model import State, Transition
+    from desktop_agent.runtime.payloads import LoadState
+
+    class Llm:
+        def __init__(self) -> None:
+            self.prefilled: list[tuple[Any, ...]] = []
+            self.counted: list[str] = []
+
+        def prefill(self, messages: Any, tools: Any = ()) -> int:
+            self.prefilled.append(tuple(messages))
+            return 0
+
+        def count_tokens(self, text: str) -> int:
+            self.counted.append(text)
+            return 1
+
+    c = make_controller()
+    llm = c.link.engines.llm.engine = Llm()
+    c.link.prefill_llm(c.machine.history.prompt(()))
+    assert llm.prefilled == []  # not loaded yet: nothing is queued
+    c.link._on_worker_sig_load_state_changed(LoadState("llm", "ready"))
+    assert [[m.role for m in p] for p in llm.prefilled] == [["system"]]
+    c.machine.history.record_turn("hello", assistant_text="Hi there.")
+    c.machine.history.prompt(())
+    assert "hello" in llm.counted  # the model's tokenizer counts the history now
+    c._on_transition(Transition(TurnId(1), State.ASSISTANT_SPEAKING, State.LISTENING,
+                                "reply_done", 1.0))
+    assert [m.content for m in llm.prefilled[-1]][1:] == ["hello", "Hi there."]
