@@ -25,6 +25,11 @@ from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
 from desktop_agent.core.prompts import tool_result_note
 
 _LOGGER = logging.getLogger(__name__)
+OPENING_WORDS = 3
+"""Words of a reply after which generation gives a core to Piper: the first clause (the
+runtime's chunker releases it after at most three words) is then being synthesised, and
+Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two llama.cpp
+threads; the rest of the reply still comes faster than it is spoken."""
 _TOOL_OPEN = "<tool_call>"
 _TOOL_CLOSE = "</tool_call>"
 
@@ -35,6 +40,9 @@ class LlamaLlm:
     Args:
         model_path: A chat GGUF file (its embedded chat template is used).
         n_threads: Threads for generation and prompt processing (explicit: two cores).
+            Once a reply's opening words are out, generation drops to ``n_threads - 1``
+            so Piper, synthesising that opening, has a core of its own (see
+            ``OPENING_WORDS``); prompt processing keeps them all.
         n_ctx: Context window in tokens.
         temperature: Sampling temperature; low keeps spoken answers on point.
     """
@@ -69,6 +77,7 @@ class LlamaLlm:
                 "or choose another LLM in Settings.",
             ) from exc
         self.n_ctx = n_ctx
+        self.n_threads = n_threads
         self._formatter: Any = None
         self.prefilled_tokens = 0
         """Tokens evaluated by the last ``prefill`` (0: the prefix was already cached)."""
@@ -82,20 +91,22 @@ class LlamaLlm:
                                    ChatMessage("user", "Hi")], tools=tools, max_tokens=1):
             pass
 
-    def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = ()) -> int:
+    def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = (),
+                user_prefix: str = "") -> int:
         """Evaluate the prompt that ``messages`` + a coming user message will start with.
 
         The prompt is rendered exactly as ``stream_chat`` renders it (same template, same
-        tool list), with a placeholder user message; everything before the placeholder's
-        text is evaluated into the KV cache, reusing what is already there. The next
-        ``stream_chat`` whose messages start with ``messages`` then evaluates only the new
-        user text. Returns the number of tokens evaluated now.
+        tool list), with a placeholder user message that starts with ``user_prefix`` (a
+        partial transcript of what the user is saying); everything before the placeholder
+        is evaluated into the KV cache, reusing what is already there. The next
+        ``stream_chat`` whose prompt starts the same way then evaluates only the rest of
+        the user's words. Returns the number of tokens evaluated now.
 
         Runs on: the LLM worker thread, while it is idle (the user is speaking).
         """
         marker = "\u2063PREFILL\u2063"
         payload = [_to_openai(m) for m in _tool_results_as_notes(
-            [*messages, ChatMessage("user", marker)])]
+            [*messages, ChatMessage("user", user_prefix.strip() + marker)])]
         tool_payload = [_tool_to_openai(t) for t in tools] or None
         try:
             rendered = self._chat_formatter()(messages=payload, tools=tool_payload)
@@ -159,6 +170,7 @@ class LlamaLlm:
         tool_payload = [_tool_to_openai(t) for t in tools] or None
         parser = _ToolCallParser({t.name for t in tools},
                                  {t.name for t in tools if not _takes_arguments(t)})
+        words = 0
         try:
             stream = self._llm.create_chat_completion(
                 payload, tools=tool_payload, stream=True, max_tokens=max_tokens,
@@ -169,7 +181,12 @@ class LlamaLlm:
                     break
                 piece = chunk["choices"][0]["delta"].get("content")
                 if piece:
-                    yield from parser.feed(piece)
+                    for delta in parser.feed(piece):
+                        if words < OPENING_WORDS:
+                            words += len(delta.text.split())
+                            if words >= OPENING_WORDS:
+                                self._generation_threads(self.n_threads - 1)
+                        yield delta
             else:
                 yield from parser.finish()
         except LlmError:
@@ -177,6 +194,20 @@ class LlamaLlm:
         except Exception as exc:
             raise LlmError("llm_failed", f"The language model failed: {exc}.",
                            "Try again; if it repeats, run `desktop-agent doctor`.") from exc
+        finally:
+            if words >= OPENING_WORDS:
+                self._generation_threads(self.n_threads)
+
+    def _generation_threads(self, n: int) -> None:
+        """Use ``n`` threads for the next generated tokens (prompt processing keeps all)."""
+        if n < 1 or self.n_threads < 2:
+            return
+        try:
+            from llama_cpp import llama_set_n_threads
+
+            llama_set_n_threads(self._llm._ctx.ctx, n, self.n_threads)
+        except Exception as exc:  # only a lost optimisation
+            _LOGGER.debug("turn=0 cannot set llama.cpp threads: %s", exc)
 
 
 def _tool_results_as_notes(messages: Sequence[ChatMessage]) -> list[ChatMessage]:

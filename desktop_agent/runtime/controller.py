@@ -218,6 +218,8 @@ class AgentController(AgentViewModel):
             if event.turn_id == self.machine.turn_id:
                 self.recorder.note_partial(event.job, event.text)
                 self.sig_partial_transcript.emit(int(event.turn_id), event.text)
+                if self.machine.state is State.USER_SPEAKING:  # the LLM reads along
+                    self.link.prefill_llm(self.machine.history.prompt(()), event.text)
         step = self.machine.handle(event)
         if step.transition is not None:
             self.transitions.append(step.transition)

@@ -60,6 +60,18 @@ class LlmJob:
     tools: tuple[ToolSpec, ...] = ()
 
 
+@dataclass(frozen=True)
+class PrefillJob:
+    """Evaluate the start of the next prompt ahead of the endpoint.
+
+    ``messages`` (system prompt and history), then a user message that starts with
+    ``user_prefix`` (a partial transcript; '' between turns).
+    """
+
+    messages: tuple[ChatMessage, ...]
+    user_prefix: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class TtsJob:
     """Speak ``text`` as chunk ``chunk_index`` of the turn's reply."""

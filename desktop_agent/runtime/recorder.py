@@ -31,6 +31,8 @@ from desktop_agent.runtime.ports import Feed, MachineView, TokenFor
 
 PREROLL_S = 0.15
 """Audio kept before the press / onset: the first phoneme often starts early."""
+TAIL_S = 0.1
+"""Audio kept after the stop (the key's release), unless the user was silent by then."""
 PARTIAL_EVERY_S = 0.1
 """Tick of the partial scheduler (it launches only when the ASR worker is idle)."""
 PARTIAL_SPACING_S = 0.8
@@ -42,6 +44,8 @@ class _Recording:
     turn_id: TurnId
     from_idx: int
     until_idx: int | None = None
+    stop_idx: int | None = None
+    """Mic index of the stop itself (``until_idx`` adds a short tail after it)."""
     last_partial: str = ""
     partial_end_idx: int = 0
     """Mic index where the audio of ``last_partial`` ended."""
@@ -110,7 +114,8 @@ class Recorder(QObject):
         """Close a recording at ``c.until_s`` (plus a short tail)."""
         rec = self._recordings.get(c.job)
         if rec is not None:
-            rec.until_idx = self.backend.sample_at(c.until_s) + int(0.1 * self.backend.rate)
+            rec.stop_idx = self.backend.sample_at(c.until_s)
+            rec.until_idx = rec.stop_idx + int(TAIL_S * self.backend.rate)
 
     def transcribe(self, c: cmd.Transcribe, attempt: int = 0) -> None:
         """Final transcript: a typed text, the covering partial, or a fresh ASR job."""
@@ -123,6 +128,7 @@ class Recorder(QObject):
                                    text=text, no_speech=False))
             return
         history = self.pipeline.history
+        self._drop_silent_tail(rec)
         if history.end < rec.until_idx and attempt < 100:  # capture is a block or two behind
             QTimer.singleShot(20, lambda: self.transcribe(c, attempt + 1))
             return
@@ -139,6 +145,22 @@ class Recorder(QObject):
         ratio = history.speech_ratio(rec.from_idx, rec.until_idx)
         self._asr_job(AsrJob(c.turn_id, c.job, audio, self._token(c.job, c.turn_id),
                                      speech_ratio=max(ratio, 0.0)))
+
+    def _drop_silent_tail(self, rec: _Recording) -> None:
+        """Cut the tail when the user had already stopped speaking at the stop.
+
+        The tail catches a last syllable still spoken as the key comes up; when the VAD
+        heard no speech for ``TAIL_S`` before the stop, there is none, and waiting for the
+        capture to deliver the tail would only delay the final transcript.
+        """
+        history = self.pipeline.history
+        if rec.stop_idx is None or rec.until_idx is None or history.end < rec.stop_idx:
+            return
+        if history.end >= rec.until_idx:
+            return
+        last = history.last_speech_between(rec.from_idx, history.end)
+        if last is None or last + int(TAIL_S * self.backend.rate) <= rec.stop_idx:
+            rec.until_idx = history.end
 
     def _partial_is_final(self, rec: _Recording) -> bool:
         """True when no speech frame came after the audio of the last partial (+100 ms)."""

@@ -25,6 +25,7 @@ from desktop_agent.runtime.payloads import (
     AsrPartialResult,
     LlmJob,
     LoadState,
+    PrefillJob,
     SynthesizedChunk,
     ToolJob,
     TtsJob,
@@ -75,7 +76,7 @@ class WorkerLink(QObject):
     sig_tts_rate_changed = Signal(float)
     """A new speaking rate: queued to the TTS worker."""
     sig_llm_prefill_queued = Signal(object)
-    """tuple[ChatMessage, ...]: the next prompt's start, queued to the LLM worker."""
+    """PrefillJob: the next prompt's start, queued to the LLM worker."""
 
     def __init__(self, engines: Engines, feed: Feed, jobs: JobTable,
                  on_partial: Callable[[AsrPartialResult], None],
@@ -137,10 +138,10 @@ class WorkerLink(QObject):
         token = self._jobs.token(c.job, c.turn_id)
         self.sig_tts_job_queued.emit(TtsJob(c.turn_id, c.job, c.chunk_index, c.text, token))
 
-    def prefill_llm(self, messages: tuple[ChatMessage, ...]) -> None:
+    def prefill_llm(self, messages: tuple[ChatMessage, ...], user_prefix: str = "") -> None:
         """Queue the start of the next prompt to the LLM worker (see ``LlmWorker.prefill``)."""
         if self._loading.get("llm") == "ready":
-            self.sig_llm_prefill_queued.emit(messages)
+            self.sig_llm_prefill_queued.emit(PrefillJob(messages, user_prefix))
 
     def llm_token_counter(self) -> Callable[[str], int] | None:
         """The loaded model's token counter (None until the LLM is ready).

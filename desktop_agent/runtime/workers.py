@@ -24,7 +24,6 @@ from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import (
     AsrEngine,
-    ChatMessage,
     LlmDelta,
     LlmEngine,
     SpeechChunk,
@@ -52,6 +51,7 @@ from desktop_agent.runtime.payloads import (
     AsrPartialResult,
     LlmJob,
     LoadState,
+    PrefillJob,
     SpokenAside,
     SynthesizedChunk,
     ToolJob,
@@ -229,18 +229,19 @@ class LlmWorker(EngineWorker[WarmableLlm]):
                 self._fail(job.turn_id, job.job, Stage.LLM, exc)
 
     @Slot(object)
-    def prefill(self, messages: tuple[ChatMessage, ...]) -> None:
-        """Evaluate ``messages`` (system prompt and history) into the KV cache while idle.
+    def prefill(self, job: PrefillJob) -> None:
+        """Evaluate the start of the next prompt into the KV cache while idle.
 
-        Queued when a turn ends, so while the user speaks the next turn's prompt is already
-        evaluated up to the user's words. An engine without ``prefill`` skips it. Runs on:
-        the LLM thread (a job queued behind it waits for it: it is work the job needs).
+        Queued when a turn ends (system prompt and history) and with each partial
+        transcript (the user's words so far), so at the endpoint only the last words are
+        left to evaluate. An engine without ``prefill`` skips it. Runs on: the LLM thread
+        (a job queued behind it waits for it: it is work the job needs).
         """
         prefill = getattr(self.engine, "prefill", None)
         if prefill is None:
             return
         try:
-            prefill(messages, self._tools.specs)
+            prefill(job.messages, self._tools.specs, job.user_prefix)
         except Exception as exc:  # only a lost optimisation
             _LOGGER.warning("turn=0 LLM prefill failed: %s", exc)
 

@@ -125,6 +125,29 @@ def test_llm_calls_the_time_tool(llm: Any) -> None:
     assert "paris" in "".join(d.text for d in plain).lower()
 
 
+def test_llm_gives_a_core_to_piper_once_the_opening_is_out(llm: Any) -> None:
+    from desktop_agent.adapters.llm_llama import OPENING_WORDS
+
+    calls: list[tuple[int, int]] = []
+    real = llm._generation_threads
+
+    def spy(n: int) -> None:
+        calls.append((n, words[0]))
+        real(n)
+
+    words = [0]
+    llm._generation_threads = spy
+    try:
+        for delta in llm.stream_chat([ChatMessage("user", "Describe the sea in a sentence.")],
+                                     max_tokens=30):
+            words[0] += len(delta.text.split())
+    finally:
+        del llm._generation_threads
+    # One core less right after the opening words were handed out, all back at the end.
+    assert [n for n, _ in calls] == [llm.n_threads - 1, llm.n_threads]
+    assert OPENING_WORDS <= calls[0][1] + 2 and calls[1][1] == words[0] > OPENING_WORDS
+
+
 def test_llm_stops_streaming_when_cancelled(llm: Any) -> None:
     cancel = CancelToken()
     got = []
@@ -179,10 +202,13 @@ def test_llm_prefill_leaves_only_the_user_words_for_the_endpoint(llm: Any) -> No
         assert prefilled > 20  # the system prompt and the exchange went in now
         again, endpoint_tokens = answer()
         assert llm.prefill(history) == 0  # already cached: nothing to do
+        llm.prefill(history, user_prefix="Name a")  # a partial transcript, read ahead
+        ahead, last_words = answer()
     finally:
         del llm._llm.eval
-    assert again == plain
-    assert endpoint_tokens < 12 < cold_tokens, (endpoint_tokens, cold_tokens)
+    assert again == plain == ahead
+    assert last_words < endpoint_tokens < 12 < cold_tokens, (last_words, endpoint_tokens,
+                                                             cold_tokens)
 
 
 def test_piper_warm_up_runs_at_load(models: dict[str, Any]) -> None:

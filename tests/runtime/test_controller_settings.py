@@ -82,10 +82,12 @@ def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> N
     class Llm:
         def __init__(self) -> None:
             self.prefilled: list[tuple[Any, ...]] = []
+            self.prefixes: list[str] = []
             self.counted: list[str] = []
 
-        def prefill(self, messages: Any, tools: Any = ()) -> int:
+        def prefill(self, messages: Any, tools: Any = (), user_prefix: str = "") -> int:
             self.prefilled.append(tuple(messages))
+            self.prefixes.append(user_prefix)
             return 0
 
         def count_tokens(self, text: str) -> int:
@@ -104,3 +106,14 @@ def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> N
     c._on_transition(Transition(TurnId(1), State.ASSISTANT_SPEAKING, State.LISTENING,
                                 "reply_done", 1.0))
     assert [m.content for m in llm.prefilled[-1]][1:] == ["hello", "Hi there."]
+    assert llm.prefixes == ["", ""]
+    # While the user speaks, each partial transcript is read ahead.
+    from desktop_agent.core.turns import events as ev
+    from desktop_agent.core.turns.model import JobId
+
+    c.ptt_press()
+    assert c.machine.state is State.USER_SPEAKING
+    c._feed(ev.AsrPartial(turn_id=c.machine.turn_id, job=JobId(1), text="What is the",
+                          stable=False, trailing_silence_s=0.0, at_s=2.0))
+    assert llm.prefixes[-1] == "What is the"
+    c.shutdown()
