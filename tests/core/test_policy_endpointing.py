@@ -31,6 +31,12 @@ SHORT, MEDIUM, LONG = 0.5, 0.9, 1.6
         ("No", SHORT),
         ("okay", SHORT),
         ("Stop", SHORT),
+        # words that hold the floor: the request usually follows
+        ("Wait, stop.", MEDIUM),
+        ("Hold on.", MEDIUM),
+        ("No, wait!", MEDIUM),
+        ("Actually", MEDIUM),
+        ("Wait, what time is it?", SHORT),
         ("thanks", SHORT),
         ("Thank you", SHORT),
         ("never mind", SHORT),

@@ -24,6 +24,10 @@ DEFAULT_COMPLETE_PHRASES: Final = (
     "yes", "no", "okay", "ok", "stop", "thanks", "thank you", "yeah", "yep", "nope",
     "sure", "cancel", "never mind", "go ahead", "that's all", "done",
 )  # fmt: skip
+DEFAULT_HOLD_PHRASES: Final = (
+    "wait", "hold on", "hang on", "one moment", "one second", "just a moment",
+    "just a second", "wait a moment", "wait a second", "wait a minute", "actually",
+)  # fmt: skip
 DEFAULT_CONTINUATION_WORDS: Final = (
     "to", "and", "the", "a", "an", "of", "um", "uh", "erm", "er", "so", "but", "because",
     "with", "for", "my", "or", "in", "on", "at", "from", "about", "if", "that", "your",
@@ -53,6 +57,9 @@ class EndpointingSettings:
     """Whole utterances that are complete on their own."""
     continuation_words: tuple[str, ...] = DEFAULT_CONTINUATION_WORDS
     """Last words that promise more to come."""
+    hold_phrases: tuple[str, ...] = DEFAULT_HOLD_PHRASES
+    """Words that hold the floor: "wait", "hold on", "wait, stop" (alone, or with complete
+    phrases) usually come before what the user really wants, so they get the medium wait."""
 
     def __post_init__(self) -> None:
         """Reject settings that cannot work."""
@@ -68,12 +75,13 @@ class EndpointingSettings:
 class Endpointer:
     """Adaptive hands-free endpointing. Pure: same transcript, same answer."""
 
-    __slots__ = ("settings", "_complete", "_continuation")
+    __slots__ = ("settings", "_complete", "_continuation", "_hold")
 
     def __init__(self, settings: EndpointingSettings | None = None) -> None:
         """Create an endpointer with ``settings`` (the defaults when None)."""
         self.settings = settings or EndpointingSettings()
         self._complete = phrase_set(self.settings.complete_phrases)
+        self._hold = phrase_set(self.settings.hold_phrases)
         self._continuation = frozenset(
             w for p in self.settings.continuation_words for w in spoken_words(p)[-1:]
         )
@@ -81,7 +89,8 @@ class Endpointer:
     def silence_needed_s(self, partial_transcript: str) -> float:
         """Seconds of silence that should end the turn, given what was heard so far.
 
-        Rules, first match wins: ends with "?" or "!" -> short; last word is a
+        Rules, first match wins: only floor-holding words ("wait", "hold on", "wait,
+        stop") -> medium; ends with "?" or "!" -> short; last word is a
         continuation word ("to", "and", "um", ...) or the text trails off ("," "...")
         -> long; ends with "." -> short; the whole utterance is a complete phrase
         ("yes", "thank you") -> short; otherwise medium. A period loses to a trailing
@@ -91,7 +100,7 @@ class Endpointer:
         settings = self.settings
         text = partial_transcript.strip().rstrip(_CLOSERS)
         words = spoken_words(text)
-        if not words:
+        if not words or self._holds_floor(words):
             seconds = settings.medium_s
         elif text.endswith(_QUESTION_OR_EXCLAMATION):
             seconds = settings.short_s
@@ -102,6 +111,13 @@ class Endpointer:
         else:
             seconds = settings.medium_s
         return min(settings.max_s, max(settings.min_s, seconds))
+
+    def _holds_floor(self, words: tuple[str, ...]) -> bool:
+        """Only hold words and complete phrases, at least one hold word ("wait, stop")."""
+        if not covered_by(words, self._hold | self._complete):
+            return False
+        joined = f" {' '.join(words)} "
+        return any(f" {' '.join(p)} " in joined for p in self._hold)
 
 
 class TurnDetector(Protocol):
