@@ -117,7 +117,13 @@ class VirtualAudio:
             if delay > 0:
                 time.sleep(delay)
             elif delay < -0.5:  # the machine stalled: do not try to catch up half a second
-                next_t = self._clock()
+                now = self._clock()
+                # The samples the stall skipped were never made: move the clock origin, so
+                # that time_of/sample_at keep meaning the samples the mic really delivers
+                # (a recording opened at a press time must not start after its audio).
+                with self._lock:
+                    self.mic_start_s += now - next_t
+                next_t = now
             self._tick()
 
     def _tick(self) -> None:

@@ -246,6 +246,11 @@ class AgentController(AgentViewModel):
             self.sig_error_cleared.emit()
         if t.target in (State.LISTENING, State.INTERRUPTED):
             self.sig_caption.emit("")  # the caption shows only what is being said now
+        if t.target in (State.USER_SPEAKING, State.INTERRUPTED):
+            # A new stretch of the user's speech: only its own partials may set the
+            # endpoint wait (a stale "short" from the question before would let the
+            # end-of-turn model close "Wait, stop, ..." at its first comma).
+            self.pipeline.silence_s = None
         if t.target is State.LISTENING:
             self.pipeline.silence_s = None
             self.driver.forget(t.turn_id)
