@@ -81,7 +81,10 @@ def test_barge_in_keeps_only_the_heard_words(qtbot: Any, runtime: Any, speak: An
     got = _words(asr.transcribe(played).text)
     want = _words(report.heard_text)
     common = sum(1 for a, b in zip(got, want, strict=False) if a == b)
-    assert common >= len(want) - 2, (got, want)
+    # Give or take the words at the cut: the word being spoken counts as heard from half
+    # its samples, and Whisper drops a short fragment that follows the pause between two
+    # clauses (the opening clause is two or three words, so the cut often lands there).
+    assert common >= len(want) - 3, (got, want)
     assert len(got) <= len(want) + 2, (got, want)
 
 
