@@ -383,12 +383,7 @@ class HeadlessExecutor:
         self._turn.tool_calls.append(c.call.name)
 
         def job() -> None:
-            try:
-                content, is_error = self._tools.run(c.call), False
-            except AgentError as exc:  # the LLM is told, and says sorry
-                content, is_error = f"Sorry, {exc.message}", True
-            except Exception as exc:
-                content, is_error = f"Sorry, the tool failed ({exc}).", True
+            content, is_error = self._tools.answer(c.call)  # the LLM is told, says sorry
             if not token.cancelled:
                 self._post(ev.ToolResult(turn_id=c.turn_id, at_s=self._clock(), job=c.job,
                                          call_id=c.call.call_id, content=content,

@@ -50,3 +50,16 @@ class ToolRegistry:
             raise AgentError("write_needs_confirmation",
                              f"{call.name} changes things and needs a spoken confirmation first.")
         return tool.run(call.arguments)
+
+    def answer(self, call: ToolCall) -> tuple[str, bool]:
+        """Run ``call`` for the model: ``(result, is_error)``, never an exception.
+
+        A failure becomes a short apology the model reads back (it is told, and says
+        sorry), so a broken tool fails its answer, not the turn.
+        """
+        try:
+            return self.run(call), False
+        except AgentError as exc:
+            return f"Sorry, {exc.message}", True
+        except Exception as exc:  # a tool's own bug: still an answer for the model
+            return f"Sorry, the tool failed ({exc}).", True

@@ -20,6 +20,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from desktop_agent.audio.speech_chunk import speak_text
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import (
@@ -29,9 +30,7 @@ from desktop_agent.core.ports import (
     SpeechChunk,
     ToolSpec,
     TtsEngine,
-    WordTiming,
 )
-from desktop_agent.core.text.normalize import normalize_for_speech
 from desktop_agent.core.tool_answer import guard_llm_run
 from desktop_agent.core.tools import ToolRegistry
 from desktop_agent.core.turns.events import (
@@ -267,14 +266,10 @@ class ToolWorker(EngineWorker[ToolRegistry]):
     @Slot(object)
     def run(self, job: ToolJob) -> None:
         """Run one tool. Runs on: the tool thread."""
-        try:
-            if self.engine is None:
-                raise AgentError("tool_not_ready", "The tools are still loading.")
-            content, is_error = self.engine.run(job.call), False
-        except AgentError as exc:
-            content, is_error = f"Sorry, {exc.message}", True
-        except Exception as exc:
-            content, is_error = f"Sorry, the tool failed ({exc}).", True
+        if self.engine is None:
+            content, is_error = "Sorry, the tools are still loading.", True
+        else:
+            content, is_error = self.engine.answer(job.call)
         if not job.cancel.cancelled:
             self.sig_event_reported.emit(ToolResult(
                 turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
@@ -333,24 +328,9 @@ class TtsWorker(EngineWorker[AdjustableTts]):
 
     def speak(self, text: str, cancel: CancelToken) -> SpeechChunk | None:
         """Normalise and synthesise ``text`` into one chunk (None if nothing to say)."""
-        import numpy as np
-
         if self.engine is None:
             raise AgentError("tts_not_ready", "The voice is still loading.")
-        spoken = normalize_for_speech(text)
-        pieces = list(self.engine.synthesize(spoken, cancel)) if spoken.strip() else []
-        if not pieces:
-            return None
-        words: list[WordTiming] = []
-        offset = 0
-        for p in pieces:
-            words += [WordTiming(w.word, w.start_sample + offset, w.end_sample + offset)
-                      for w in p.words]
-            offset += p.n_samples
-        return SpeechChunk(text=" ".join(p.text for p in pieces),
-                           audio=np.concatenate([p.audio for p in pieces]),
-                           sample_rate=pieces[0].sample_rate, words=tuple(words),
-                           aligned=all(p.aligned for p in pieces))
+        return speak_text(self.engine, text, cancel)
 
 
 def start_worker(worker: EngineWorker[Any], name: str) -> QThread:

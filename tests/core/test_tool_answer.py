@@ -34,3 +34,19 @@ def test_json_and_echo_fall_back() -> None:
 def test_tool_call_after_good_text_is_ignored() -> None:
     assert _run(["The time is eight oh two.", ToolCall("x", {}), " Bye."]) == \
         "The time is eight oh two. Bye."
+
+
+def test_a_failing_tool_answers_the_model_with_an_apology() -> None:
+    from desktop_agent.core.ports import ToolCall, ToolSpec
+    from desktop_agent.core.tools import Tool, ToolRegistry
+
+    def broken(_args: object) -> str:
+        raise RuntimeError("disk gone")
+
+    tools = ToolRegistry([Tool(ToolSpec("ok", "", {}), lambda _a: "42"),
+                          Tool(ToolSpec("broken", "", {}), broken)])
+    assert tools.answer(ToolCall("ok", {}, "c1")) == ("42", False)
+    assert tools.answer(ToolCall("broken", {}, "c2")) == (
+        "Sorry, the tool failed (disk gone).", True)
+    text, is_error = tools.answer(ToolCall("nope", {}, "c3"))
+    assert is_error and text.startswith("Sorry, The model asked for an unknown tool")
