@@ -79,6 +79,10 @@ class MicHistory:
         self._probs = np.zeros(self.capacity // VAD_FRAME + 1, dtype=np.float32)
         self.end = 0
         """Absolute index one past the newest sample."""
+        self.judged_end = 0
+        """Absolute index one past the newest sample the VAD has judged. Samples are appended
+        before the VAD reads them (and a partial frame waits for the next block), so
+        ``last_speech_between`` knows nothing past this index yet."""
         self._lock = threading.Lock()  # the capture thread writes, the GUI thread slices
 
     def append(self, samples: npt.NDArray[np.float32]) -> None:
@@ -100,6 +104,7 @@ class MicHistory:
     def set_prob(self, frame_end: int, prob: float) -> None:
         """Record the VAD probability of the frame ending at absolute index ``frame_end``."""
         self._probs[(frame_end // VAD_FRAME) % len(self._probs)] = prob
+        self.judged_end = max(self.judged_end, frame_end)
 
     @property
     def start(self) -> int:
@@ -117,7 +122,7 @@ class MicHistory:
 
     def last_speech_between(self, start: int, stop: int, threshold: float = 0.5) -> int | None:
         """End index of the newest VAD frame in [start, stop) judged speech (None if none)."""
-        start, stop = max(start, self.start), min(stop, self.end)
+        start, stop = max(start, self.start), min(stop, self.judged_end)
         for frame in range(stop // VAD_FRAME, start // VAD_FRAME, -1):
             if self._probs[frame % len(self._probs)] >= threshold:
                 return frame * VAD_FRAME

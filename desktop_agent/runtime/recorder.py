@@ -129,7 +129,7 @@ class Recorder(QObject):
             return
         history = self.pipeline.history
         self._drop_silent_tail(rec)
-        if history.end < rec.until_idx and attempt < 100:  # capture is a block or two behind
+        if history.judged_end < rec.until_idx and attempt < 100:  # capture is a block behind
             QTimer.singleShot(20, lambda: self.transcribe(c, attempt + 1))
             return
         if self._partial_is_final(rec):
@@ -154,25 +154,27 @@ class Recorder(QObject):
         capture to deliver the tail would only delay the final transcript.
         """
         history = self.pipeline.history
-        if rec.stop_idx is None or rec.until_idx is None or history.end < rec.stop_idx:
+        judged = history.judged_end  # the VAD's verdicts reach this far (not history.end)
+        if rec.stop_idx is None or rec.until_idx is None or judged < rec.stop_idx:
             return
-        if history.end >= rec.until_idx:
+        if judged >= rec.until_idx:
             return
-        last = history.last_speech_between(rec.from_idx, history.end)
+        last = history.last_speech_between(rec.from_idx, judged)
         if last is None or last + int(TAIL_S * self.backend.rate) <= rec.stop_idx:
-            rec.until_idx = history.end
+            rec.until_idx = judged
 
     def _partial_is_final(self, rec: _Recording) -> bool:
         """True when no speech frame came after the audio of the last partial (+100 ms)."""
         if not rec.last_partial or rec.until_idx is None:
             return False
-        if self.pipeline.history.end < rec.until_idx:
+        if self.pipeline.history.judged_end < rec.until_idx:
             return False  # capture lags (a busy machine): the VAD has not judged it all
         return self._covers_speech(rec, rec.partial_end_idx)
 
     def _covers_speech(self, rec: _Recording, end_idx: int | None) -> bool:
         """True when audio up to ``end_idx`` holds every speech frame of the recording."""
-        if end_idx is None or rec.until_idx is None or self.pipeline.history.end < rec.until_idx:
+        if (end_idx is None or rec.until_idx is None
+                or self.pipeline.history.judged_end < rec.until_idx):
             return False
         margin = int(0.1 * self.backend.rate)
         last_speech = self.pipeline.history.last_speech_between(rec.from_idx, rec.until_idx)

@@ -158,6 +158,14 @@ class MachineBase:
         return tuple(self._spans)[-new:]
 
     @property
+    def reply_played_s(self) -> float:
+        """Seconds of the current reply the speaker has played (0.0 before any audio)."""
+        reply = self._ctx.reply
+        if reply is None or not reply.queued:
+            return 0.0
+        return reply.played_samples / reply.queued[0].sample_rate
+
+    @property
     def current_span(self) -> TurnSpan:
         """The span of the turn in progress (marks so far)."""
         return self._ctx.span
