@@ -610,7 +610,8 @@ def _words(text: str) -> list[str]:
 
 def _fts_word(word: str) -> str:
     # A quoted string is never FTS5 syntax; the words hold no quote, so no escaping needed.
-    return f'"{word}"*'
+    # Prefixes ("plumb" finds "plumber") from three letters: "C++" must not find "call".
+    return f'"{word}"*' if len(word) >= 3 else f'"{word}"'
 
 
 def _fts_all(words: Sequence[str]) -> str:
