@@ -44,6 +44,7 @@ from desktop_agent.core.ports import AsrEngine, LlmEngine, SpeechChunk, TtsEngin
 from desktop_agent.core.prompts import SYSTEM_PROMPT
 from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.tool_answer import guard_llm_run
+from desktop_agent.core.tool_desk import WriteDesk, respond
 from desktop_agent.core.tools import ToolRegistry
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
@@ -80,6 +81,10 @@ class HeadlessTurn:
     heard: HeardReport | None = None
     error: AgentError | None = None
     """Why the turn went to ERROR (with a fix), or None."""
+    tool_commands: tuple[cmd.RunTool, ...] = ()
+    """Every RunTool of the turn (read runs, write proposals, executions), in order."""
+    actions: tuple[cmd.PublishAction, ...] = ()
+    """The write path's moves in this turn (pending, executed, cleared), in order."""
 
     @property
     def reply_audio_s(self) -> float:
@@ -101,6 +106,8 @@ class _TurnLog:
     user_text: str = ""
     heard: HeardReport | None = None
     tool_calls: list[str] = field(default_factory=list)
+    tool_commands: list[cmd.RunTool] = field(default_factory=list)
+    actions: list[cmd.PublishAction] = field(default_factory=list)
     tts_done_s: float | None = None
     error: AgentError | None = None
     over: bool = False
@@ -114,6 +121,8 @@ class HeadlessExecutor:
         tts: Speaks clauses (``Synthesize``).
         tools: Runs the LLM's tool calls (``RunTool``).
         asr: Transcribes recordings; may be None when only ``ask_text`` is used.
+        desk: The write path (validate, revise, execute once); None: writes unavailable.
+        session: Prefix of the write path's idempotency keys (unique per store).
         policy: Timeouts and knobs of the machine (the app's defaults when None).
         max_tokens: Per LLM run.
         clock: Monotonic seconds; stamps every event and drives the timers.
@@ -125,13 +134,18 @@ class HeadlessExecutor:
     def __init__(self, llm: LlmEngine, tts: TtsEngine, tools: ToolRegistry,
                  asr: AsrEngine | None = None, *, policy: TurnPolicy | None = None,
                  max_tokens: int = 200, clock: Callable[[], float] = time.monotonic,
-                 stall_s: float = STALL_S) -> None:
+                 stall_s: float = STALL_S, desk: WriteDesk | None = None,
+                 session: str = "headless") -> None:
         self._llm, self._tts, self._tools, self._asr = llm, tts, tools, asr
+        self._desk = desk
         self._max_tokens = max_tokens
         self._clock = clock
         self._stall_s = stall_s
         self.machine = TurnStateMachine(History(SYSTEM_PROMPT), policy=policy or TurnPolicy(),
-                                        chunker_factory=first_clause_chunker)
+                                        chunker_factory=first_clause_chunker,
+                                        write_tools=frozenset(
+                                            s.name for s in tools.specs if s.writes),
+                                        session=session)
         self._events: queue.Queue[Posted] = queue.Queue()
         self._lanes = {name: Lane(name) for name in ("asr", "llm", "tool", "tts")}
         self._tokens: dict[int, CancelToken] = {}
@@ -161,6 +175,7 @@ class HeadlessExecutor:
             cmd.CancelTimer: self._cancel_timer,
             cmd.PublishUserText: self._publish_user_text,
             cmd.PublishHeard: self._publish_heard,
+            cmd.PublishAction: self._turn_actions,
         }
 
     # --- public --------------------------------------------------------------------------------
@@ -285,7 +300,8 @@ class HeadlessExecutor:
             audio=self._speaker.audio() if said else np.zeros(0, dtype=np.int16),
             sample_rate=self._tts.sample_rate, tool_calls=tuple(turn.tool_calls),
             timings_ms=timings, transitions=tuple(turn.transitions), heard=heard,
-            error=turn.error)
+            error=turn.error, tool_commands=tuple(turn.tool_commands),
+            actions=tuple(turn.actions))
 
     # --- posting from the lanes ----------------------------------------------------------------
 
@@ -381,13 +397,14 @@ class HeadlessExecutor:
     def _run_tool(self, c: cmd.RunTool) -> None:
         token = self._token(c)
         self._turn.tool_calls.append(c.call.name)
+        self._turn.tool_commands.append(c)
 
         def job() -> None:
-            content, is_error = self._tools.answer(c.call)  # the LLM is told, says sorry
+            answer = respond(self._tools, self._desk, c)  # a failure: the LLM is told
             if not token.cancelled:
                 self._post(ev.ToolResult(turn_id=c.turn_id, at_s=self._clock(), job=c.job,
-                                         call_id=c.call.call_id, content=content,
-                                         is_error=is_error))
+                                         call_id=c.call.call_id, content=answer.content,
+                                         is_error=answer.is_error, action=answer.action))
 
         self._lanes["tool"].submit(job)
 
@@ -433,6 +450,9 @@ class HeadlessExecutor:
 
     def _publish_heard(self, c: cmd.PublishHeard) -> None:
         self._turn.heard = c.report
+
+    def _turn_actions(self, c: cmd.PublishAction) -> None:
+        self._turn.actions.append(c)
 
 
 def _with_fix(err: AgentError) -> AgentError:

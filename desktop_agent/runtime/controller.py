@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from typing import Final
@@ -74,7 +75,7 @@ class AgentController(AgentViewModel):
         barge = BargeInDecider(barge_settings(settings))
         self.machine = TurnStateMachine(
             history, policy=policy or TurnPolicy(duck_gain_db=barge.settings.duck_gain_db),
-            chunker_factory=first_clause_chunker)
+            chunker_factory=first_clause_chunker, session=uuid.uuid4().hex[:12])
         self.backend, self.pipeline = backend, pipeline
         self.mode = settings.interaction.mode
         self.transitions: deque[Transition] = deque(maxlen=TRANSITIONS_KEPT)
@@ -122,7 +123,8 @@ class AgentController(AgentViewModel):
             .add(cmd.SpeakApology, out.speak_apology).add(cmd.StopApology, out.stop_apology)
             .add(cmd.StartTimer, jobs.start_timer).add(cmd.CancelTimer, jobs.cancel_timer)
             .add(cmd.PublishUserText, lambda c: self.sig_user_final.emit(int(c.turn_id), c.text))
-            .add(cmd.PublishHeard, lambda c: self.sig_heard.emit(c.report)))
+            .add(cmd.PublishHeard, lambda c: self.sig_heard.emit(c.report))
+            .add(cmd.PublishAction, self.sig_action_changed.emit))
         """Command type -> what runs it (``tests/runtime`` checks that every command has one)."""
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -153,6 +155,11 @@ class AgentController(AgentViewModel):
         if self.machine.state is State.LISTENING:
             self.driver.stop_aside()  # a repeated answer or the speaker test stops here
         self._feed(ev.PttPressed(turn_id=self.machine.turn_id, at_s=time.monotonic()))
+
+    def answer_action(self, confirm: bool) -> None:
+        """The confirmation card's Confirm or Cancel. Runs on: GUI thread."""
+        self._feed(ev.ActionButtonPressed(turn_id=self.machine.turn_id, confirm=confirm,
+                                          at_s=time.monotonic()))
 
     def ptt_release(self) -> None:
         """Push-to-talk released. Runs on: GUI thread."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ChatMessage, SpeechChunk, ToolCall, ToolSpec
+from desktop_agent.core.turns.commands import RunTool
 from desktop_agent.core.turns.events import TtsChunkReady
 from desktop_agent.core.turns.model import JobId
 
@@ -114,12 +115,14 @@ class SpokenAside:
 
 @dataclass(frozen=True, slots=True)
 class ToolJob:
-    """Run a read-only tool."""
+    """Run, prepare, revise or execute a tool call (``command.mode`` says which)."""
 
     turn_id: TurnId
     job: JobId
     call: ToolCall
     cancel: CancelToken
+    command: RunTool | None = None
+    """The machine's command (None: a plain read of ``call``)."""
 
 
 @dataclass

@@ -119,6 +119,13 @@ class AgentViewModel(QObject):
     """LoadProgress: an engine started loading, became ready, or failed."""
     sig_caption = Signal(str)
     """Caption of what the assistant is saying now ('' clears it)."""
+    sig_action_changed = Signal(object)
+    """PublishAction: a write waits for confirmation ('pending': show the card), ran
+    ('executed': log it) or was dropped ('cleared': hide the card)."""
+
+    @Slot(bool)
+    def answer_action(self, confirm: bool) -> None:
+        """The card's Confirm (True) or Cancel (False) was pressed. Runs on: GUI thread."""
 
     @Slot()
     def ptt_press(self) -> None:

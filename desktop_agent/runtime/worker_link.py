@@ -131,7 +131,7 @@ class WorkerLink(QObject):
     def run_tool(self, c: cmd.RunTool) -> None:
         """Queue the tool job of ``c``."""
         token = self._jobs.token(c.job, c.turn_id)
-        self.sig_tool_job_queued.emit(ToolJob(c.turn_id, c.job, c.call, token))
+        self.sig_tool_job_queued.emit(ToolJob(c.turn_id, c.job, c.call, token, c))
 
     def synthesize(self, c: cmd.Synthesize) -> None:
         """Queue the TTS job of ``c``."""

@@ -32,7 +32,9 @@ from desktop_agent.core.ports import (
     TtsEngine,
 )
 from desktop_agent.core.tool_answer import guard_llm_run
+from desktop_agent.core.tool_desk import ToolAnswer, WriteDesk, respond
 from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.turns.commands import RunTool
 from desktop_agent.core.turns.events import (
     AsrFinal,
     LlmFinished,
@@ -255,25 +257,28 @@ class LlmWorker(EngineWorker[WarmableLlm]):
 
 
 class ToolWorker(EngineWorker[ToolRegistry]):
-    """Runs read-only tools off the GUI thread."""
+    """Runs tools off the GUI thread: reads, and the write path's prepare/revise/execute."""
 
     stage_name = "tool"
 
-    def __init__(self, tools: ToolRegistry) -> None:
-        """Run the tools of ``tools``."""
+    def __init__(self, tools: ToolRegistry, desk: WriteDesk | None = None) -> None:
+        """Run the tools of ``tools``; writes go to ``desk`` (None: unavailable)."""
         super().__init__(lambda: tools)
+        self._desk = desk
 
     @Slot(object)
     def run(self, job: ToolJob) -> None:
-        """Run one tool. Runs on: the tool thread."""
+        """Answer one tool job. Runs on: the tool thread."""
+        command = job.command or RunTool(turn_id=job.turn_id, job=job.job, call=job.call)
         if self.engine is None:
-            content, is_error = "Sorry, the tools are still loading.", True
+            answer = ToolAnswer("Sorry, the tools are still loading.", True)
         else:
-            content, is_error = self.engine.answer(job.call)
+            answer = respond(self.engine, self._desk, command)
         if not job.cancel.cancelled:
             self.sig_event_reported.emit(ToolResult(
                 turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
-                call_id=job.call.call_id, content=content, is_error=is_error))
+                call_id=job.call.call_id, content=answer.content, is_error=answer.is_error,
+                action=answer.action))
 
 
 class TtsWorker(EngineWorker[AdjustableTts]):

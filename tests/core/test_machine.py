@@ -15,7 +15,8 @@ from desktop_agent.core.turns.base import SPANS_KEPT, Step, UndeclaredTransition
 from desktop_agent.core.turns.chunking import PunctuationChunker
 from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.model import JobId, Stage, State
-from desktop_agent.core.turns.policy import DECLARED_TRANSITIONS
+from desktop_agent.core.turns.policy import DECLARED_TRANSITIONS, TurnPolicy
+from desktop_agent.core.turns.reply import NOT_CAUGHT
 
 L, U, P = State.LISTENING, State.USER_SPEAKING, State.PROCESSING
 W, A, E = State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING, State.ERROR
@@ -93,7 +94,7 @@ def test_no_speech_goes_back_to_listening_without_a_turn() -> None:
 
 
 def test_barge_in_silences_first_then_cancels_then_hands_the_floor_over() -> None:
-    d = Driver()
+    d = Driver(policy=TurnPolicy(speak_tool_results=False))  # the LLM runs on after the call
     d.to_processing()
     llm = d.last(c.StartLlm).job
     d(e.LlmToken, job=llm, text="Let me check. ")
@@ -241,16 +242,18 @@ def test_speculative_output_is_held_until_the_final_confirms_it() -> None:
     assert d.m.current_span.marks["llm_first_token"] == 5.0
 
 
-def test_an_empty_reply_records_the_user_and_listens() -> None:
+def test_a_reply_with_nothing_speakable_is_never_silence() -> None:
     d = Driver()
     d.to_processing("hm")
+    d(e.LlmToken, job=d.last(c.StartLlm).job, text=" ... ")
     step = d(e.LlmFinished, job=d.last(c.StartLlm).job)
-    assert step.transition is not None and step.transition.cause == "empty_reply"
-    assert [m.content for m in d.m.history.messages] == ["sys", "hm"]
+    assert step.transition is None
+    said = " ".join(x.text for x in step.commands if isinstance(x, c.Synthesize))
+    assert said == NOT_CAUGHT
 
 
 def test_too_many_tool_calls_fail_the_turn() -> None:
-    d = Driver()
+    d = Driver(policy=TurnPolicy(speak_tool_results=False))
     d.to_processing()
     call = ToolCall("get_time", {}, "c")
     for _ in range(4):

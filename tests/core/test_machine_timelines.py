@@ -98,7 +98,8 @@ def test_speech_resumed_while_the_first_segment_is_still_transcribed() -> None:
 
 
 def test_a_tool_round_trip_with_speech_during_the_wait() -> None:
-    script = Script()
+    # The LLM answers from the tool's result (a policy: by default the result is spoken).
+    script = Script(policy=TurnPolicy(speak_tool_results=False))
     get_time = ToolCall("get_time", {}, "c1")
     script.tool("get_time", "15:00")
     script.user_ptt(0.5, 1.5, "what time is it")
@@ -189,14 +190,15 @@ def test_a_stale_tts_chunk_after_barge_in_is_never_played() -> None:
     script.reply(STORY)
     script.user_ptt(3.0, 3.5, "stop")  # chunk 1 is being synthesised (2.65 .. 3.15)
     log = run_scenario(script)
-    assert log.targets == [U, P, A, INT, U, P, L]
+    # "stop" gets no reply from the model: the assistant says it did not catch that.
+    assert log.targets == [U, P, A, INT, U, P, A, L]
     barge = log.transitions[3]
     assert barge.cancels == ("playback", "tts")
     cancel = log.of(c.CancelTts)
     assert [x.jobs for x in cancel] == [tuple(x.job for x in log.of(c.Synthesize)[1:3])]
     stale = [x for x in log.machine.dropped_events if isinstance(x, e.TtsChunkReady)]
     assert [(x.turn_id, x.chunk_index, x.at_s) for x in stale] == [(1, 1, pytest.approx(3.15))]
-    assert [(x.turn_id, x.chunk_index) for x in log.of(c.PlayChunk)] == [(1, 0)]
+    assert [x.chunk_index for x in log.of(c.PlayChunk) if x.turn_id == 1] == [0]
     heard = log.turn(1).heard
     assert heard is not None
     assert heard.heard_text == "Once"

@@ -14,7 +14,8 @@ from typing import ClassVar, TypeAlias
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.ports import ChatMessage, ToolCall
-from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.core.turns.model import JobId, Stage, ToolMode
+from desktop_agent.core.write_actions import PreparedAction
 
 # --- recording and ASR ---------------------------------------------------------------------
 
@@ -103,7 +104,11 @@ class CancelLlm:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunTool:
-    """Run the tool the LLM asked for; answer with ``ToolResult``."""
+    """Run, prepare or execute a tool call; answer with ``ToolResult``.
+
+    Only ``ToolMode.EXECUTE`` may change anything, and it runs ``action`` (the stored,
+    confirmed action) under ``key``, never the model's call.
+    """
 
     stage: ClassVar[Stage] = Stage.TOOL
     """The stage a failure to run this command is reported as."""
@@ -111,6 +116,13 @@ class RunTool:
     turn_id: TurnId
     job: JobId
     call: ToolCall
+    mode: ToolMode = ToolMode.RUN
+    action: PreparedAction | None = None
+    """REVISE: the pending action to change; EXECUTE: the confirmed action to run."""
+    key: str = ""
+    """EXECUTE: the idempotency key (the action runs at most once per key)."""
+    text: str = ""
+    """REVISE: the user's words ("make it 6 pm")."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -289,6 +301,28 @@ class PublishHeard:
     report: HeardReport
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PublishAction:
+    """The write path moved: show (or clear) the confirmation card, log an execution."""
+
+    stage: ClassVar[Stage] = Stage.TOOL
+    """The stage a failure to run this command is reported as."""
+
+    turn_id: TurnId
+    kind: str
+    """'pending' (a read-back waits for an answer), 'executed' or 'cleared' (cancelled,
+    expired, replaced or dropped: see ``outcome``)."""
+    action: PreparedAction
+    key: str
+    """The action's idempotency key."""
+    expires_in_s: float = 0.0
+    """'pending': seconds the user has to answer."""
+    result: str = ""
+    """'executed': what the tool reported (what the assistant says)."""
+    outcome: str = ""
+    """'cleared': 'cancelled', 'expired', 'replaced' or 'dropped'."""
+
+
 Command: TypeAlias = (
     StartRecording
     | StopRecording
@@ -310,5 +344,6 @@ Command: TypeAlias = (
     | CancelTimer
     | PublishUserText
     | PublishHeard
+    | PublishAction
 )
 """Every command the machine emits."""

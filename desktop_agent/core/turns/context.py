@@ -13,7 +13,7 @@ from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.chunking import Chunker
 from desktop_agent.core.turns.events import LlmFinished, LlmToken, LlmToolCall, TtsChunkReady
-from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.core.turns.model import JobId, Stage, ToolMode
 
 _NOT_WORD = re.compile(r"[^\w' ]+")
 
@@ -49,6 +49,10 @@ class Reply:
     """LLM text of all runs so far."""
     tools: dict[JobId, ToolCall] = field(default_factory=dict)
     """Tool jobs running."""
+    tool_modes: dict[JobId, ToolMode] = field(default_factory=dict)
+    """What each running tool job does (RUN when absent)."""
+    replaces: bool = False
+    """The read-back about to be spoken replaces an earlier pending action (say so)."""
     tool_calls: int = 0
     tool_messages: list[ChatMessage] = field(default_factory=list)
     """Call + result pairs of finished tools, in order of completion."""
@@ -102,6 +106,9 @@ class TurnContext:
     """After a PTT barge-in: the button came up before the playback stopped (a tap)."""
     ended_early_s: float | None = None
     """After a voice barge-in: the speech ended (this clock time) before the playback stopped."""
+    pressed: bool | None = None
+    """The card's Confirm (True) or Cancel (False) was pressed while the read-back played:
+    answered as soon as the reply ends."""
 
     def user_text(self) -> str:
         """The merged final text of the resolved segments."""

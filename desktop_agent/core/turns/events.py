@@ -21,6 +21,7 @@ from typing import Any, Final, TypeAlias
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.ports import ToolCall, WordTiming
 from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.core.write_actions import PreparedAction
 
 # --- user input (control) ----------------------------------------------------------------
 
@@ -30,6 +31,16 @@ class PttPressed:
     """The push-to-talk control went down."""
 
     turn_id: TurnId
+    at_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionButtonPressed:
+    """The user pressed Confirm or Cancel on the pending action's card."""
+
+    turn_id: TurnId
+    confirm: bool
+    """True for Confirm, False for Cancel."""
     at_s: float
 
 
@@ -156,6 +167,8 @@ class ToolResult:
     """What the tool returned, as text for the LLM."""
     is_error: bool = False
     """True when the tool failed in an expected way; ``content`` then says why (the LLM is told)."""
+    action: PreparedAction | None = None
+    """For a PREPARE or REVISE job that succeeded: the validated action to read back."""
     at_s: float
 
 
@@ -289,6 +302,7 @@ class ApologyFinished:
 
 Event: TypeAlias = (
     PttPressed
+    | ActionButtonPressed
     | PttReleased
     | SpeechStarted
     | SpeechEnded
@@ -315,6 +329,7 @@ Event: TypeAlias = (
 
 CONTROL_EVENTS: Final[tuple[type[Any], ...]] = (
     PttPressed,
+    ActionButtonPressed,
     PttReleased,
     SpeechStarted,
     SpeechEnded,

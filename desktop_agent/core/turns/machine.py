@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from desktop_agent.core.confirm import ConfirmGate
 from desktop_agent.core.history import History
+from desktop_agent.core.tool_specs import WRITE_TOOLS
 from desktop_agent.core.turns.base import Step, _Abort
 from desktop_agent.core.turns.chunking import Chunker, PunctuationChunker
 from desktop_agent.core.turns.commands import (
@@ -31,6 +33,7 @@ from desktop_agent.core.turns.commands import (
     Transcribe,
 )
 from desktop_agent.core.turns.events import (
+    ActionButtonPressed,
     ApologyFinished,
     AsrFinal,
     AsrPartial,
@@ -57,13 +60,13 @@ from desktop_agent.core.turns.events import (
 )
 from desktop_agent.core.turns.model import Stage, State
 from desktop_agent.core.turns.policy import DECLARED_TRANSITIONS, TurnPolicy
-from desktop_agent.core.turns.reply import ReplyHandlers
+from desktop_agent.core.turns.write_path import WriteHandlers
 
 _BEFORE_SPEECH = (State.PROCESSING, State.WAITING_FOR_TOOL)
 """States where the assistant has not been heard yet: user speech there is a false endpoint."""
 
 
-class TurnStateMachine(ReplyHandlers):
+class TurnStateMachine(WriteHandlers):
     """Owns the current turn id, its state, the history, and the per-turn latency spans.
 
     Runs on: GUI thread (one owner; no locks).
@@ -77,6 +80,8 @@ class TurnStateMachine(ReplyHandlers):
         chunker_factory: Callable[[], Chunker] = PunctuationChunker,
         strict: bool = False,
         transitions: frozenset[tuple[State, State]] = DECLARED_TRANSITIONS,
+        write_tools: frozenset[str] = WRITE_TOOLS,
+        session: str = "s",
     ) -> None:
         """Create a machine in LISTENING with no turn yet.
 
@@ -87,6 +92,10 @@ class TurnStateMachine(ReplyHandlers):
             strict: Raise ``UndeclaredTransitionError`` on an undeclared edge (tests);
                 otherwise go to ERROR with code 'undeclared_transition'.
             transitions: The declared (source, target) edges.
+            write_tools: Names of the tools that change things: a call to one is read
+                back and runs only after a confirmation (see ``write_path``).
+            session: Prefix of the idempotency keys; unique per app start, so a key is
+                never reused after a restart.
         """
         super().__init__(
             history,
@@ -95,7 +104,10 @@ class TurnStateMachine(ReplyHandlers):
             strict=strict,
             transitions=transitions,
         )
+        self._write_tools = write_tools
+        self._gate = ConfirmGate(session, self._policy.confirm_expiry_s)
         self._handlers: dict[type[Any], Callable[[Any], None]] = {
+            ActionButtonPressed: self._on_action_button_pressed,
             PttPressed: self._on_ptt_pressed,
             PttReleased: self._on_ptt_released,
             SpeechStarted: self._on_speech_started,

@@ -43,6 +43,19 @@ class Stage(enum.Enum):
     APOLOGY = "apology"
 
 
+class ToolMode(enum.Enum):
+    """What a ``RunTool`` job does with its call (the write path has three steps)."""
+
+    RUN = "run"
+    """Run a read tool; the result is spoken."""
+    PREPARE = "prepare"
+    """Validate a write call and build its read-back; nothing changes yet."""
+    REVISE = "revise"
+    """Apply the user's change ("make it 6 pm") to the pending action; nothing changes yet."""
+    EXECUTE = "execute"
+    """Execute the confirmed, stored action once (by its idempotency key)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Transition:
     """One edge the machine took. The GUI draws these, the log prints them, tests snapshot them."""

@@ -46,6 +46,11 @@ class TurnPolicy:
     """Tool calls allowed in one turn; one more fails the turn ('too_many_tool_calls')."""
     apology_text: str = DEFAULT_APOLOGY
     """What the assistant says when a turn fails."""
+    confirm_expiry_s: float = 30.0
+    """Seconds a read-back stays answerable; a later "yes" does nothing (and says so)."""
+    speak_tool_results: bool = True
+    """Speak a read tool's own sentence instead of running the LLM again on it (faster,
+    and a small model cannot garble it). A failed call still goes back to the model."""
 
 
 _L, _U, _P = State.LISTENING, State.USER_SPEAKING, State.PROCESSING
@@ -55,6 +60,8 @@ DECLARED_TRANSITIONS: Final[frozenset[tuple[State, State]]] = frozenset(
     {
         (_L, _U),  # ptt_pressed, speech_started
         (_U, _P),  # ptt_released, speech_ended
+        (_L, _P),  # action_pressed (the card's Cancel, or nothing pending)
+        (_L, _W),  # action_pressed (the card's Confirm: the stored action executes)
         (_P, _L),  # no_speech, empty_reply
         (_P, _U),  # speech_resumed (false endpoint: the segments merge)
         (_P, _W),  # tool_call
@@ -64,6 +71,8 @@ DECLARED_TRANSITIONS: Final[frozenset[tuple[State, State]]] = frozenset(
         (_W, _A),  # playback_started (text spoken before the tool call)
         (_A, _I),  # barge_in_ptt, barge_in_voice
         (_A, _L),  # reply_done
+        (_A, _P),  # action_pressed (Cancel over the read-back)
+        (_A, _W),  # action_pressed (Confirm over the read-back)
         (_I, _U),  # floor_to_user
         (_I, _P),  # speech_ended (the barge-in utterance ended during the fade)
         (_I, _L),  # ptt_tap (released before the playback stopped)

@@ -32,6 +32,12 @@ from desktop_agent.core.turns.model import Stage, State
 
 _LOGGER = logging.getLogger(__name__)
 _REPLYING = (State.PROCESSING, State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING)
+NOT_CAUGHT = "Sorry, I didn't catch that. Could you say it another way?"
+"""Said when a reply would otherwise be silent (the model produced nothing speakable)."""
+
+
+def _speakable(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
 
 
 class ReplyHandlers(MachineBase):
@@ -151,7 +157,8 @@ class ReplyHandlers(MachineBase):
         self._first_output(reply, event.at_s if at_s is None else at_s)
         reply.text += event.text
         for clause in reply.chunker.push(event.text):
-            self._synthesize(reply, clause)
+            if _speakable(clause):
+                self._synthesize(reply, clause)
 
     def _on_llm_tool_call(self, event: LlmToolCall, at_s: float | None = None) -> None:
         reply = self._reply_for(event)
@@ -165,12 +172,39 @@ class ReplyHandlers(MachineBase):
         if reply.tool_calls > self._policy.max_tool_calls:
             self._enter_error(when, "too_many_tool_calls", "too_many_tool_calls")
             return
-        job = self._job()
-        reply.tools[job] = event.call
-        self._emit(RunTool(turn_id=self._turn_id, job=job, call=event.call))
-        self._ctx.tool_timers[job] = self._start_timer(Stage.TOOL, self._policy.tool_timeout_s)
+        if self._policy.speak_tool_results:
+            self._stop_llm_run(reply)  # the call is the answer; the result will be spoken
+        self._run_tool(reply, RunTool(turn_id=self._turn_id, job=self._job(), call=event.call),
+                       when)
+
+    def _stop_llm_run(self, reply: Reply) -> None:
+        """Cancel the LLM run now streaming (its later output is dropped)."""
+        if reply.llm_job is not None:
+            self._emit(CancelLlm(turn_id=self._turn_id, job=reply.llm_job))
+            self._end_job(reply.llm_job)
+            reply.llm_job = None
+            self._cancel_timer(self._ctx.llm_timer)
+            self._ctx.llm_timer = None
+
+    def _run_tool(self, reply: Reply, command: RunTool, at_s: float) -> None:
+        """Emit ``command``, guard it with a timer, and wait for it (WAITING_FOR_TOOL)."""
+        reply.tools[command.job] = command.call
+        reply.tool_modes[command.job] = command.mode
+        self._emit(command)
+        self._ctx.tool_timers[command.job] = self._start_timer(
+            Stage.TOOL, self._policy.tool_timeout_s)
         if self._state is State.PROCESSING:
-            self._go(State.WAITING_FOR_TOOL, "tool_call", when)
+            self._go(State.WAITING_FOR_TOOL, "tool_call", at_s)
+
+    def _say(self, reply: Reply, text: str, at_s: float) -> None:
+        """Speak ``text`` as the rest of the reply, without the LLM (it ends the reply)."""
+        self._stop_llm_run(reply)
+        reply.text = f"{reply.text} {text}".strip()
+        for clause in [*reply.chunker.push(text), *reply.chunker.flush()]:
+            self._synthesize(reply, clause)
+        reply.llm_done = True
+        reply.continuation_due = False
+        self._maybe_finish(at_s)
 
     def _on_llm_finished(self, event: LlmFinished, at_s: float | None = None) -> None:
         reply = self._reply_for(event)
@@ -184,8 +218,12 @@ class ReplyHandlers(MachineBase):
         if reply.tools or reply.continuation_due:
             self._maybe_continue(when)
             return
-        reply.llm_done = True
         self._ctx.span.mark("llm_done", when)
+        if not _speakable(reply.text) and not reply.queued:
+            # Never end a turn in silence: the model said nothing speakable.
+            self._say(reply, NOT_CAUGHT, when)
+            return
+        reply.llm_done = True
         for clause in reply.chunker.flush():
             self._synthesize(reply, clause)
         self._maybe_finish(when)
@@ -196,11 +234,15 @@ class ReplyHandlers(MachineBase):
             self._ignore(event)
             return
         call = reply.tools.pop(event.job)
+        reply.tool_modes.pop(event.job, None)
         self._end_job(event.job)
         self._cancel_timer(self._ctx.tool_timers.pop(event.job, None))
         reply.tool_messages.append(tool_call_message(call))
         reply.tool_messages.append(tool_result_message(call.name, event.content))
-        reply.continuation_due = True
+        if self._policy.speak_tool_results and not event.is_error and not reply.tools:
+            self._say(reply, event.content, event.at_s)  # a read tool's own sentence
+            return
+        reply.continuation_due = True  # a failed call goes back to the model
         self._maybe_continue(event.at_s)
 
     def _maybe_continue(self, at_s: float) -> None:
