@@ -49,10 +49,15 @@ def resolve_models(settings: Settings, roles: Sequence[str] = ("asr", "llm", "tt
 
 
 def load_engines(settings: Settings | None = None,
-                 roles: Sequence[str] = ("asr", "llm", "tts")) -> Engines:
-    """Resolve and load the engines for ``roles``. Raises ModelError with a fix on failure."""
+                 roles: Sequence[str] = ("asr", "llm", "tts"),
+                 tools: ToolRegistry | None = None) -> Engines:
+    """Resolve and load the engines for ``roles``. Raises ModelError with a fix on failure.
+
+    ``tools`` are the tools the LLM is warmed with and offered (default: the reads that
+    need no store).
+    """
     settings = settings or Settings()
-    engines = Engines()
+    engines = Engines() if tools is None else Engines(tools=tools)
     start = time.perf_counter()
     engines.models = resolve_models(settings, roles)
     engines.load_ms["resolve"] = (time.perf_counter() - start) * 1000

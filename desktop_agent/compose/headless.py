@@ -188,6 +188,10 @@ class HeadlessExecutor:
         """One turn on a recorded question (float32 mono 16 kHz), pressed or hands-free."""
         return self._run(_TurnLog(audio=audio_16k), mode)
 
+    def press(self, confirm: bool) -> HeadlessTurn:
+        """The confirmation card's Confirm (True) or Cancel (False), as the window sends it."""
+        return self._run(_TurnLog(), "button", confirm)
+
     def close(self) -> None:
         """Cancel what still runs and stop the lanes (a hung engine is left behind)."""
         for token in self._tokens.values():
@@ -203,7 +207,8 @@ class HeadlessExecutor:
 
     # --- the loop: the one place the machine is touched ----------------------------------------
 
-    def _run(self, turn: _TurnLog, mode: Mode) -> HeadlessTurn:
+    def _run(self, turn: _TurnLog, mode: Mode | Literal["button"],
+             confirm: bool = False) -> HeadlessTurn:
         if self.machine.state is not State.LISTENING:
             raise AgentError("headless_busy", "A turn is still in progress.")
         self._turn = turn
@@ -212,7 +217,10 @@ class HeadlessExecutor:
         self._speaker.reset()
         now = self._clock()
         tid = self.machine.turn_id
-        if mode == "hands_free":
+        if mode == "button":
+            self._feed(ev.ActionButtonPressed(turn_id=tid, at_s=now, confirm=confirm))
+            turn.over = turn.over or not turn.transitions  # ignored: nothing to wait for
+        elif mode == "hands_free":
             self._feed(ev.SpeechStarted(turn_id=tid, at_s=now, speech_start_s=now))
             self._feed(ev.SpeechEnded(turn_id=self.machine.turn_id, at_s=self._clock(),
                                       speech_end_s=self._clock()))

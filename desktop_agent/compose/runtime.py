@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,21 +53,26 @@ def jsonl_span_sink(path: Path) -> Callable[[TurnSpan], None]:
 
 def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                   echo_cancellation: bool | None = None, policy: TurnPolicy | None = None,
-                  span_log: Path | None = None) -> Runtime:
+                  span_log: Path | None = None, store_path: Path | None = None) -> Runtime:
     """Resolve models, start one worker thread per engine, and build the controller.
 
     The workers load their engines on their own threads (progress arrives as
     ``sig_loading``); VAD and AEC are loaded here because capture needs them at once.
+    ``store_path`` is the SQLite store of notes, timers, reminders and executed actions
+    (default: ``assistant.sqlite3`` in the user data dir).
     """
     from desktop_agent.adapters.asr_whisper import WhisperAsr
     from desktop_agent.adapters.llm_llama import LlamaLlm
     from desktop_agent.adapters.speex import SpeexEchoCanceller
-    from desktop_agent.adapters.tools_builtin import default_tools
+    from desktop_agent.adapters.store_sqlite import Store, default_store_path
+    from desktop_agent.adapters.tools_builtin import builtin_tools
     from desktop_agent.adapters.tts_piper import PiperTts
     from desktop_agent.adapters.turn_smart import load_turn_detector
     from desktop_agent.adapters.vad_silero import SileroVad
+    from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
+    from desktop_agent.compose.ledger import StoreLedger
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import SYSTEM_PROMPT
     from desktop_agent.runtime.controller import AgentController
@@ -80,14 +86,15 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     )
 
     models = resolve_models(settings, ("asr", "llm", "tts", "vad"))
-    tools = default_tools()
+    store = Store(store_path or default_store_path())  # never raises: errors surface on use
+    tools = builtin_tools(store)
     asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
                     is_hallucination)
     llm = LlmWorker(lambda: LlamaLlm(models["llm"].path, n_threads=THREADS_LLM), tools,
                     SYSTEM_PROMPT)
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
                                      speaking_rate=settings.voice.speaking_rate))
-    tool = ToolWorker(tools)
+    tool = ToolWorker(tools, StoreDesk(store))
     if backend is None:
         backend = _device_backend(settings)
     aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation
@@ -96,7 +103,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                                turn_detector=load_turn_detector())
     engines = Engines(asr=asr, llm=llm, tts=tts, tool=tool)
     sink = jsonl_span_sink(span_log) if span_log is not None else None
-    controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink)
+    controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink,
+                                 ledger=StoreLedger(store, time.time))
     # Start the workers only now that the controller listens: a "ready" reported before its
     # signals were connected would be lost, and the app would wait for it for ever.
     engines.threads += [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"),

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from typing import Final
+from typing import Final, TypeVar
 
 from PySide6.QtCore import Signal
 
@@ -35,6 +35,7 @@ from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.model import State, Transition
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.runtime.alarm_clock import AlarmClock
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.capture_router import CaptureRouter
 from desktop_agent.runtime.extras import Extras
@@ -46,12 +47,14 @@ from desktop_agent.runtime.live_settings import (
     restart_notice,
 )
 from desktop_agent.runtime.playback_driver import PlaybackDriver
+from desktop_agent.runtime.ports import Ledger
 from desktop_agent.runtime.recorder import Recorder
 from desktop_agent.runtime.spans import SpanPublisher
-from desktop_agent.runtime.view_api import AgentViewModel
+from desktop_agent.runtime.view_api import ActionRow, AgentViewModel, AlarmRow, ErrorNotice
 from desktop_agent.runtime.worker_link import Engines, WorkerLink
 
 _LOGGER = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 TRANSITIONS_KEPT: Final = 256
 """How many transitions ``AgentController.transitions`` keeps (the newest)."""
@@ -66,7 +69,8 @@ class AgentController(AgentViewModel):
     def __init__(self, engines: Engines, backend: AudioBackend, pipeline: CapturePipeline,
                  settings: Settings | None = None, policy: TurnPolicy | None = None,
                  span_sink: Callable[[TurnSpan], None] | None = None,
-                 count_tokens: Callable[[str], int] | None = None) -> None:
+                 count_tokens: Callable[[str], int] | None = None,
+                 ledger: Ledger | None = None) -> None:
         """Build the machine and its collaborators; ``start`` starts audio and capture."""
         super().__init__()
         self.settings = settings = settings or Settings()
@@ -106,6 +110,10 @@ class AgentController(AgentViewModel):
         self.extras = Extras(m, self.driver.speak_aside, self.ask_text, self.sig_caption.emit,
                              self.sig_error.emit, self)
         self.sig_levels.connect(self.extras.on_levels)
+        self.ledger = ledger
+        self.alarm_clock = None if ledger is None else AlarmClock(
+            ledger, m, self.driver.speak_aside, self.sig_alarm_fired.emit,
+            self.sig_ledger_changed.emit, self.sig_error.emit, parent=self)
         jobs, rec, link, out = self.jobs, self.recorder, self.link, self.driver
         self.handlers = (
             HandlerTable()
@@ -124,7 +132,7 @@ class AgentController(AgentViewModel):
             .add(cmd.StartTimer, jobs.start_timer).add(cmd.CancelTimer, jobs.cancel_timer)
             .add(cmd.PublishUserText, lambda c: self.sig_user_final.emit(int(c.turn_id), c.text))
             .add(cmd.PublishHeard, lambda c: self.sig_heard.emit(c.report))
-            .add(cmd.PublishAction, self.sig_action_changed.emit))
+            .add(cmd.PublishAction, self._publish_action))
         """Command type -> what runs it (``tests/runtime`` checks that every command has one)."""
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -134,10 +142,14 @@ class AgentController(AgentViewModel):
         self.backend.start()
         self.router.start()
         self.driver.start()
+        if self.alarm_clock is not None:
+            self.alarm_clock.start()
 
     def shutdown(self) -> None:
         """Stop in phases: input, processing, output. Later events are ignored."""
         self._closed = True
+        if self.alarm_clock is not None:
+            self.alarm_clock.stop()
         self.router.stop()
         self.jobs.close("shutdown")
         self.link.stop()
@@ -160,6 +172,35 @@ class AgentController(AgentViewModel):
         """The confirmation card's Confirm or Cancel. Runs on: GUI thread."""
         self._feed(ev.ActionButtonPressed(turn_id=self.machine.turn_id, confirm=confirm,
                                           at_s=time.monotonic()))
+
+    def _publish_action(self, c: cmd.PublishAction) -> None:
+        self.sig_action_changed.emit(c)
+        if c.kind == "executed":
+            self.sig_ledger_changed.emit()
+
+    def actions_log(self) -> list[ActionRow]:
+        """Executed writes, newest first (none without a store). Runs on: GUI thread."""
+        return self._from_ledger(lambda ledger: ledger.actions(50), [])
+
+    def alarms(self) -> list[AlarmRow]:
+        """Running timers and coming reminders. Runs on: GUI thread."""
+        return self._from_ledger(lambda ledger: ledger.alarms(), [])
+
+    def undo_action(self, key: str) -> str:
+        """Undo an executed action; the sentence of what happened. Runs on: GUI thread."""
+        said = self._from_ledger(lambda ledger: ledger.undo(key), "")
+        if said:
+            self.sig_ledger_changed.emit()
+        return said
+
+    def _from_ledger(self, read: Callable[[Ledger], _T], empty: _T) -> _T:
+        if self.ledger is None:
+            return empty
+        try:
+            return read(self.ledger)
+        except AgentError as exc:  # a damaged or locked store: say so, keep running
+            self.sig_error.emit(ErrorNotice.from_error(exc))
+            return empty
 
     def ptt_release(self) -> None:
         """Push-to-talk released. Runs on: GUI thread."""

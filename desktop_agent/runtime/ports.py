@@ -14,6 +14,7 @@ from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.history import History
 from desktop_agent.core.turns.events import Event
 from desktop_agent.core.turns.model import JobId, State
+from desktop_agent.runtime.view_api import ActionRow, AlarmRow
 
 Feed: TypeAlias = Callable[[Event], None]
 """Hands one event to the turn machine. Runs on: GUI thread."""
@@ -38,4 +39,31 @@ class MachineView(Protocol):
     @property
     def history(self) -> History:
         """The conversation history."""
+        ...
+
+
+class Ledger(Protocol):
+    """The local store as the runtime sees it: the actions log, timers and reminders.
+
+    Runs on: GUI thread (each call is a short local SQLite read or write).
+    """
+
+    def actions(self, limit: int) -> list[ActionRow]:
+        """Executed writes, newest first."""
+        ...
+
+    def alarms(self) -> list[AlarmRow]:
+        """Pending timers and reminders, soonest first."""
+        ...
+
+    def undo(self, key: str) -> str:
+        """Undo an executed action; the sentence of what happened (raises AgentError)."""
+        ...
+
+    def take_due(self, now_s: float) -> list[AlarmRow]:
+        """Alarms due at ``now_s`` (UTC epoch), marked fired so each comes once."""
+        ...
+
+    def take_missed(self, now_s: float) -> list[AlarmRow]:
+        """Alarms that came due while the app was closed, marked missed (once, at start)."""
         ...

@@ -26,6 +26,37 @@ LOAD_STATUSES: Final = ("loading", "ready", "failed")
 
 
 @dataclass(frozen=True, slots=True)
+class ActionRow:
+    """One executed write, for the actions list."""
+
+    key: str
+    """Idempotency key (what ``undo_action`` takes)."""
+    tool: str
+    args_text: str
+    """The arguments, short and readable ("text: buy milk")."""
+    result: str
+    """What the assistant said it did."""
+    executed_at: float
+    """UTC epoch seconds."""
+    undone: bool = False
+    can_undo: bool = False
+    """True for an 'add note' or 'delete notes' not undone yet."""
+
+
+@dataclass(frozen=True, slots=True)
+class AlarmRow:
+    """A running timer or a coming reminder."""
+
+    id: int
+    kind: str
+    """'timer' or 'reminder'."""
+    label: str
+    """The timer's label or the reminder's text ('' for an unlabelled timer)."""
+    due_at: float
+    """UTC epoch seconds."""
+
+
+@dataclass(frozen=True, slots=True)
 class LevelReading:
     """Audio levels for the meters (emitted at any rate; the GUI throttles drawing)."""
 
@@ -122,10 +153,27 @@ class AgentViewModel(QObject):
     sig_action_changed = Signal(object)
     """PublishAction: a write waits for confirmation ('pending': show the card), ran
     ('executed': log it) or was dropped ('cleared': hide the card)."""
+    sig_ledger_changed = Signal()
+    """The actions list or the timers and reminders changed: ask ``actions_log`` and
+    ``alarms`` again."""
+    sig_alarm_fired = Signal(object)
+    """AlarmRow: a timer ended or a reminder came due (it is being announced aloud)."""
 
     @Slot(bool)
     def answer_action(self, confirm: bool) -> None:
         """The card's Confirm (True) or Cancel (False) was pressed. Runs on: GUI thread."""
+
+    def actions_log(self) -> list[ActionRow]:
+        """Executed writes, newest first. Runs on: GUI thread (a quick local read)."""
+        return []
+
+    def alarms(self) -> list[AlarmRow]:
+        """Running timers and coming reminders, soonest first. Runs on: GUI thread."""
+        return []
+
+    def undo_action(self, key: str) -> str:
+        """Undo an executed 'add note' / 'delete notes'; the sentence of what happened."""
+        return ""
 
     @Slot()
     def ptt_press(self) -> None:

@@ -131,13 +131,8 @@ def test_hands_free_input_opens_and_closes_the_turn(make: Any) -> None:
     assert turn.reply == ANSWER
 
 
-def test_a_tool_call_runs_the_tool_and_guards_the_answer(make: Any) -> None:
-    def script(messages: Sequence[ChatMessage]) -> list[LlmDelta]:
-        if messages[-1].role == "user":
-            return [LlmDelta(tool_call=TIME_CALL)]
-        return say('{"time": "14:05"}')  # a fumbled answer: the tool's sentence is spoken
-
-    llm = FakeLlm(script)
+def test_a_read_tool_call_speaks_the_tools_own_sentence(make: Any) -> None:
+    llm = FakeLlm(lambda messages: [LlmDelta(tool_call=TIME_CALL)])
     turn = make(llm).ask_text("What time is it?")
     assert turn.error is None
     assert turn.tool_calls == ("get_current_time",)
@@ -145,10 +140,23 @@ def test_a_tool_call_runs_the_tool_and_guards_the_answer(make: Any) -> None:
         "LISTENING->USER_SPEAKING (ptt_pressed)",
         "USER_SPEAKING->PROCESSING (ptt_released)",
         "PROCESSING->WAITING_FOR_TOOL (tool_call)",
-        "WAITING_FOR_TOOL->PROCESSING (tool_result)",
-        "PROCESSING->ASSISTANT_SPEAKING (playback_started)",
+        "WAITING_FOR_TOOL->ASSISTANT_SPEAKING (playback_started)",
         "ASSISTANT_SPEAKING->LISTENING (reply_done)",
     ]
+    assert len(llm.prompts) == 1  # no second run: the result is the answer
+    assert turn.reply.startswith("It is two oh five p m on Monday")
+
+
+def test_when_the_model_answers_after_a_tool_a_fumbled_answer_is_guarded(make: Any) -> None:
+    def script(messages: Sequence[ChatMessage]) -> list[LlmDelta]:
+        if messages[-1].role == "user":
+            return [LlmDelta(tool_call=TIME_CALL)]
+        return say('{"time": "14:05"}')  # a fumbled answer: the tool's sentence is spoken
+
+    llm = FakeLlm(script)
+    turn = make(llm, policy=TurnPolicy(speak_tool_results=False)).ask_text("What time is it?")
+    assert turn.error is None
+    assert "WAITING_FOR_TOOL->PROCESSING (tool_result)" in turn.transition_lines()
     second = llm.prompts[1]
     assert second[-1].role == "tool" and second[-1].content.startswith("It is 14:05 on Monday")
     assert turn.reply.startswith("It is two oh five p m on Monday")
@@ -160,7 +168,8 @@ def test_a_good_answer_after_a_tool_is_kept(make: Any) -> None:
             return [LlmDelta(tool_call=TIME_CALL)]
         return say("It is five past two in the afternoon.")
 
-    turn = make(FakeLlm(script)).ask_text("What time is it?")
+    turn = make(FakeLlm(script), policy=TurnPolicy(speak_tool_results=False)).ask_text(
+        "What time is it?")
     assert turn.reply == "It is five past two in the afternoon."
 
 
@@ -220,10 +229,11 @@ def test_history_carries_what_was_said_into_the_next_turn(make: Any) -> None:
                      ("user", "second question")]
 
 
-def test_an_empty_reply_ends_quietly(make: Any) -> None:
+def test_an_empty_reply_is_never_silence(make: Any) -> None:
     turn = make(FakeLlm(lambda messages: [])).ask_text("hello")
-    assert turn.error is None and turn.reply == ""
-    assert turn.transition_lines()[-1] == "PROCESSING->LISTENING (empty_reply)"
+    assert turn.error is None
+    assert turn.reply == "Sorry, I didn't catch that. Could you say it another way?"
+    assert turn.transition_lines()[-1] == "ASSISTANT_SPEAKING->LISTENING (reply_done)"
 
 
 def test_a_question_without_an_asr_engine_is_a_typed_error(make: Any) -> None:

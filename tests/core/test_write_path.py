@@ -51,6 +51,8 @@ def test_a_write_is_read_back_from_the_action_and_runs_only_after_yes() -> None:
     assert [dict(x.action.args) for x in rig.executed] == [{"text": "buy milk"}]
     assert said == "Done: add_note {'text': 'buy milk'}."
     assert rig.executed[0].key.startswith("test:")
+    assert pending_kinds(rig) == [("pending", ""), ("executed", "")]
+    assert rig.last(c.PublishAction).result == said
     assert rig.machine.pending_action(rig.t) is None
     # A repeated "yes" is an ordinary word now: it executes nothing.
     rig.say("yes")

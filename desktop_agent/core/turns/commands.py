@@ -310,7 +310,8 @@ class PublishAction:
 
     turn_id: TurnId
     kind: str
-    """'pending' (a read-back waits for an answer), 'executed' or 'cleared' (cancelled,
+    """'pending' (a read-back waits for an answer), 'executed', 'failed' (it was confirmed
+    and ran, but the tool reported a failure: nothing changed) or 'cleared' (cancelled,
     expired, replaced or dropped: see ``outcome``)."""
     action: PreparedAction
     key: str

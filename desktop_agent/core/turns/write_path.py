@@ -91,7 +91,13 @@ class WriteHandlers(ReplyHandlers):
         self._end_job(event.job)
         self._cancel_timer(self._ctx.tool_timers.pop(event.job, None))
         if mode is ToolMode.EXECUTE:
-            self._say(reply, event.content, event.at_s)
+            last = self._gate.last
+            if last is not None and last.pending.key == call.call_id:
+                self._emit(PublishAction(turn_id=self._turn_id,
+                                         kind="failed" if event.is_error else "executed",
+                                         action=last.pending.action, key=last.pending.key,
+                                         result=event.content))
+            self._say(reply, event.content, event.at_s)  # what the tool actually reported
             return
         if event.action is None:  # the proposal did not validate
             if mode is ToolMode.REVISE:
