@@ -121,6 +121,7 @@ class WorkerLink(QObject):
 
     def submit_asr(self, job: AsrJob) -> None:
         """Queue ``job`` to the ASR worker."""
+        self.engines.asr.note_submitted()
         self.sig_asr_job_queued.emit(job)
 
     def start_llm(self, c: cmd.StartLlm) -> None:

@@ -155,13 +155,27 @@ class AsrWorker(EngineWorker[AsrEngine]):
         """``is_hallucination(text, no_speech_prob, speech_ratio)`` voids a transcript."""
         super().__init__(factory)
         self._is_hallucination = is_hallucination
-        self.busy = False
-        """True while a job runs (read from the GUI thread: a plain bool is atomic)."""
+        self.submitted = 0
+        """Jobs handed to this worker (counted by the GUI thread, in ``note_submitted``)."""
+        self.finished = 0
+        """Jobs it finished (counted by the ASR thread). Each counter has one writer."""
+
+    @property
+    def busy(self) -> bool:
+        """True while a job is queued or running. Runs on: GUI thread.
+
+        Queued counts: on a busy machine the ASR thread may take a while to pick a job up,
+        and a job that is merely waiting must not be taken for one the worker dropped.
+        """
+        return self.submitted != self.finished
+
+    def note_submitted(self) -> None:
+        """Count one job about to be queued. Runs on: GUI thread."""
+        self.submitted += 1
 
     @Slot(object)
     def run(self, job: AsrJob) -> None:
         """Transcribe one buffer. Runs on: the ASR thread."""
-        self.busy = True
         try:
             if self.engine is None:
                 raise AgentError("asr_not_ready", "Speech recognition is still loading.")
@@ -183,7 +197,7 @@ class AsrWorker(EngineWorker[AsrEngine]):
             if not job.partial:
                 self._fail(job.turn_id, job.job, Stage.ASR, exc)
         finally:
-            self.busy = False
+            self.finished += 1
 
 
 class LlmWorker(EngineWorker[WarmableLlm]):
