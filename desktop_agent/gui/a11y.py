@@ -38,15 +38,23 @@ class Announcer(QLabel):
         self.setAccessibleName("Status")
         self.last_announcement = ""
 
-    def announce(self, text: str) -> None:
-        """Show ``text`` and have assistive technology read it out."""
+    def announce(self, text: str, assertive: bool = False) -> None:
+        """Show ``text`` and have assistive technology read it out.
+
+        Args:
+            text: what to show and say.
+            assertive: interrupt what the screen reader is saying (for something that
+                needs an answer soon or that the user asked to be told: a confirmation
+                card, an alarm); polite otherwise.
+        """
         if not text or text == self.last_announcement:
             return
         self.last_announcement = text
         self.setText(text)
         self.setAccessibleName(text)
         event = QAccessibleAnnouncementEvent(self, text)
-        event.setPoliteness(QAccessible.AnnouncementPoliteness.Polite)
+        politeness = QAccessible.AnnouncementPoliteness
+        event.setPoliteness(politeness.Assertive if assertive else politeness.Polite)
         QAccessible.updateAccessibility(event)
         QAccessible.updateAccessibility(QAccessibleEvent(self, QAccessible.Event.NameChanged))
         self.sig_announced.emit(text)

@@ -1,4 +1,5 @@
-"""The main window: talk controls, conversation, state machine, heard panel, latency."""
+"""The main window: talk controls, confirmation card, conversation, actions and timers,
+state machine, heard panel, latency."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -29,11 +30,13 @@ from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.model import State, Transition
 from desktop_agent.gui import theme
 from desktop_agent.gui.a11y import Announcer, name
+from desktop_agent.gui.actions_presenter import ActionsPresenter
 from desktop_agent.gui.conversation import ConversationView
 from desktop_agent.gui.heard_panel import HeardPanel
 from desktop_agent.gui.latency import LatencyWaterfall
+from desktop_agent.gui.menus import menu_action
 from desktop_agent.gui.meters import LevelMeters
-from desktop_agent.gui.ptt import PttKeyFilter
+from desktop_agent.gui.ptt import PttKeyFilter, set_listening_style
 from desktop_agent.gui.settings_dialog import MODE_LABELS, SettingsDialog, key_from_name
 from desktop_agent.gui.state_diagram import StateDiagramWidget, TransitionLog
 from desktop_agent.gui.status import ErrorBanner, LoadingStatus
@@ -142,6 +145,7 @@ class MainWindow(QMainWindow):
              "Every state change: turn, from, to, cause, seconds since the turn started")
         self.latency = LatencyWaterfall()
         self.announcer = Announcer()
+        self.actions = ActionsPresenter(self.view_model, self.announcer, self)
 
         controls = QHBoxLayout()
         controls.addWidget(self.ptt_button)
@@ -157,7 +161,9 @@ class MainWindow(QMainWindow):
         lv.setContentsMargins(0, 0, 6, 0)
         lv.addLayout(controls)
         lv.addWidget(self.caption)
-        lv.addWidget(self.conversation, 1)
+        lv.addWidget(self.actions.card)
+        lv.addWidget(self.conversation, 3)
+        lv.addWidget(self.actions.ledger, 2)
         lv.addWidget(self.heard)
 
         state_box = QGroupBox("Turn-taking state")
@@ -180,14 +186,18 @@ class MainWindow(QMainWindow):
         central = QWidget()
         v = QVBoxLayout(central)
         v.addWidget(self.banner)
+        v.addWidget(self.actions.notice)
         v.addWidget(self.loading)
         v.addWidget(splitter, 1)
         self.setCentralWidget(central)
         self.statusBar().addWidget(self.announcer, 1)
         self.announcer.announce("Ready. " + self._ptt_hint())
 
-        # Tab order: the error (when shown) first, then talk, then what to read.
-        order = [self.banner.dismiss_button, self.ptt_button, self.mode_combo, self.conversation,
+        # Tab order: the error and alarm (when shown) first, then the card's answers, then
+        # talk, then what to read (the ledger puts its Undo buttons after its list).
+        ledger = self.actions.ledger
+        order = [self.banner.dismiss_button, *self.actions.widgets(), self.ptt_button,
+                 self.mode_combo, self.conversation, ledger.actions_tree, ledger.alarms_tree,
                  self.heard.heard_label, self.log, self.latency.history]
         for a, b in zip(order, order[1:], strict=False):
             QWidget.setTabOrder(a, b)
@@ -198,18 +208,7 @@ class MainWindow(QMainWindow):
         answer = bar.addMenu("A&nswer")
         view = bar.addMenu("&View")
 
-        def act(menu: object, text: str, slot: Callable[[], object], shortcut: object = None,
-                fallback: str = "", checkable: bool = False) -> QAction:
-            action = QAction(text, self)
-            if shortcut is not None:
-                action.setShortcut(QKeySequence(shortcut))  # type: ignore[arg-type]
-            if action.shortcut().isEmpty() and fallback:  # some platforms lack a standard key
-                action.setShortcut(QKeySequence(fallback))
-            action.setCheckable(checkable)
-            action.triggered.connect(lambda *_: slot())
-            menu.addAction(action)  # type: ignore[attr-defined]
-            return action
-
+        act = menu_action
         std = QKeySequence.StandardKey
         self.action_settings = act(agent, "&Settings\u2026", self.open_settings, std.Preferences,
                                    "Ctrl+,")
@@ -220,6 +219,8 @@ class MainWindow(QMainWindow):
                                  "Ctrl+R")
         self.action_rephrase = act(answer, "Re&phrase last answer",
                                    self.view_model.rephrase_last_answer, "Ctrl+Shift+R")
+        answer.addSeparator()
+        answer.addActions([self.actions.action_confirm, self.actions.action_cancel])
         self.action_contrast = act(view, "&High contrast", self._on_contrast_action_triggered,
                                    "Ctrl+Shift+H", checkable=True)
         self.action_larger = act(view, "&Larger text", lambda: self._step_font(+1), std.ZoomIn,
@@ -256,7 +257,7 @@ class MainWindow(QMainWindow):
             return
         self.ptt_held = True
         self.ptt_button.setText(PTT_LISTENING)
-        self._set_listening_style(True)
+        set_listening_style(self.ptt_button, True)
         self.view_model.ptt_press()
 
     def _ptt_up(self) -> None:
@@ -264,16 +265,8 @@ class MainWindow(QMainWindow):
             return
         self.ptt_held = False
         self.ptt_button.setText(self._ptt_idle_text())
-        self._set_listening_style(False)
+        set_listening_style(self.ptt_button, False)
         self.view_model.ptt_release()
-
-    def _set_listening_style(self, on: bool) -> None:
-        self.ptt_button.setProperty("listening", "true" if on else "false")
-        self.ptt_button.style().unpolish(self.ptt_button)
-        self.ptt_button.style().polish(self.ptt_button)
-        self.ptt_button.setAccessibleDescription(
-            "Listening: release to send" if on else "Hold to talk; release to send"
-        )
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: D102 - Qt override
         # A key released while another window had focus never reaches us: release on leave.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QPushButton, QWidget
 
 _PLAIN = (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)
 
@@ -41,3 +41,13 @@ class PttKeyFilter(QObject):
         if not event.isAutoRepeat():
             (self.sig_pressed if kind == QEvent.Type.KeyPress else self.sig_released).emit()
         return True
+
+
+def set_listening_style(button: QPushButton, on: bool) -> None:
+    """Restyle the talk ``button`` for listening (``on``) or idle, and say so to readers."""
+    button.setProperty("listening", "true" if on else "false")
+    button.style().unpolish(button)
+    button.style().polish(button)
+    button.setAccessibleDescription(
+        "Listening: release to send" if on else "Hold to talk; release to send"
+    )

@@ -104,7 +104,7 @@ QPushButton:pressed, QPushButton[listening="true"] {{
 QPushButton:disabled {{ color: {c.muted}; }}
 QPushButton:focus, QToolButton:focus, QComboBox:focus, QAbstractSpinBox:focus,
 QLineEdit:focus, QTextBrowser:focus, QTableWidget:focus, QCheckBox:focus,
-QLabel:focus, QListWidget:focus {{
+QLabel:focus, QListWidget:focus, QTreeWidget:focus {{
     border: 3px solid {c.focus};
 }}
 QCheckBox:focus {{ border-radius: 4px; padding: 2px; }}
@@ -119,15 +119,21 @@ QLabel[role="muted"] {{ color: {c.muted}; }}
 QFrame[role="banner"] {{ background: {c.banner_bg}; color: {c.banner_text};
     border: 2px solid {c.bad}; border-radius: 6px; }}
 QFrame[role="banner"] QLabel {{ color: {c.banner_text}; }}
+QFrame[role="card"] {{ background: {c.node}; border: 3px solid {c.accent}; border-radius: 8px; }}
+QFrame[role="card"] QLabel[role="read_back"] {{ font-size: {font_pt * 1.25:.1f}pt; }}
+QPushButton[primary="true"]:enabled {{ background: {c.accent}; color: {c.accent_text};
+    border-color: {c.accent}; font-weight: bold; }}
+QPushButton[primary="true"]:focus {{ border: 3px solid {c.focus if high_contrast else c.text}; }}
+QFrame[role="notice"] {{ background: {c.node}; border: 2px solid {c.warn}; border-radius: 6px; }}
 """
     if high_contrast:
         css += f"""
 QWidget {{ background-color: {c.window}; color: {c.text}; }}
-QTextBrowser, QTableWidget, QLineEdit, QComboBox, QAbstractSpinBox, QProgressBar,
+QTextBrowser, QTableWidget, QTreeWidget, QLineEdit, QComboBox, QAbstractSpinBox, QProgressBar,
 QScrollArea {{ background-color: {c.window}; color: {c.text}; border: 2px solid {c.text}; }}
 QComboBox QAbstractItemView {{ background: {c.window}; color: {c.text};
     selection-background-color: {c.accent}; selection-color: {c.accent_text}; }}
-QTableWidget {{ gridline-color: {c.text}; alternate-background-color: #1a1a1a;
+QTableWidget, QTreeWidget {{ gridline-color: {c.text}; alternate-background-color: #1a1a1a;
     selection-background-color: {c.accent}; selection-color: {c.accent_text}; }}
 QHeaderView::section {{ background: {c.window}; color: {c.text}; border: 1px solid {c.text};
     padding: 2px; }}

@@ -6,15 +6,20 @@ script emit the payloads the real controller would.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.turns.commands import PublishAction
 from desktop_agent.core.turns.model import State, Transition
+from desktop_agent.core.write_actions import PreparedAction
 from desktop_agent.runtime.view_api import (
+    ActionRow,
     AgentViewModel,
+    AlarmRow,
     ErrorNotice,
     LevelReading,
     LoadProgress,
@@ -34,6 +39,10 @@ class RecordingViewModel(AgentViewModel):
         super().__init__()
         self.calls: list[tuple[str, object]] = []
         self.applied: list[Settings] = []
+        self.action_rows: list[ActionRow] = []
+        """What ``actions_log`` returns (newest first)."""
+        self.alarm_rows: list[AlarmRow] = []
+        """What ``alarms`` returns (soonest first)."""
         self._choices = choices or SettingsChoices(
             input_devices=("Built-in Microphone", "USB Headset"),
             output_devices=("Built-in Speakers", "USB Headset"),
@@ -71,6 +80,26 @@ class RecordingViewModel(AgentViewModel):
     def settings_choices(self) -> SettingsChoices:  # noqa: D102 - canned
         return self._choices
 
+    def answer_action(self, confirm: bool) -> None:  # noqa: D102 - records
+        self.calls.append(("answer_action", confirm))
+
+    def actions_log(self) -> list[ActionRow]:  # noqa: D102 - canned
+        return list(self.action_rows)
+
+    def alarms(self) -> list[AlarmRow]:  # noqa: D102 - canned
+        return list(self.alarm_rows)
+
+    def undo_action(self, key: str) -> str:
+        """Record the undo, mark the row undone, and say so (as the runtime would)."""
+        self.calls.append(("undo_action", key))
+        for i, row in enumerate(self.action_rows):
+            if row.key == key and row.can_undo and not row.undone:
+                self.action_rows[i] = ActionRow(row.key, row.tool, row.args_text, row.result,
+                                                row.executed_at, undone=True, can_undo=False)
+                self.sig_ledger_changed.emit()
+                return f"Undone: {row.result}"
+        return "There is nothing to undo there."
+
     # -- emit helpers ---------------------------------------------------------------------
     def transition(self, turn: int, source: State, target: State, cause: str, at_s: float,
                    cancels: tuple[str, ...] = ()) -> Transition:
@@ -86,6 +115,16 @@ class RecordingViewModel(AgentViewModel):
             span.mark(mark, at_s)
         self.sig_span.emit(span)
         return span
+
+    def publish(self, kind: str, key: str, read_back: str = "", tool: str = "add_note",
+                **fields: object) -> PublishAction:
+        """Emit and return a PublishAction (``fields``: expires_in_s, result, outcome)."""
+        turn = int(key.split(".")[0]) if key.split(".")[0].isdigit() else 1
+        action = PublishAction(turn_id=TurnId(turn), kind=kind, key=key,
+                               action=PreparedAction(tool, {}, read_back),
+                               **fields)  # type: ignore[arg-type]
+        self.sig_action_changed.emit(action)
+        return action
 
 
 FULL_REPLY = (
@@ -171,3 +210,33 @@ def play_script(vm: RecordingViewModel, step: Callable[[str], None]) -> None:
         "Plug it back in, or choose another microphone in Agent \u2192 Settings.",
     ))
     step("08_error_banner")
+
+
+def play_actions_script(vm: RecordingViewModel, step: Callable[[str], None],
+                        now: float | None = None) -> None:
+    """The write path on screen: a pending confirmation card, then the actions list with
+    timers and reminders, then a timer going off. ``now``: UTC epoch seconds."""
+    t = time.time() if now is None else now
+    vm.sig_error_cleared.emit()
+    vm.action_rows = [
+        ActionRow("2.1", "set_timer", "5 minutes, label: pasta",
+                  "Timer for 5 minutes set: pasta.", t - 60),
+        ActionRow("1.1", "delete_notes", "query: shopping", "Deleted 2 notes.", t - 600,
+                  can_undo=True),
+        ActionRow("0.1", "add_note", "text: call the plumber", "Noted: call the plumber.",
+                  t - 3600, undone=True),
+    ]
+    vm.alarm_rows = [AlarmRow(1, "timer", "pasta", t + 240),
+                     AlarmRow(2, "reminder", "call mum", t + 2 * 3600 + 5 * 60)]
+    vm.sig_ledger_changed.emit()
+    vm.publish("pending", "4.1", "Add a note: \u201cbuy milk and eggs\u201d?",
+               expires_in_s=30.0)
+    step("11_confirm_card")
+    vm.action_rows.insert(0, ActionRow("4.1", "add_note", "text: buy milk and eggs",
+                                       "Noted: buy milk and eggs.", t, can_undo=True))
+    vm.publish("executed", "4.1", "Add a note: \u201cbuy milk and eggs\u201d?",
+               result="Noted: buy milk and eggs.")
+    step("12_actions_and_timers")
+    fired = vm.alarm_rows.pop(0)
+    vm.sig_alarm_fired.emit(fired)
+    step("13_alarm_fired")

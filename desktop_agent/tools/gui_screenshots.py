@@ -15,7 +15,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_agent.core.settings import Settings
 from desktop_agent.gui.main_window import MainWindow
-from desktop_agent.tools.demo_view_model import RecordingViewModel, play_script
+from desktop_agent.tools.demo_view_model import (
+    RecordingViewModel,
+    play_actions_script,
+    play_script,
+)
 
 
 def _grab(widget: QWidget, path: Path) -> Path:
@@ -31,7 +35,9 @@ def _grab(widget: QWidget, path: Path) -> Path:
 def take_screenshots(out_dir: Path, settings: Settings | None = None) -> list[Path]:
     """Drive a MainWindow through ``demo.play_script`` and save a PNG per step.
 
-    Also saves the high-contrast, larger-text variant and the settings dialog.
+    Also saves the high-contrast, larger-text variant, the settings dialog, and
+    ``demo.play_actions_script``: the confirmation card, the actions list with timers and
+    reminders, and an alarm going off.
     Needs a QApplication to exist. Returns the paths written.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -56,6 +62,7 @@ def take_screenshots(out_dir: Path, settings: Settings | None = None) -> list[Pa
     dialog.set_value("models.llm", "models/my.gguf")  # relative path: refused
     paths.append(_grab(dialog, out_dir / "10_settings_invalid.png"))
     dialog.reject()
+    play_actions_script(vm, step)
     window.close()
     return paths
 

@@ -14,8 +14,8 @@ from desktop_agent.runtime.view_api import ErrorNotice
 from desktop_agent.tools.gui_screenshots import take_screenshots
 
 MAIN_TAB_ORDER = [
-    "Push to talk", "Interaction mode", "Conversation", "Heard text", "Transition log",
-    "Latency history",
+    "Push to talk", "Interaction mode", "Conversation", "Actions done", "Timers and reminders",
+    "Heard text", "Transition log", "Latency history",
 ]
 
 
@@ -120,7 +120,7 @@ def test_save_failure_shows_banner(qtbot, vm, tmp_path) -> None:
 
 def test_screenshot_script_writes_pngs(qtbot, tmp_path: Path) -> None:
     paths = take_screenshots(tmp_path)
-    assert len(paths) == 10
+    assert len(paths) == 13
     for path in paths:
         assert path.stat().st_size > 1000, path
     assert QApplication.instance() is not None
