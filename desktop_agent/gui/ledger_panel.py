@@ -98,8 +98,8 @@ class LedgerPanel(QGroupBox):
         super().__init__("What I did, timers and reminders", parent)
         self.setAccessibleName("Actions and timers")
         self._clock = clock
-        self.actions: list[ActionRow] = []
-        self.alarms: list[AlarmRow] = []
+        self.action_rows: list[ActionRow] = []
+        self.alarm_rows: list[AlarmRow] = []
         self.undo_buttons: dict[str, QPushButton] = {}
         self.actions_tree = _tree(
             ("Time", "Action", "Details", "Result", ""), "Actions done",
@@ -142,14 +142,14 @@ class LedgerPanel(QGroupBox):
     def set_actions(self, rows: Sequence[ActionRow]) -> None:
         """Show ``rows`` (newest first), each with an Undo button where it can be undone."""
         had_focus = any(b.hasFocus() for b in self.undo_buttons.values())
-        self.actions = list(rows)[:MAX_ACTION_ROWS]
+        self.action_rows = list(rows)[:MAX_ACTION_ROWS]
         tree = self.actions_tree
         tree.clear()  # also deletes the old rows' Undo buttons
         self.undo_buttons = {}
-        if not self.actions:
+        if not self.action_rows:
             _empty(tree, NO_ACTIONS)
         chain: list[QWidget] = [tree]
-        for row in self.actions:
+        for row in self.action_rows:
             item = QTreeWidgetItem([clock_text(row.executed_at), tool_label(row.tool),
                                     row.args_text, row.result, "Undone" if row.undone else ""])
             item.setToolTip(2, row.args_text)
@@ -186,14 +186,14 @@ class LedgerPanel(QGroupBox):
     # -- timers and reminders -------------------------------------------------------------
     def set_alarms(self, rows: Sequence[AlarmRow]) -> None:
         """Show ``rows`` (soonest first) and keep their time left ticking."""
-        self.alarms = list(rows)
+        self.alarm_rows = list(rows)
         tree = self.alarms_tree
         tree.clear()
-        if not self.alarms:
+        if not self.alarm_rows:
             _empty(tree, NO_ALARMS)
             self._timer.stop()
             return
-        for row in self.alarms:
+        for row in self.alarm_rows:
             kind = "Timer" if row.kind == "timer" else "Reminder"
             what = row.label or "\u2014"
             tree.addTopLevelItem(QTreeWidgetItem([kind, what, "", clock_text(row.due_at)]))
@@ -202,16 +202,17 @@ class LedgerPanel(QGroupBox):
 
     def time_left(self) -> list[str]:
         """The 'Time left' column as shown, soonest first."""
-        if not self.alarms:
+        if not self.alarm_rows:
             return []
         tree = self.alarms_tree
-        return [tree.topLevelItem(i).text(2) for i in range(tree.topLevelItemCount())]
+        items = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
+        return [item.text(2) for item in items if item is not None]
 
     def tick(self) -> None:
         """Redraw each alarm's time left from the clock."""
         now = self._clock()
         tree = self.alarms_tree
-        for i, row in enumerate(self.alarms):
+        for i, row in enumerate(self.alarm_rows):
             item = tree.topLevelItem(i)
             if item is not None:
                 left = time_left_text(row.due_at - now)

@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
              "Every state change: turn, from, to, cause, seconds since the turn started")
         self.latency = LatencyWaterfall()
         self.announcer = Announcer()
-        self.actions = ActionsPresenter(self.view_model, self.announcer, self)
+        self.actions_ui = ActionsPresenter(self.view_model, self.announcer, self)
 
         controls = QHBoxLayout()
         controls.addWidget(self.ptt_button)
@@ -161,9 +161,9 @@ class MainWindow(QMainWindow):
         lv.setContentsMargins(0, 0, 6, 0)
         lv.addLayout(controls)
         lv.addWidget(self.caption)
-        lv.addWidget(self.actions.card)
+        lv.addWidget(self.actions_ui.card)
         lv.addWidget(self.conversation, 3)
-        lv.addWidget(self.actions.ledger, 2)
+        lv.addWidget(self.actions_ui.ledger, 2)
         lv.addWidget(self.heard)
 
         state_box = QGroupBox("Turn-taking state")
@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         central = QWidget()
         v = QVBoxLayout(central)
         v.addWidget(self.banner)
-        v.addWidget(self.actions.notice)
+        v.addWidget(self.actions_ui.notice)
         v.addWidget(self.loading)
         v.addWidget(splitter, 1)
         self.setCentralWidget(central)
@@ -195,8 +195,8 @@ class MainWindow(QMainWindow):
 
         # Tab order: the error and alarm (when shown) first, then the card's answers, then
         # talk, then what to read (the ledger puts its Undo buttons after its list).
-        ledger = self.actions.ledger
-        order = [self.banner.dismiss_button, *self.actions.widgets(), self.ptt_button,
+        ledger = self.actions_ui.ledger
+        order = [self.banner.dismiss_button, *self.actions_ui.widgets(), self.ptt_button,
                  self.mode_combo, self.conversation, ledger.actions_tree, ledger.alarms_tree,
                  self.heard.heard_label, self.log, self.latency.history]
         for a, b in zip(order, order[1:], strict=False):
@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         self.action_rephrase = act(answer, "Re&phrase last answer",
                                    self.view_model.rephrase_last_answer, "Ctrl+Shift+R")
         answer.addSeparator()
-        answer.addActions([self.actions.action_confirm, self.actions.action_cancel])
+        answer.addActions([self.actions_ui.action_confirm, self.actions_ui.action_cancel])
         self.action_contrast = act(view, "&High contrast", self._on_contrast_action_triggered,
                                    "Ctrl+Shift+H", checkable=True)
         self.action_larger = act(view, "&Larger text", lambda: self._step_font(+1), std.ZoomIn,
