@@ -75,7 +75,7 @@ class HeadlessTurn:
     tool_calls: tuple[str, ...]
     """Names of the tools the machine ran, in order."""
     timings_ms: dict[str, float]
-    """Milliseconds from the endpoint: asr, llm_first_token, tts_first_chunk, first_audio,
+    """Milliseconds from the endpoint: asr, filler, llm_first_token, tts_first_chunk, first_audio,
     llm_total, tts_total, turn_total (only the stages the turn reached)."""
     transitions: tuple[Transition, ...]
     heard: HeardReport | None = None
@@ -291,7 +291,8 @@ class HeadlessExecutor:
         timings: dict[str, float] = {}
         if spans:
             span = spans[-1]
-            for key, mark in (("asr", "asr_final"), ("llm_first_token", "llm_first_token"),
+            for key, mark in (("asr", "asr_final"), ("filler", "filler"),
+                              ("llm_first_token", "llm_first_token"),
                               ("tts_first_chunk", "first_chunk"), ("first_audio", "first_audio"),
                               ("llm_total", "llm_done")):
                 if (ms := span.since_endpoint_ms(mark)) is not None:

@@ -11,6 +11,7 @@ SPAN_MARKS: tuple[str, ...] = (
     "speech_end",
     "endpoint",
     "asr_final",
+    "filler",
     "llm_first_token",
     "first_chunk",
     "first_audio",

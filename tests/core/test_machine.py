@@ -196,7 +196,7 @@ def test_a_lost_playback_stopped_is_covered_by_the_flush_timer() -> None:
 
 
 def test_stage_failure_stops_everything_and_apologises() -> None:
-    d = Driver()
+    d = Driver(policy=TurnPolicy(filler_after_s=0))
     d.to_processing()
     llm = d.last(c.StartLlm).job
     step = d(e.StageFailed, job=llm, stage=Stage.LLM, code="llm_error", message="boom")

@@ -222,7 +222,7 @@ def test_an_llm_failure_apologises_and_listens_again() -> None:
 
 
 def test_a_stage_timeout_fails_the_turn() -> None:
-    script = Script(policy=TurnPolicy(llm_first_token_timeout_s=3.0))
+    script = Script(policy=TurnPolicy(llm_first_token_timeout_s=3.0, filler_after_s=0))
     script.user_ptt(0.5, 1.5, "hello")
     script.reply(hang=True)
     log = run_scenario(script)
@@ -312,3 +312,28 @@ def test_a_speculation_that_stops_matching_is_cancelled_before_the_endpoint() ->
     assert [(t, x.job) for t, x in log.commands if isinstance(x, c.CancelLlm)] == [
         (2.2, starts[0].job)
     ]
+
+
+def test_a_slow_first_token_gets_a_filler_that_is_not_recorded() -> None:
+    script = Script(first_token_s=1.5)
+    script.user_ptt(0.5, 1.5, "what is the capital of france")
+    script.reply("Paris.")
+    log = run_scenario(script)
+    assert log.targets == [U, P, A, L]
+    said = [x.text for x in log.of(c.Synthesize)]
+    assert said == ["One moment.", "Paris."]
+    span = log.machine.completed_spans[-1]
+    assert span.marks["filler"] == pytest.approx(span.marks["asr_final"] + 0.7, abs=0.01)
+    assert log.turn(1).heard.heard_text == "Paris."  # type: ignore[union-attr]
+    assert log.machine.history.messages[-1].content == "Paris."
+
+
+def test_a_barge_in_cuts_the_filler_and_the_reply_behind_it() -> None:
+    script = Script(first_token_s=3.0)
+    script.user_ptt(0.5, 1.5, "tell me a story")
+    script.reply(STORY)
+    script.user_ptt(3.0, 3.5, "stop")  # while "One moment." plays, before the first token
+    log = run_scenario(script)
+    assert log.targets[:4] == [U, P, A, INT]
+    assert log.turn(1).heard.heard_text == ""  # type: ignore[union-attr]
+    assert not any("fox" in m.content for m in log.machine.history.messages)

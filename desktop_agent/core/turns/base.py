@@ -313,7 +313,7 @@ class MachineBase:
         for job in list(ctx.timers):
             if job not in kept_timers:
                 self._cancel_timer(job)
-        ctx.llm_timer = ctx.tts_timer = ctx.flush_timer = None
+        ctx.llm_timer = ctx.tts_timer = ctx.flush_timer = ctx.filler_timer = None
         ctx.tool_timers.clear()
         return tuple(cancels)
 

@@ -51,6 +51,8 @@ class Reply:
     """Tool jobs running."""
     tool_modes: dict[JobId, ToolMode] = field(default_factory=dict)
     """What each running tool job does (RUN when absent)."""
+    filler_index: int | None = None
+    """Chunk index of the filler ("One moment.") if one was synthesised for this reply."""
     replaces: bool = False
     """The read-back about to be spoken replaces an earlier pending action (say so)."""
     tool_calls: int = 0
@@ -100,6 +102,10 @@ class TurnContext:
     """Tool job -> its timer."""
     flush_timer: JobId | None = None
     apology_timer: JobId | None = None
+    filler_timer: JobId | None = None
+    """Armed while the LLM's first output or a tool is awaited (see ``filler_after_s``)."""
+    filler_done: bool = False
+    """The filler played (or was not needed) this turn: it comes at most once."""
     floor_from_s: float | None = None
     """After a barge-in: where the user's recording starts."""
     released_early: bool = False

@@ -346,7 +346,9 @@ class TurnStateMachine(WriteHandlers):
         ctx = self._ctx
         ctx.timers.pop(event.job, None)
         self._end_job(event.job)
-        if self._state is State.INTERRUPTED and event.job == ctx.flush_timer:
+        if event.job == ctx.filler_timer:
+            self._play_filler(event.at_s)
+        elif self._state is State.INTERRUPTED and event.job == ctx.flush_timer:
             ctx.flush_timer = None
             self._hand_floor(event.at_s)  # the last PlaybackProgress says what was heard
         elif self._state is State.ERROR:

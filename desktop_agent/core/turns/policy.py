@@ -46,6 +46,11 @@ class TurnPolicy:
     """Tool calls allowed in one turn; one more fails the turn ('too_many_tool_calls')."""
     apology_text: str = DEFAULT_APOLOGY
     """What the assistant says when a turn fails."""
+    filler_after_s: float = 0.7
+    """Seconds the LLM's first output or a tool may take before a short acknowledgement
+    (``filler_text``) plays; 0 turns it off. Once per turn; a barge-in cuts it like any
+    reply audio; it is not recorded in the history."""
+    filler_text: str = "One moment."
     confirm_expiry_s: float = 30.0
     """Seconds a read-back stays answerable; a later "yes" does nothing (and says so)."""
     speak_tool_results: bool = True

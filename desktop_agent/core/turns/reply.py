@@ -130,10 +130,39 @@ class ReplyHandlers(MachineBase):
         messages = self._history.prompt(self._current_messages(self._ctx.user_text()))
         self._emit(StartLlm(turn_id=self._turn_id, job=job, messages=messages))
         self._ctx.llm_timer = self._start_timer(Stage.LLM, self._policy.llm_first_token_timeout_s)
+        self._arm_filler()
 
     # --- LLM output -------------------------------------------------------------------------------
 
+    # --- the filler -------------------------------------------------------------------------------
+
+    def _arm_filler(self) -> None:
+        """Wait ``filler_after_s`` for output before saying the filler (once per turn)."""
+        ctx, after = self._ctx, self._policy.filler_after_s
+        reply = ctx.reply
+        if (after > 0 and not ctx.filler_done and ctx.filler_timer is None
+                and reply is not None and not reply.synth and not reply.queued):
+            ctx.filler_timer = self._start_timer(Stage.LLM, after)
+
+    def _disarm_filler(self) -> None:
+        self._cancel_timer(self._ctx.filler_timer)
+        self._ctx.filler_timer = None
+
+    def _play_filler(self, at_s: float) -> None:
+        """The wait ran long: say the filler as the reply's first chunk."""
+        ctx = self._ctx
+        ctx.filler_timer = None
+        reply = ctx.reply
+        if (reply is None or ctx.filler_done or reply.synth or reply.queued
+                or self._state not in (State.PROCESSING, State.WAITING_FOR_TOOL)):
+            return
+        ctx.filler_done = True
+        reply.filler_index = ctx.next_chunk_index
+        ctx.span.mark("filler", at_s)
+        self._synthesize(reply, self._policy.filler_text)
+
     def _first_output(self, reply: Reply, at_s: float) -> None:
+        self._disarm_filler()
         if not reply.llm_first_output:
             reply.llm_first_output = True
             self._cancel_timer(self._ctx.llm_timer)
@@ -193,12 +222,14 @@ class ReplyHandlers(MachineBase):
         self._emit(command)
         self._ctx.tool_timers[command.job] = self._start_timer(
             Stage.TOOL, self._policy.tool_timeout_s)
+        self._arm_filler()
         if self._state is State.PROCESSING:
             self._go(State.WAITING_FOR_TOOL, "tool_call", at_s)
 
     def _say(self, reply: Reply, text: str, at_s: float) -> None:
         """Speak ``text`` as the rest of the reply, without the LLM (it ends the reply)."""
         self._stop_llm_run(reply)
+        self._disarm_filler()
         reply.text = f"{reply.text} {text}".strip()
         for clause in [*reply.chunker.push(text), *reply.chunker.flush()]:
             self._synthesize(reply, clause)
@@ -219,7 +250,7 @@ class ReplyHandlers(MachineBase):
             self._maybe_continue(when)
             return
         self._ctx.span.mark("llm_done", when)
-        if not _speakable(reply.text) and not reply.queued:
+        if not _speakable(reply.text):
             # Never end a turn in silence: the model said nothing speakable.
             self._say(reply, NOT_CAUGHT, when)
             return
@@ -347,9 +378,14 @@ class ReplyHandlers(MachineBase):
         pending += [c.text for _, c in sorted(reply.ready.items())]
         pending += reply.chunker.flush()
         played = reply.played_samples if interrupted else reply.queued_samples
+        chunks = reply.queued
+        if reply.filler_index is not None:  # the filler is not part of the answer
+            filler = [c for c in chunks if c.chunk_index == reply.filler_index]
+            chunks = [c for c in chunks if c.chunk_index != reply.filler_index]
+            played = max(0, played - sum(c.n_samples for c in filler))
         return heard_so_far(
             self._turn_id,
-            reply.queued,
+            chunks,
             played,
             unsynthesised_text=" ".join(pending),
             interrupted=interrupted,
