@@ -27,7 +27,7 @@ from desktop_agent.runtime.view_api import ActionRow, AlarmRow
 MAX_ACTION_ROWS: Final = 50
 """The actions list shows the newest this many (the store keeps the rest)."""
 NO_ACTIONS: Final = "Nothing done yet. Ask me to add a note or set a timer."
-NO_ALARMS: Final = "No timers or reminders. Try \u201cset a timer for 5 minutes\u201d."
+NO_ALARMS: Final = "No timers or reminders."
 UNDO_COLUMN: Final = 4
 
 
