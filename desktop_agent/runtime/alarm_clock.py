@@ -57,7 +57,7 @@ class AlarmClock(QObject):
     Args:
         ledger: The store's timers and reminders.
         machine: Read-only view of the turn machine (announce only while LISTENING).
-        speak_aside: Says a text outside any reply.
+        speak_aside: Says a text outside any reply, after a chime.
         fired: Shows a fired alarm in the window (the view model's signal).
         changed: Tells the window that the lists changed.
         show_error: Reports a store failure (once per kind).
@@ -109,6 +109,7 @@ class AlarmClock(QObject):
         if self._to_say and self._machine.state is State.LISTENING:
             text, self._to_say = " ".join(self._to_say), []
             self._speak_aside(self._machine.turn_id, text)
+            _LOGGER.info("turn=%d alarm announced", self._machine.turn_id)
 
     def _call(self, fn: Callable[[], list[AlarmRow]]) -> list[AlarmRow] | None:
         try:

@@ -112,7 +112,8 @@ class AgentController(AgentViewModel):
         self.sig_levels.connect(self.extras.on_levels)
         self.ledger = ledger
         self.alarm_clock = None if ledger is None else AlarmClock(
-            ledger, m, self.driver.speak_aside, self.sig_alarm_fired.emit,
+            ledger, m, lambda turn, text: self.driver.speak_aside(turn, text, chime=True),
+            self.sig_alarm_fired.emit,
             self.sig_ledger_changed.emit, self.sig_error.emit, parent=self)
         jobs, rec, link, out = self.jobs, self.recorder, self.link, self.driver
         self.handlers = (

@@ -17,8 +17,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from desktop_agent.audio.chime import chime
 from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import NO_TURN, CancelToken, TurnId
 from desktop_agent.core.turns import commands as cmd
@@ -43,6 +45,8 @@ class _Aside:
     token: CancelToken
     apology: bool
     """True for the apology of a failed turn: the machine waits for ApologyFinished."""
+    chime: bool = False
+    """Play the chime before the words (a timer or a reminder)."""
     queued: bool = False
     """Its audio went to the feeder (the key's end is watched from then on)."""
 
@@ -166,9 +170,12 @@ class PlaybackDriver(QObject):
         """Cut the apology short (the user pressed to talk)."""
         self.stop_aside()
 
-    def speak_aside(self, turn_id: TurnId, text: str) -> None:
-        """Say ``text`` outside any reply (a repeated answer, the speaker test)."""
-        self._speak(turn_id, text, apology=False)
+    def speak_aside(self, turn_id: TurnId, text: str, *, chime: bool = False) -> None:
+        """Say ``text`` outside any reply (a repeated answer, the speaker test, an alarm).
+
+        ``chime``: play the two-note chime before the words.
+        """
+        self._speak(turn_id, text, apology=False, chime=chime)
 
     def stop_aside(self) -> None:
         """Cut the aside that is playing, if any."""
@@ -178,9 +185,9 @@ class PlaybackDriver(QObject):
             aside.token.cancel("aside cut")
             self._player.flush(aside.key)
 
-    def _speak(self, turn_id: TurnId, text: str, *, apology: bool) -> None:
+    def _speak(self, turn_id: TurnId, text: str, *, apology: bool, chime: bool = False) -> None:
         token = CancelToken(turn_id)
-        self._aside = _Aside(turn_id, self._new_key(), token, apology)
+        self._aside = _Aside(turn_id, self._new_key(), token, apology, chime)
         self.sig_aside_requested.emit(AsideJob(turn_id, text, token))
 
     def _on_tts_sig_aside_synthesized(self, spoken: SpokenAside) -> None:
@@ -191,7 +198,10 @@ class PlaybackDriver(QObject):
             self._finished(aside)
             return
         aside.queued = True
-        self.feeder.play(aside.key, spoken.chunk.audio, spoken.chunk.sample_rate, aside.token)
+        audio, rate = spoken.chunk.audio, spoken.chunk.sample_rate
+        if aside.chime:
+            audio = np.concatenate([chime(rate), np.asarray(audio, dtype=np.int16)])
+        self.feeder.play(aside.key, audio, rate, aside.token)
         self.feeder.end(aside.key, aside.token)
         self._aside_timer.start()
 
