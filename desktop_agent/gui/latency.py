@@ -21,6 +21,7 @@ from desktop_agent.gui.theme import NORMAL, Colors
 STEPS: Final[tuple[tuple[str, str, str], ...]] = (
     ("Speech end \u2192 endpoint", "speech_end", "endpoint"),
     ("Endpoint \u2192 ASR final", "endpoint", "asr_final"),
+    ("ASR \u2192 filler", "asr_final", "filler"),
     ("ASR \u2192 LLM 1st token", "asr_final", "llm_first_token"),
     ("Token \u2192 1st chunk", "llm_first_token", "first_chunk"),
     ("Chunk \u2192 1st audio", "first_chunk", "first_audio"),
