@@ -5,7 +5,8 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio    benchmarks that print figures
+    desktop-agent bench turns|audio|tools    benchmarks that print figures
+    desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
 
 Errors are printed as '[code] message Fix: ...' with exit status 1; never a traceback
 (set DESKTOP_AGENT_DEBUG=1 to see one).
@@ -53,10 +54,21 @@ def _parser() -> argparse.ArgumentParser:
     models.add_argument("action", choices=["list", "prepare"])
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
-    bench.add_argument("suite", choices=["turns", "audio"])
+    bench.add_argument("suite", choices=["turns", "audio", "tools"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
+    bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
+
+    replay = sub.add_parser("replay", help="run a scripted conversation (JSONL) headless")
+    replay.add_argument("script", type=Path, help='JSONL: {"say": ...} {"wav": ...} '
+                        '{"advance_s": N} {"press": "confirm"|"cancel"} per line')
+    replay.add_argument("--json", action="store_true",
+                        help="one JSON object per step (the default output)")
+    replay.add_argument("--data-dir", type=Path, default=None,
+                        help="keep notes, timers and actions here (default: a fresh "
+                             "temporary store, so the user's notes are never touched)")
+    replay.add_argument("--llm", default=None, help="LLM model id or GGUF path")
 
     gui = sub.add_parser("gui", help="the desktop app (the default)")
     gui.add_argument("--screenshot-dir", type=Path, help=argparse.SUPPRESS)
@@ -90,6 +102,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     command = args.command or "gui"
     if command == "ask":
         return _ask(args)
+    if command == "replay":
+        return _replay(args)
     if command == "doctor":
         from desktop_agent.tools.doctor import run_doctor
 
@@ -168,6 +182,19 @@ def _ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _replay(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from desktop_agent.compose.replay import run_replay
+
+    settings = _settings()
+    if args.llm:
+        settings = dataclasses.replace(
+            settings, models=dataclasses.replace(settings.models, llm=args.llm))
+    run_replay(args.script, data_dir=args.data_dir, settings=settings, out=sys.stdout)
+    return EXIT_OK
+
+
 def _models(action: str) -> int:
     from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
 
@@ -201,6 +228,10 @@ def _bench(args: argparse.Namespace) -> int:
 
         run(json_out=args.json, quick=args.quick)
         return EXIT_OK
+    if args.suite == "tools":
+        from desktop_agent.tools.bench_tools import run_bench as run_tools
+
+        return run_tools(as_json=args.json, model=args.model)
     from desktop_agent.tools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick)

@@ -7,6 +7,16 @@ long, so the first token of turn N+1 costs only the new user words. ``prefill`` 
 step further: while the user is still speaking, it evaluates the system prompt, the tools
 and the whole history up to the header of the next user message, so at the endpoint only
 the user's own words are left to evaluate.
+
+Tool calls: the tool list is never rendered into the prompt (that would change the
+prefix, and a 0.5B model shown tools calls them for anything, e.g. the time for
+"eight of spades"). Instead ``core.tool_router.candidate_tools`` picks the tools the
+newest user message could plausibly need; only then a short decision run, constrained by
+a llama.cpp grammar built from those tools' JSON schemas (names as constants, plus a
+``{"name": "none"}`` alternative), is appended after the user's message. "none", or no
+candidates at all, means a plain prose run. Grammars are checked with llama.cpp's own
+parser before use (an invalid one would crash the process): the built-in tools' at load,
+so a bad schema fails start-up loudly.
 """
 
 from __future__ import annotations
@@ -23,6 +33,8 @@ from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
 from desktop_agent.core.prompts import tool_result_note
+from desktop_agent.core.tool_router import candidate_tools
+from desktop_agent.core.tool_specs import BUILTIN_SPECS
 
 _LOGGER = logging.getLogger(__name__)
 OPENING_WORDS = 3
@@ -32,6 +44,10 @@ Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two ll
 threads; the rest of the reply still comes faster than it is spoken."""
 _TOOL_OPEN = "<tool_call>"
 _TOOL_CLOSE = "</tool_call>"
+DECISION_MAX_TOKENS = 80
+"""Cap on the grammar-constrained call: enough for a reminder's words, short because
+grammar sampling costs extra per token."""
+NONE_TOOL = "none"
 
 
 class LlamaLlm:
@@ -81,15 +97,31 @@ class LlamaLlm:
         self._formatter: Any = None
         self.prefilled_tokens = 0
         """Tokens evaluated by the last ``prefill`` (0: the prefix was already cached)."""
+        self._grammars: dict[tuple[str, ...], str] = {}
+        self.last_decision: str | None = None
+        """Raw text of the last constrained decision run (None: there was none)."""
+        self.build_grammars(BUILTIN_SPECS)
 
     def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
         """Evaluate the system prompt (and tool list) now, so the first turn reuses it.
 
         Runs on: the LLM worker thread, right after loading.
         """
+        self.build_grammars(tools)
         for _ in self.stream_chat([ChatMessage("system", system_prompt),
                                    ChatMessage("user", "Hi")], tools=tools, max_tokens=1):
             pass
+
+    def build_grammars(self, tools: Sequence[ToolSpec]) -> None:
+        """Build and check the call grammar of each tool alone and of all together.
+
+        Raises ModelError (start-up, loudly) if llama.cpp rejects one: grammars for other
+        candidate sets are composed from the same per-tool rules and checked too.
+        """
+        for spec in tools:
+            self._grammar_for((spec,))
+        if tools:
+            self._grammar_for(tuple(tools))
 
     def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = (),
                 user_prefix: str = "") -> int:
@@ -107,9 +139,8 @@ class LlamaLlm:
         marker = "\u2063PREFILL\u2063"
         payload = [_to_openai(m) for m in _tool_results_as_notes(
             [*messages, ChatMessage("user", user_prefix.strip() + marker)])]
-        tool_payload = [_tool_to_openai(t) for t in tools] or None
         try:
-            rendered = self._chat_formatter()(messages=payload, tools=tool_payload)
+            rendered = self._chat_formatter()(messages=payload)
         except Exception as exc:  # only a lost optimisation: the turn evaluates it all
             _LOGGER.warning("turn=0 prefill not possible: %s", exc)
             return 0
@@ -161,19 +192,33 @@ class LlamaLlm:
         tools: Sequence[ToolSpec] = (),
         max_tokens: int = 256,
     ) -> Iterator[LlmDelta]:
-        """Stream the reply. Runs on: the LLM worker thread.
+        """Stream the reply: one LlmDelta(tool_call=...) or speakable text. Runs on: the LLM
+        worker thread.
 
-        Tool calls (Qwen-style JSON, with or without <tool_call> tags) are parsed out of
-        the stream and yielded as one LlmDelta(tool_call=...); their text is not spoken.
+        Only tools that ``candidate_tools`` finds for the newest user message are offered,
+        through a grammar-constrained decision run; a run that answers a tool result (or
+        any message that is not the user's) never calls a tool.
         """
+        self.last_decision = None
+        last = messages[-1] if messages else None
+        candidates = candidate_tools(last.content, tools) \
+            if last is not None and last.role == "user" else ()
+        if candidates:
+            call = self._decide(messages, candidates, cancel)
+            if cancel is not None and cancel.cancelled:
+                return
+            if call is not None:
+                yield LlmDelta(tool_call=call)
+                return
+        yield from self._prose(messages, cancel, max_tokens)
+
+    def _prose(self, messages: Sequence[ChatMessage], cancel: CancelToken | None,
+               max_tokens: int) -> Iterator[LlmDelta]:
         payload = [_to_openai(m) for m in _tool_results_as_notes(messages)]
-        tool_payload = [_tool_to_openai(t) for t in tools] or None
-        parser = _ToolCallParser({t.name for t in tools},
-                                 {t.name for t in tools if not _takes_arguments(t)})
         words = 0
         try:
             stream = self._llm.create_chat_completion(
-                payload, tools=tool_payload, stream=True, max_tokens=max_tokens,
+                payload, stream=True, max_tokens=max_tokens,
                 temperature=self.temperature, seed=self.seed,
             )
             for chunk in stream:
@@ -181,14 +226,11 @@ class LlamaLlm:
                     break
                 piece = chunk["choices"][0]["delta"].get("content")
                 if piece:
-                    for delta in parser.feed(piece):
-                        if words < OPENING_WORDS:
-                            words += len(delta.text.split())
-                            if words >= OPENING_WORDS:
-                                self._generation_threads(self.n_threads - 1)
-                        yield delta
-            else:
-                yield from parser.finish()
+                    if words < OPENING_WORDS:
+                        words += len(piece.split())
+                        if words >= OPENING_WORDS:
+                            self._generation_threads(self.n_threads - 1)
+                    yield LlmDelta(text=piece)
         except LlmError:
             raise
         except Exception as exc:
@@ -197,6 +239,133 @@ class LlamaLlm:
         finally:
             if words >= OPENING_WORDS:
                 self._generation_threads(self.n_threads)
+
+    def _decide(self, messages: Sequence[ChatMessage], candidates: Sequence[ToolSpec],
+                cancel: CancelToken | None) -> ToolCall | None:
+        """The grammar-constrained decision: a call to one of ``candidates``, or None.
+
+        The tool note follows the user's message, so the prompt up to and including the
+        user's words is the prose run's prompt too (the KV cache serves both).
+        """
+        gbnf = self._grammar_for(tuple(candidates))
+        payload = [_to_openai(m) for m in _tool_results_as_notes(
+            [*messages, ChatMessage("system", decision_note(candidates))])]
+        no_args = {t.name for t in candidates if not _takes_arguments(t)} | {NONE_TOOL}
+        try:
+            rendered = self._chat_formatter()(messages=payload)
+            tokens = self._llm.tokenize(rendered.prompt.encode("utf-8"),
+                                        add_bos=not rendered.added_special, special=True)
+            text = ""
+            for piece in self._constrained_greedy(tokens, gbnf, cancel):
+                text += piece
+                head = _NAME_HEAD.match(text)
+                if head and head.group(1) in no_args:
+                    break  # the rest is fixed by the grammar: not worth generating
+        except Exception as exc:
+            raise LlmError("llm_failed", f"The language model failed: {exc}.",
+                           "Try again; if it repeats, run `desktop-agent doctor`.") from exc
+        if cancel is not None and cancel.cancelled:
+            return None
+        self.last_decision = text
+        return parse_decision(text, candidates)
+
+    def _constrained_greedy(self, tokens: list[int], gbnf: str,
+                            cancel: CancelToken | None) -> Iterator[str]:
+        """Greedy decoding under ``gbnf``, checking the grammar lazily.
+
+        llama-cpp-python applies a grammar to the whole vocabulary (151k tokens for Qwen)
+        before every token, which measured 0.3-1.5 s per token on two cores. The result
+        of greedy decoding under a grammar is the highest-scoring token the grammar
+        accepts, so here the tokens are tried best first, one at a time, and the full
+        vocabulary is filtered only when none of the best few is accepted.
+        """
+        import ctypes
+
+        import llama_cpp
+        import numpy as np
+
+        llm = self._llm
+        cached = 0
+        for a, b in zip(llm._input_ids, tokens, strict=False):
+            if a != b:
+                break
+            cached += 1
+        cached = min(cached, len(tokens) - 1)
+        llm.n_tokens = cached
+        llm.eval(tokens[cached:])
+        sampler = llama_cpp.llama_sampler_init_grammar(
+            llm._model.vocab, gbnf.encode("utf-8"), b"root")
+        if not sampler:
+            raise LlmError("llm_grammar_invalid", "llama.cpp rejected the call grammar.")
+        one = (llama_cpp.llama_token_data * 1)()
+        arr = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
+        eog = llama_cpp.llama_vocab_is_eog
+        vocab = llm._model.vocab
+        n_vocab = llm.n_vocab()
+        try:
+            for _ in range(DECISION_MAX_TOKENS):
+                if cancel is not None and cancel.cancelled:
+                    return
+                # Llama.eval no longer copies logits into llm.scores: read the context's.
+                logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,)).copy()
+                top = np.argpartition(-logits, 64)[:64]
+                chosen = -1
+                for tok in top[np.argsort(-logits[top])]:
+                    one[0].id, one[0].logit, one[0].p = int(tok), float(logits[tok]), 0.0
+                    arr.size, arr.selected = 1, -1
+                    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(arr))
+                    if np.isfinite(one[0].logit):
+                        chosen = int(tok)
+                        break
+                if chosen < 0:
+                    chosen = self._full_grammar_pick(sampler, logits)
+                if chosen < 0 or eog(vocab, chosen):
+                    return
+                llama_cpp.llama_sampler_accept(sampler, chosen)
+                yield llm.detokenize([chosen]).decode("utf-8", errors="ignore")
+                llm.eval([chosen])
+        finally:
+            llama_cpp.llama_sampler_free(sampler)
+
+    @staticmethod
+    def _full_grammar_pick(sampler: Any, logits: Any) -> int:
+        """The best token the grammar accepts, filtering the whole vocabulary (slow path)."""
+        import ctypes
+
+        import llama_cpp
+        import numpy as np
+
+        n = len(logits)
+        data = (llama_cpp.llama_token_data * n)()
+        for i in range(n):
+            data[i].id, data[i].logit, data[i].p = i, float(logits[i]), 0.0
+        arr = llama_cpp.llama_token_data_array(data=data, size=n, selected=-1, sorted=False)
+        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(arr))
+        best, best_logit = -1, -np.inf
+        for i in range(arr.size):
+            if data[i].logit > best_logit:
+                best, best_logit = int(data[i].id), data[i].logit
+        return best
+
+    def _grammar_for(self, candidates: tuple[ToolSpec, ...]) -> str:
+        """The checked GBNF for a call to one of ``candidates`` or "none" (cached)."""
+        key = tuple(t.name for t in candidates)
+        grammar = self._grammars.get(key)
+        if grammar is None:
+            import llama_cpp
+
+            gbnf = call_grammar(candidates)
+            sampler = llama_cpp.llama_sampler_init_grammar(
+                self._llm._model.vocab, gbnf.encode("utf-8"), b"root")
+            if not sampler:
+                raise ModelError(
+                    "llm_grammar_invalid",
+                    f"llama.cpp rejected the call grammar for {', '.join(key)}.",
+                    "A tool's argument schema cannot be turned into a grammar: fix the "
+                    "schema in core/tool_specs.py.")
+            llama_cpp.llama_sampler_free(sampler)
+            grammar = self._grammars[key] = gbnf
+        return grammar
 
     def _generation_threads(self, n: int) -> None:
         """Use ``n`` threads for the next generated tokens (prompt processing keeps all)."""
@@ -238,14 +407,88 @@ def _to_openai(msg: ChatMessage) -> dict[str, Any]:
     return {"role": msg.role, "content": msg.content}
 
 
-def _tool_to_openai(tool: ToolSpec) -> dict[str, Any]:
-    params = dict(tool.parameters) or {"type": "object", "properties": {}}
-    return {"type": "function",
-            "function": {"name": tool.name, "description": tool.description, "parameters": params}}
-
 
 def _takes_arguments(tool: ToolSpec) -> bool:
     return bool(dict(tool.parameters).get("properties"))
+
+
+_NAME_HEAD = re.compile(r'^\s*\{\s*"name"\s*:\s*"([^"]+)"')
+
+
+def decision_note(candidates: Sequence[ToolSpec]) -> str:
+    """The system note after the user's message that offers ``candidates`` (or "none")."""
+    lines = []
+    for t in candidates:
+        props = dict(dict(t.parameters).get("properties") or {})
+        required = set(dict(t.parameters).get("required") or ())
+        args = ", ".join(k for k in props if k in required)
+        lines.append(f"- {t.name}({args}): {t.description}")
+    return ("Tools:\n" + "\n".join(lines) + "\n"
+            'If the user\'s last message asks for one of these tools, reply with the call as '
+            'JSON {"name": ..., "arguments": {...}}. The examples above are only examples: '
+            'copy the words of the user\'s message into the arguments. Otherwise (chat, a statement, a question you can answer yourself) '
+            'reply {"name": "none"}.')
+
+
+def call_grammar(candidates: Sequence[ToolSpec]) -> str:
+    """GBNF for one call to a tool in ``candidates`` (names as constants) or "none".
+
+    Length limits are left out of the grammar (they nest one rule per character; the
+    token cap bounds the call and the registry validates the arguments again), and so are
+    optional arguments: the 0.5B filled a timer's optional label with the whole request.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    alternatives: list[dict[str, Any]] = [
+        {"type": "object", "properties": {"name": {"const": t.name},
+                                          "arguments": _grammar_schema(dict(t.parameters))},
+         "required": ["name", "arguments"], "additionalProperties": False}
+        for t in candidates]
+    alternatives.append({"type": "object", "properties": {"name": {"const": NONE_TOOL}},
+                         "required": ["name"], "additionalProperties": False})
+    return str(json_schema_to_gbnf(json.dumps({"oneOf": alternatives})))
+
+
+def _grammar_schema(schema: Any) -> Any:
+    if not isinstance(schema, dict) or not schema.get("properties"):
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    required = list(schema.get("required") or ())
+    props = {k: v for k, v in dict(schema["properties"]).items() if k in required}
+    return _without_lengths({**schema, "properties": props, "required": required})
+
+
+def _without_lengths(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _without_lengths(v) for k, v in schema.items() if k != "maxLength"}
+    if isinstance(schema, list):
+        return [_without_lengths(v) for v in schema]
+    return schema
+
+
+def parse_decision(text: str, candidates: Sequence[ToolSpec]) -> ToolCall | None:
+    """The call in a decision run's output, or None for "none" / anything unusable.
+
+    Never returns a tool outside ``candidates``; a tool without parameters needs only its
+    name (the run stops there).
+    """
+    head = _NAME_HEAD.match(text)
+    if head is None:
+        return None
+    by_name = {t.name: t for t in candidates}
+    spec = by_name.get(head.group(1))
+    if spec is None:
+        return None
+    if not _takes_arguments(spec):
+        return ToolCall(name=spec.name, arguments={}, call_id="call_1")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        _LOGGER.info("turn=0 dropping an unfinished tool call: %r", text[:200])
+        return None
+    args = data.get("arguments") if isinstance(data, dict) else None
+    if not isinstance(args, dict):
+        return None
+    return ToolCall(name=spec.name, arguments=args, call_id="call_1")
 
 
 _CALL_HEAD = re.compile(r'^\s*(?:<tool_call>\s*)?\{\s*"name"\s*:\s*"([^"]+)"')

@@ -1,0 +1,179 @@
+"""Tool-call benchmark: does the assistant call the right tool, with the right words, only then?
+
+``desktop-agent bench tools [--json] [--model PATH]`` runs the project's own utterance set
+(``tools/data/tool_utterances.jsonl``: tool requests in several spoken phrasings,
+chit-chat, statements, read-aloud sentences, questions answered from knowledge) through the
+shipping path, ``LlamaLlm.stream_chat`` with every built-in tool, and prints:
+
+- ``tool_precision``: calls to the expected tool / all calls made;
+- ``tool_recall``: calls to the expected tool / utterances that expect a tool;
+- ``args_exact``: among calls to the expected tool, those whose arguments equal the
+  expected ones after normalisation (strings: case, surrounding whitespace and punctuation,
+  singular/plural of words in durations and times, since the app parses those; numbers
+  numerically; an expected value may be a list of accepted alternatives);
+- ``empty_replies``: utterances with neither a call nor any speakable text (must be 0);
+- ``latency_ms_p50``: median time from the request to the decision (the call, or the first
+  speakable text);
+- ``confirmation``: the write path's confirmation outcomes. CONFIRMATION: not wired here
+  yet (the write path owns it); ``null`` until it is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+DATA_FILE = "tool_utterances.jsonl"
+_LOOSE_KEYS = frozenset({"duration", "when"})
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    """One line of the utterance set."""
+
+    text: str
+    tool: str | None
+    """The expected tool, or None when the reply should be spoken prose."""
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the model did with one utterance."""
+
+    text: str
+    expected_tool: str | None
+    expected_args: Mapping[str, Any]
+    tool: str | None
+    args: Mapping[str, Any] | None
+    spoke: bool
+    """True when speakable text came out (the first words are enough)."""
+    latency_ms: float
+
+
+def load_utterances(path: Path | None = None) -> list[Utterance]:
+    """The utterance set (the packaged one unless ``path`` is given)."""
+    if path is None:
+        text = resources.files("desktop_agent.tools").joinpath("data", DATA_FILE).read_text(
+            encoding="utf-8")
+    else:
+        text = path.read_text(encoding="utf-8")
+    out = []
+    for line in text.splitlines():
+        if line.strip():
+            d = json.loads(line)
+            out.append(Utterance(d["text"], d.get("tool"), d.get("args") or {}))
+    return out
+
+
+def _norm_str(value: str, loose: bool) -> str:
+    words = re.sub(r"[^\w%.]+", " ", value.lower()).strip(" .").split()
+    if loose:
+        words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words]
+    return " ".join(words)
+
+
+def _value_equal(key: str, expected: Any, got: Any) -> bool:
+    if isinstance(expected, list):
+        return any(_value_equal(key, e, got) for e in expected)
+    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        try:
+            return float(got) == float(expected)
+        except (TypeError, ValueError):
+            return False
+    if isinstance(expected, str) and isinstance(got, str):
+        loose = key in _LOOSE_KEYS
+        return _norm_str(expected, loose) == _norm_str(got, loose)
+    return bool(expected == got)
+
+
+def args_equal(expected: Mapping[str, Any], got: Mapping[str, Any]) -> bool:
+    """Whether ``got`` holds the expected arguments (empty-string extras are ignored)."""
+    got_keys = {k for k, v in got.items() if v not in ("", None)}
+    if got_keys != set(expected):
+        return False
+    return all(_value_equal(k, expected[k], got[k]) for k in expected)
+
+
+def metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The totals over ``outcomes`` (see the module docstring for each figure)."""
+    calls = [o for o in outcomes if o.tool is not None]
+    correct = [o for o in calls if o.tool == o.expected_tool]
+    expecting = [o for o in outcomes if o.expected_tool is not None]
+    exact = [o for o in correct if args_equal(o.expected_args, o.args or {})]
+    latencies = [o.latency_ms for o in outcomes]
+    return {
+        "utterances": len(outcomes),
+        "calls": len(calls),
+        "tool_precision": round(len(correct) / len(calls), 3) if calls else 1.0,
+        "tool_recall": round(len(correct) / len(expecting), 3) if expecting else 1.0,
+        "args_exact": round(len(exact) / len(correct), 3) if correct else 1.0,
+        "empty_replies": sum(1 for o in outcomes if o.tool is None and not o.spoke),
+        "latency_ms_p50": round(statistics.median(latencies), 1) if latencies else 0.0,
+        # CONFIRMATION OUTCOMES: filled in by the write path (read-back confirmed /
+        # declined / timed out per write call); null until that is wired.
+        "confirmation": None,
+    }
+
+
+def run_one(llm: Any, utt: Utterance, system_prompt: str, specs: Sequence[Any]) -> Outcome:
+    """Ask ``llm`` one utterance (fresh conversation) and record its decision."""
+    from desktop_agent.core.ports import ChatMessage
+
+    messages = [ChatMessage("system", system_prompt), ChatMessage("user", utt.text)]
+    start = time.perf_counter()
+    tool: str | None = None
+    args: Mapping[str, Any] | None = None
+    spoke = False
+    stream = llm.stream_chat(messages, tools=specs, max_tokens=24)
+    try:
+        for delta in stream:
+            if delta.tool_call is not None:
+                tool, args = delta.tool_call.name, dict(delta.tool_call.arguments)
+                break
+            if delta.text.strip():
+                spoke = True
+                break
+    finally:
+        stream.close()
+    latency = (time.perf_counter() - start) * 1000.0
+    return Outcome(utt.text, utt.tool, dict(utt.args), tool, args, spoke, round(latency, 1))
+
+
+def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2) -> int:
+    """Run the utterance set on ``model`` (default: the manifest's default LLM); print."""
+    from desktop_agent.adapters.llm_llama import LlamaLlm
+    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.core.prompts import SYSTEM_PROMPT
+    from desktop_agent.core.tool_specs import BUILTIN_SPECS
+
+    path = model if model is not None else ModelResolver(load_manifest()).resolve(
+        "", "llm").path
+    llm = LlamaLlm(path, n_threads=threads, n_ctx=2048)
+    llm.warm(SYSTEM_PROMPT, BUILTIN_SPECS)
+    outcomes = []
+    for utt in load_utterances():
+        o = run_one(llm, utt, SYSTEM_PROMPT, BUILTIN_SPECS)
+        outcomes.append(o)
+        if as_json:
+            print(json.dumps(asdict(o)), flush=True)
+        else:
+            mark = "ok " if o.tool == o.expected_tool and (
+                o.tool is not None or o.spoke) else "BAD"
+            got = o.tool if o.tool else ("prose" if o.spoke else "EMPTY")
+            print(f"{mark} {o.latency_ms:7.0f} ms  {got:16s} {json.dumps(o.args or {})[:60]:60s}"
+                  f"  {o.text[:60]}", flush=True)
+    totals = {"model": str(path), **metrics(outcomes)}
+    if as_json:
+        print(json.dumps({"totals": totals}))
+    else:
+        for key, value in totals.items():
+            print(f"{key}: {value}")
+    return 0
