@@ -354,7 +354,13 @@ class LlamaLlm:
         if grammar is None:
             import llama_cpp
 
-            gbnf = call_grammar(candidates)
+            try:
+                gbnf = call_grammar(candidates)
+            except Exception as exc:  # llama-cpp-python's converter asserts on some schemas
+                raise ModelError(
+                    "llm_grammar_invalid",
+                    f"No call grammar for {', '.join(key)}: {exc}.",
+                    "Fix the tool's argument schema in core/tool_specs.py.") from exc
             sampler = llama_cpp.llama_sampler_init_grammar(
                 self._llm._model.vocab, gbnf.encode("utf-8"), b"root")
             if not sampler:
@@ -426,7 +432,8 @@ def decision_note(candidates: Sequence[ToolSpec]) -> str:
     return ("Tools:\n" + "\n".join(lines) + "\n"
             'If the user\'s last message asks for one of these tools, reply with the call as '
             'JSON {"name": ..., "arguments": {...}}. The examples above are only examples: '
-            'copy the words of the user\'s message into the arguments. Otherwise (chat, a statement, a question you can answer yourself) '
+            'copy the words of the user\'s message into the arguments. Otherwise (chat, a '
+            'statement, a question you can answer yourself) '
             'reply {"name": "none"}.')
 
 
