@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
     bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
+    bench.add_argument("--llm-only", action="store_true",
+                       help="(tools) no argument rules: the model's own calls only")
 
     replay = sub.add_parser("replay", help="run a scripted conversation (JSONL) headless")
     replay.add_argument("script", type=Path, help='JSONL: {"say": ...} {"wav": ...} '
@@ -231,7 +233,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.suite == "tools":
         from desktop_agent.tools.bench_tools import run_bench as run_tools
 
-        return run_tools(as_json=args.json, model=args.model)
+        return run_tools(as_json=args.json, model=args.model, llm_only=args.llm_only)
     from desktop_agent.tools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick)

@@ -33,6 +33,7 @@ from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
 from desktop_agent.core.prompts import tool_result_note
+from desktop_agent.core.tool_args import arguments_from_words, is_grounded
 from desktop_agent.core.tool_router import candidate_tools
 from desktop_agent.core.tool_specs import BUILTIN_SPECS
 
@@ -98,6 +99,10 @@ class LlamaLlm:
         self.prefilled_tokens = 0
         """Tokens evaluated by the last ``prefill`` (0: the prefix was already cached)."""
         self._grammars: dict[tuple[str, ...], str] = {}
+        self.use_words = True
+        """Take a tool's arguments from the user's words when they spell them out
+        (``core.tool_args``); False: the model's own grammar-constrained calls only (the
+        benchmark's ``--llm-only``)."""
         self.last_decision: str | None = None
         """Raw text of the last constrained decision run (None: there was none)."""
         self.build_grammars(BUILTIN_SPECS)
@@ -248,9 +253,22 @@ class LlamaLlm:
         user's words is the prose run's prompt too (the KV cache serves both).
         """
         gbnf = self._grammar_for(tuple(candidates))
+        # Arguments the user's own words give (core.tool_args): once the model has named
+        # such a tool, the rest of the call is not generated (faster, and not invented).
+        user = messages[-1].content
+        said = {t.name: args for t in candidates if self.use_words
+                and (args := arguments_from_words(t.name, user)) is not None}
+        explicit = [name for name, args in said.items() if args]
+        if len(explicit) == 1:
+            # One tool's arguments are spelled out ("remind me to X at Y", "cancel the pasta
+            # timer"): the request is explicit, and the 0.5B often answered such requests
+            # "none". The call is validated again before anything runs.
+            self.last_decision = "(from the user's words)"
+            return ToolCall(name=explicit[0], arguments=said[explicit[0]], call_id="call_1")
         payload = [_to_openai(m) for m in _tool_results_as_notes(
             [*messages, ChatMessage("system", decision_note(candidates))])]
-        no_args = {t.name for t in candidates if not _takes_arguments(t)} | {NONE_TOOL}
+        no_args = ({t.name for t in candidates if not _takes_arguments(t)} | {NONE_TOOL}
+                   | set(said))
         try:
             rendered = self._chat_formatter()(messages=payload)
             tokens = self._llm.tokenize(rendered.prompt.encode("utf-8"),
@@ -267,7 +285,15 @@ class LlamaLlm:
         if cancel is not None and cancel.cancelled:
             return None
         self.last_decision = text
-        return parse_decision(text, candidates)
+        head = _NAME_HEAD.match(text)
+        if head is not None and head.group(1) in said:
+            return ToolCall(name=head.group(1), arguments=said[head.group(1)], call_id="call_1")
+        call = parse_decision(text, candidates)
+        if call is not None and not is_grounded(call.arguments, user):
+            _LOGGER.info("turn=0 dropping a call with words the user did not say: %s %s",
+                         call.name, dict(call.arguments))
+            return None  # an invented argument: the model did not hear a request
+        return call
 
     def _constrained_greedy(self, tokens: list[int], gbnf: str,
                             cancel: CancelToken | None) -> Iterator[str]:
@@ -431,10 +457,9 @@ def decision_note(candidates: Sequence[ToolSpec]) -> str:
         lines.append(f"- {t.name}({args}): {t.description}")
     return ("Tools:\n" + "\n".join(lines) + "\n"
             'If the user\'s last message asks for one of these tools, reply with the call as '
-            'JSON {"name": ..., "arguments": {...}}. The examples above are only examples: '
-            'copy the words of the user\'s message into the arguments. Otherwise (chat, a '
-            'statement, a question you can answer yourself) '
-            'reply {"name": "none"}.')
+            'JSON {"name": ..., "arguments": {...}}. Copy the words of the user\'s message '
+            'into the arguments. Otherwise (chat, a statement, a question you can answer '
+            'yourself) reply {"name": "none"}.')
 
 
 def call_grammar(candidates: Sequence[ToolSpec]) -> str:

@@ -81,9 +81,36 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec]) -> tuple[ToolSpec, ...
     return tuple(s for s in specs if s.name in names)
 
 
+_LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+|well|oh|and|alright|all right|right"
+                   r"|please|assistant|computer|can you|could you|would you|will you"
+                   r"|i want you to|i need you to|i'd like you to|i would like you to"
+                   r"|go ahead and|quickly|quick)[,.!]?\s+)+")
+_ASKING: Final = _rx(
+    r"^(?:what|what's|whats|how|how's|when|where|which|who|do|does|did|can|could|would|will"
+    r"|is|are|any|have|has|should|shall|set|start|begin|make|take|add|write|jot|note|put"
+    r"|save|create|remind|delete|remove|clear|erase|wipe|get rid|cancel|stop|turn off"
+    r"|kill|abort|never ?mind|find|search|look|read|list|show|tell|give|convert|calculate"
+    r"|compute|work out|multiply|divide|timer|remember|count|check|new)\b"
+    r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
+    r"|add|make|take|know|hear))\b"
+    r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
+    r"|\btimer (?:for|of) \w+|^\W*\d")
+"""A request to the assistant: a question, an imperative, 'remind me ...', a timer phrase,
+or bare arithmetic. Statements ("I set a timer yesterday", "my notes are a mess") and
+sentences read aloud are not requests, so they get no tools."""
+
+
+def is_request(text: str) -> bool:
+    """True when ``text`` asks the assistant something (see ``_ASKING``)."""
+    t = _LEAD.sub("", " ".join(text.replace("\u2019", "'").split()).strip())
+    return bool(_ASKING.search(t))
+
+
 def _candidate_names(text: str) -> set[str]:
     t = " ".join(text.replace("\u2019", "'").split())
     out: set[str] = set()
+    if len(t) > 600 or not is_request(t):
+        return out  # statements and long read-aloud text are not requests
     if _TIME_ASK.search(t):
         out.add("get_current_time")
     if (_OPERATOR_SIGN.search(t) or _OPERATOR_WORD.search(t)) \

@@ -34,13 +34,12 @@ GET_CURRENT_TIME: Final = ToolSpec(
 )
 CALCULATE: Final = ToolSpec(
     name="calculate",
-    description="Exact arithmetic, e.g. expression '17 * 23' or '15% of 80' or 'sqrt(2)'.",
+    description="Exact arithmetic on numbers the user gives (the expression in their words).",
     parameters=_obj({"expression": {"type": "string", "minLength": 1, "maxLength": 120}}),
 )
 CONVERT_UNITS: Final = ToolSpec(
     name="convert_units",
-    description="Convert a quantity between units, e.g. value 5, from_unit 'miles', "
-                "to_unit 'km'.",
+    description="Convert a quantity the user gives from one unit to another.",
     parameters=_obj({"value": {"type": "number"}, "from_unit": _SHORT, "to_unit": _SHORT}),
 )
 LIST_NOTES: Final = ToolSpec(
@@ -72,14 +71,13 @@ DELETE_NOTES: Final = ToolSpec(
 )
 SET_TIMER: Final = ToolSpec(
     name="set_timer",
-    description="Start a countdown timer, e.g. duration '10 minutes', optional label 'pasta'.",
+    description="Start a countdown timer for a duration the user gives (optional label).",
     parameters=_obj({"duration": _SHORT}, {"label": _SHORT}),
     writes=True,
 )
 SET_REMINDER: Final = ToolSpec(
     name="set_reminder",
-    description="Remind the user of something at a time, e.g. text 'call mum', "
-                "when 'tomorrow at 9 am'.",
+    description="Remind the user of something (text) at a time they give (when).",
     parameters=_obj({"text": _TEXT, "when": _SHORT}),
     writes=True,
 )

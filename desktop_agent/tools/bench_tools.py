@@ -14,8 +14,17 @@ shipping path, ``LlamaLlm.stream_chat`` with every built-in tool, and prints:
 - ``empty_replies``: utterances with neither a call nor any speakable text (must be 0);
 - ``latency_ms_p50``: median time from the request to the decision (the call, or the first
   speakable text);
-- ``confirmation``: the write path's confirmation outcomes. CONFIRMATION: not wired here
-  yet (the write path owns it); ``null`` until it is.
+- ``confirmation``: every correct write call taken through the write path on a fresh
+  SQLite store, as the app does it: validated and read back (``read_back``), answered "yes"
+  (classified by ``core.confirm``), executed under its idempotency key and executed again
+  with the same key (``executed_once``: the second run replays the logged result and the
+  store changed once); ``invalid`` counts calls the desk refused (their error goes back to
+  the model).
+
+Two utterance sets: ``dev`` (``tool_utterances.jsonl``, the one the argument rules were
+written against) and ``heldout`` (``tool_utterances_heldout.jsonl``, written without seeing
+the rules); totals are printed for each and for both. ``--llm-only`` turns the argument
+rules off, so the figures are the model's own (its grammar-constrained calls).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 DATA_FILE = "tool_utterances.jsonl"
+SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl"}
 _LOOSE_KEYS = frozenset({"duration", "when"})
 
 
@@ -42,6 +52,7 @@ class Utterance:
     tool: str | None
     """The expected tool, or None when the reply should be spoken prose."""
     args: Mapping[str, Any] = field(default_factory=dict)
+    set: str = "dev"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +67,13 @@ class Outcome:
     spoke: bool
     """True when speakable text came out (the first words are enough)."""
     latency_ms: float
+    set: str = "dev"
 
 
-def load_utterances(path: Path | None = None) -> list[Utterance]:
-    """The utterance set (the packaged one unless ``path`` is given)."""
+def load_utterances(path: Path | None = None, name: str = "dev") -> list[Utterance]:
+    """One utterance set (the packaged ``name`` unless ``path`` is given)."""
     if path is None:
-        text = resources.files("desktop_agent.tools").joinpath("data", DATA_FILE).read_text(
+        text = resources.files("desktop_agent.tools").joinpath("data", SETS[name]).read_text(
             encoding="utf-8")
     else:
         text = path.read_text(encoding="utf-8")
@@ -69,7 +81,7 @@ def load_utterances(path: Path | None = None) -> list[Utterance]:
     for line in text.splitlines():
         if line.strip():
             d = json.loads(line)
-            out.append(Utterance(d["text"], d.get("tool"), d.get("args") or {}))
+            out.append(Utterance(d["text"], d.get("tool"), d.get("args") or {}, name))
     return out
 
 
@@ -117,9 +129,7 @@ def metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "args_exact": round(len(exact) / len(correct), 3) if correct else 1.0,
         "empty_replies": sum(1 for o in outcomes if o.tool is None and not o.spoke),
         "latency_ms_p50": round(statistics.median(latencies), 1) if latencies else 0.0,
-        # CONFIRMATION OUTCOMES: filled in by the write path (read-back confirmed /
-        # declined / timed out per write call); null until that is wired.
-        "confirmation": None,
+        "confirmation": None,  # see confirmation_outcomes (needs a store)
     }
 
 
@@ -144,11 +154,55 @@ def run_one(llm: Any, utt: Utterance, system_prompt: str, specs: Sequence[Any]) 
     finally:
         stream.close()
     latency = (time.perf_counter() - start) * 1000.0
-    return Outcome(utt.text, utt.tool, dict(utt.args), tool, args, spoke, round(latency, 1))
+    return Outcome(utt.text, utt.tool, dict(utt.args), tool, args, spoke, round(latency, 1),
+                   utt.set)
 
 
-def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2) -> int:
-    """Run the utterance set on ``model`` (default: the manifest's default LLM); print."""
+def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """Take every correct write call through the write path on a fresh store (see above)."""
+    import tempfile
+
+    from desktop_agent.adapters.store_sqlite import FILE_NAME, Store
+    from desktop_agent.adapters.write_desk import StoreDesk
+    from desktop_agent.core.confirm import Answer, ConfirmGate, classify
+    from desktop_agent.core.errors import AgentError
+    from desktop_agent.core.ports import ToolCall
+    from desktop_agent.core.tool_specs import WRITE_TOOLS
+
+    counts = {"write_calls": 0, "read_back": 0, "invalid": 0, "confirmed": 0,
+              "executed_once": 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / FILE_NAME)
+        store.add_alarm("timer", "pasta", time.time() + 600, now=time.time())
+        store.add_alarm("reminder", "call mum", time.time() + 900, now=time.time())
+        desk = StoreDesk(store)
+        for index, o in enumerate(outcomes):
+            if o.tool not in WRITE_TOOLS or o.tool != o.expected_tool:
+                continue
+            counts["write_calls"] += 1
+            store.add_note(f"dentist groceries note {index}", now=time.time())
+            try:
+                action = desk.prepare(ToolCall(o.tool, dict(o.args or {})))
+            except AgentError:
+                counts["invalid"] += 1
+                continue
+            counts["read_back"] += bool(action.read_back)
+            gate = ConfirmGate("bench", 30.0)
+            gate.propose(action, str(index), 0.0)
+            if classify("Yes.") is Answer.YES and (pending := gate.take(1.0)) is not None:
+                counts["confirmed"] += 1
+                first = desk.execute(pending.action, pending.key)
+                before = len(store.executed_actions(1000))
+                again = desk.execute(pending.action, pending.key)
+                after = len(store.executed_actions(1000))
+                counts["executed_once"] += first == again and before == after
+        store.close()
+    return counts
+
+
+def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2,
+              llm_only: bool = False, sets: Sequence[str] = ("dev", "heldout")) -> int:
+    """Run the utterance sets on ``model`` (default: the manifest's default LLM); print."""
     from desktop_agent.adapters.llm_llama import LlamaLlm
     from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.prompts import SYSTEM_PROMPT
@@ -157,9 +211,10 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
     path = model if model is not None else ModelResolver(load_manifest()).resolve(
         "", "llm").path
     llm = LlamaLlm(path, n_threads=threads, n_ctx=2048)
+    llm.use_words = not llm_only
     llm.warm(SYSTEM_PROMPT, BUILTIN_SPECS)
     outcomes = []
-    for utt in load_utterances():
+    for utt in [u for name in sets for u in load_utterances(name=name)]:
         o = run_one(llm, utt, SYSTEM_PROMPT, BUILTIN_SPECS)
         outcomes.append(o)
         if as_json:
@@ -170,7 +225,11 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
             got = o.tool if o.tool else ("prose" if o.spoke else "EMPTY")
             print(f"{mark} {o.latency_ms:7.0f} ms  {got:16s} {json.dumps(o.args or {})[:60]:60s}"
                   f"  {o.text[:60]}", flush=True)
-    totals = {"model": str(path), **metrics(outcomes)}
+    totals: dict[str, Any] = {"model": str(path), "llm_only": llm_only, **metrics(outcomes)}
+    totals["confirmation"] = confirmation_outcomes(outcomes)
+    for name in sets:
+        totals[name] = metrics([o for o in outcomes if o.set == name])
+        totals[name].pop("confirmation", None)
     if as_json:
         print(json.dumps({"totals": totals}))
     else:
