@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--asr", default=None, help="ASR model id or folder (default: settings)")
     ask.add_argument("--tts", default=None, help="voice id or .onnx path (default: settings)")
     ask.add_argument("--max-tokens", type=int, default=200)
+    ask.add_argument("--data-dir", type=Path, default=None,
+                     help="the store of notes and timers (default: the user data dir); a "
+                          "write is read back but never run by ask (nobody can say yes)")
 
     doctor = sub.add_parser("doctor", help="check models, audio devices and engines")
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
@@ -139,6 +142,9 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio_files import read_audio, write_wav
+    from desktop_agent.adapters.store_sqlite import FILE_NAME, Store, default_store_path
+    from desktop_agent.adapters.tools_builtin import builtin_tools
+    from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
 
@@ -149,11 +155,15 @@ def _ask(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(
             settings, models=dataclasses.replace(settings.models, **overrides))
     roles = ("llm", "tts") if audio is None else ("asr", "llm", "tts")
-    engines = load_engines(settings, roles)
+    store = Store(args.data_dir / FILE_NAME if args.data_dir else default_store_path())
+    tools = builtin_tools(store)  # your notes and timers; a write is only read back here
+    engines = load_engines(settings, roles, tools=tools)
     assert engines.llm is not None and engines.tts is not None
-    with HeadlessExecutor(engines.llm, engines.tts, engines.tools, engines.asr,
-                          max_tokens=args.max_tokens) as executor:
+    with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
+                          max_tokens=args.max_tokens, desk=StoreDesk(store)) as executor:
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)
+        pending = executor.machine.pending_action(executor.machine_time())
+    store.close()
     timings = {"load": round(sum(engines.load_ms.values()), 1), **turn.timings_ms}
     reply_wav = None
     if args.out is not None and turn.error is None:
@@ -167,6 +177,9 @@ def _ask(args: argparse.Namespace) -> int:
             "reply_wav": reply_wav,
             "reply_audio_s": round(turn.reply_audio_s, 3),
             "tool_calls": list(turn.tool_calls),
+            "pending": None if pending is None else {
+                "tool": pending.action.tool, "args": dict(pending.action.args),
+                "read_back": pending.action.read_back},
             "timings_ms": timings,
             "models": {role: m.model_id for role, m in engines.models.items()},
             "transitions": turn.transition_lines(),

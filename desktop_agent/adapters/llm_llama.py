@@ -259,6 +259,12 @@ class LlamaLlm:
         said = {t.name: args for t in candidates if self.use_words
                 and (args := arguments_from_words(t.name, user)) is not None}
         explicit = [name for name, args in said.items() if args]
+        if not explicit and [t.name for t in candidates] == ["get_current_time"]:
+            # "What time is it?": the router's time questions are specific, and the time is
+            # the commonest request; the model's decision run would cost ~1.3 s of prompt.
+            # (Done for list_timers too, it answered "what's the difference between a timer
+            # and a stopwatch?" with the timers: those stay with the model.)
+            explicit = ["get_current_time"]
         if len(explicit) == 1:
             # One tool's arguments are spelled out ("remind me to X at Y", "cancel the pasta
             # timer"): the request is explicit, and the 0.5B often answered such requests

@@ -188,6 +188,10 @@ class HeadlessExecutor:
         """One turn on a recorded question (float32 mono 16 kHz), pressed or hands-free."""
         return self._run(_TurnLog(audio=audio_16k), mode)
 
+    def machine_time(self) -> float:
+        """The executor's clock now (what the machine's ``at_s`` values are measured on)."""
+        return self._clock()
+
     def press(self, confirm: bool) -> HeadlessTurn:
         """The confirmation card's Confirm (True) or Cancel (False), as the window sends it."""
         return self._run(_TurnLog(), "button", confirm)

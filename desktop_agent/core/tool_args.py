@@ -55,7 +55,8 @@ def _request(text: str) -> str:
 
 _ADD_NOTE: Final = (
     _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another )?note"
-        r"(?:\s+(?:that|saying|to say|of|about|:))?[:,]?\s+(?P<x>.+)$"),
+        r"(?:\s+(?:that says|that reads|which says|saying|to say|that|of|about|:))?[:,]?\s+"
+        r"(?P<x>.+)$"),
     _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?P<x>.+)$"),
     _rx(r"^note(?: that)?[:,]?\s+(?P<x>.+)$"),
     _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),

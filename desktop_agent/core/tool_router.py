@@ -137,7 +137,15 @@ def _candidate_names(text: str) -> set[str]:
     return out
 
 
+_ADD_FIRST: Final = _rx(r"^(?:(?:take|make|add|create|save|write|jot)\b.{0,20}?\bnote\b"
+                        r"|(?:write|jot|put|note)\s+(?:this |that |it )?down\b|note that\b)")
+"""A request that opens by asking for a new note: what follows is the note's text, even
+when it says "delete all notes" (its words have no authority)."""
+
+
 def _note_tools(t: str) -> set[str]:
+    if _ADD_FIRST.search(_LEAD.sub("", t)):
+        return {"add_note"}
     if _NOTE_DELETE.search(t):
         return {"delete_notes"}
     picked: set[str] = set()
