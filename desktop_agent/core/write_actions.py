@@ -180,8 +180,12 @@ def _set_reminder(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
     try:
         due = parse_when(when, now)
     except AgentError as err:
-        raise AgentError("bad_arguments", f'set_reminder could not read the time "{when}"; '
-                         'give "when" like "at 6 pm" or "tomorrow at 9 am".') from err
+        try:  # "ten minutes" for "in ten minutes" (a model may drop the "in")
+            due = now + dt.timedelta(seconds=parse_duration(when))
+        except AgentError:
+            raise AgentError("bad_arguments", f'set_reminder could not read the time '
+                             f'"{when}"; give "when" like "at 6 pm" or "tomorrow at 9 am".'
+                             ) from err
     if due <= now:
         raise AgentError("bad_arguments", f'"{when}" has already passed; give a later time.')
     return PreparedAction(
