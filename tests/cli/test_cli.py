@@ -126,7 +126,8 @@ def test_ask_reports_a_failed_turn_with_its_code_and_fix(
     def broken(messages: object) -> list[object]:
         raise LlmError("llm_crashed", "The model crashed.", "Reinstall it.")
 
-    def fake_load(settings: object, roles: tuple[str, ...]) -> engines.Engines:
+    def fake_load(settings: object, roles: tuple[str, ...],
+                  tools: object = None) -> engines.Engines:
         assert roles == ("llm", "tts")  # a typed question loads no ASR
         return engines.Engines(llm=FakeLlm(broken), tts=FakeTts(),  # type: ignore[arg-type]
                                tools=ToolRegistry())
@@ -135,7 +136,8 @@ def test_ask_reports_a_failed_turn_with_its_code_and_fix(
     monkeypatch.setenv("DESKTOP_AGENT_CONFIG_DIR", str(tmp_path))
     from desktop_agent.cli import main
 
-    assert main(["ask", "--text", "hello", "--json", "--out", str(tmp_path / "r.wav")]) == 1
+    assert main(["ask", "--text", "hello", "--json", "--out", str(tmp_path / "r.wav"),
+                 "--data-dir", str(tmp_path / "data")]) == 1
     out, err = capsys.readouterr()
     assert err.strip() == "[llm_crashed] The model crashed. Fix: Reinstall it."
     result = json.loads(out)
