@@ -54,7 +54,12 @@ def test_short_utterances_take_the_short_window_and_say_the_same(speak: Any, asr
             full = " ".join(s.text for s in real(audio, language="en", beam_size=1,
                                                   without_timestamps=True)[0])
             asr._model.transcribe = spy
-            assert _words(short.text) == _words(full) == _words(text), (short.text, full)
+            assert _words(short.text) == _words(full), (short.text, full)
+            # Piper's voice varies run to run; Whisper tiny once heard "sky" as "skate" in
+            # both windows alike: the claim is the windows agree, and both are close.
+            want = _words(text)
+            assert sum(a == b for a, b in zip(_words(full), want, strict=False)) >= \
+                len(want) - 1, (full, text)
             assert short.no_speech_prob < 0.5 and short.segments[0].avg_logprob > -1.0
         sentence = speak("This is a longer recording for the full window.")
         reps = int((SHORT_WINDOW_S - MIN_PAD_S) * 16_000 / len(sentence)) + 1

@@ -16,6 +16,7 @@ import pytest
 
 from desktop_agent.core.policy.bargein import Decision
 from desktop_agent.core.turns.model import State
+from tests.e2e.stuck import wait_or_explain
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 
@@ -66,7 +67,7 @@ def _ask(qtbot: Any, rt: Any, audio: Any) -> None:
     """Say the question hands-free and wait until the answer is playing."""
     c = rt.controller
     rt.backend.inject(audio)
-    qtbot.waitUntil(lambda: c.machine.state is State.ASSISTANT_SPEAKING, timeout=90_000)
+    wait_or_explain(qtbot, c, lambda: c.machine.state is State.ASSISTANT_SPEAKING, 90)
 
 
 def _causes(c: Any) -> list[tuple[State, str]]:
@@ -77,7 +78,7 @@ def test_own_voice_through_the_echo_path_never_interrupts(qtbot: Any, runtime: A
                                                          speak: Any) -> None:
     c = runtime.controller
     _ask(qtbot, runtime, speak(QUESTION))
-    qtbot.waitUntil(lambda: c.machine.state is State.LISTENING, timeout=120_000)
+    wait_or_explain(qtbot, c, lambda: c.machine.state is State.LISTENING, 120)
     qtbot.wait(500)
     causes = _causes(c)
     assert (State.INTERRUPTED, "barge_in_voice") not in causes, causes
@@ -103,7 +104,7 @@ def test_real_interruption_cuts_the_reply(qtbot: Any, runtime: Any, speak: Any,
     qtbot.wait(2500)
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon to cut"
     runtime.backend.inject(user_voice("Wait, stop, tell me something else."))
-    qtbot.waitUntil(lambda: bool(heard), timeout=10_000)
+    wait_or_explain(qtbot, c, lambda: bool(heard), 10)
     assert (State.INTERRUPTED, "barge_in_voice") in _causes(c)
     verdict = c.barge_tracker.verdicts[-1]
     assert verdict.decision is Decision.INTERRUPT
@@ -126,7 +127,7 @@ def test_backchannel_only_pauses_the_reply(qtbot: Any, runtime: Any, speak: Any,
     qtbot.waitUntil(lambda: bool(c.barge_tracker.verdicts), timeout=10_000)
     assert c.barge_tracker.verdicts[-1].decision is Decision.RESUME, c.barge_tracker.verdicts
     assert c.machine.state is State.ASSISTANT_SPEAKING
-    qtbot.waitUntil(lambda: c.machine.state is State.LISTENING, timeout=120_000)
+    wait_or_explain(qtbot, c, lambda: c.machine.state is State.LISTENING, 120)
     causes = _causes(c)
     assert State.INTERRUPTED not in [t for t, _ in causes], causes
     assert causes[-1] == (State.LISTENING, "reply_done"), causes
