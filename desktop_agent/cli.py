@@ -142,11 +142,12 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio_files import read_audio, write_wav
-    from desktop_agent.adapters.store_sqlite import FILE_NAME, Store, default_store_path
+    from desktop_agent.adapters.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.tools_builtin import builtin_tools
     from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
+    from desktop_agent.compose.ledger import open_store
 
     audio = read_audio(args.wav) if args.wav is not None else None  # fail before loading
     settings = _settings()
@@ -155,7 +156,10 @@ def _ask(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(
             settings, models=dataclasses.replace(settings.models, **overrides))
     roles = ("llm", "tts") if audio is None else ("asr", "llm", "tts")
-    store = Store(args.data_dir / FILE_NAME if args.data_dir else default_store_path())
+    store, note = open_store(args.data_dir / FILE_NAME if args.data_dir
+                             else default_store_path())
+    if note:
+        print(f"warning: {note}", file=sys.stderr)
     tools = builtin_tools(store)  # your notes and timers; a write is only read back here
     engines = load_engines(settings, roles, tools=tools)
     assert engines.llm is not None and engines.tts is not None

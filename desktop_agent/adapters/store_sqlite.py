@@ -240,9 +240,9 @@ class Store:
             return StoreError(
                 "store_corrupt",
                 f"The assistant's database {self.path} is damaged or is not a database ({exc}).",
-                f"Rebuild it: the damaged file is kept as {self.path.name}.corrupt-<time> and "
-                "an empty database is started (notes, timers and reminders in it are lost), "
-                "or restore the file from a backup.")
+                f"Restart the app: it keeps the damaged file as {self.path.name}.corrupt-<time> "
+                "and starts an empty database (the notes, timers and reminders in it are not "
+                "in the new one); or close the app and restore the file from a backup.")
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
             return StoreError(
                 "store_locked",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from desktop_agent.adapters.store_sqlite import Alarm, Executed, Store
@@ -57,3 +58,19 @@ class StoreLedger:
     def take_missed(self, now_s: float) -> list[AlarmRow]:
         """Alarms that came due while the app was closed (marked missed)."""
         return [_row(a) for a in self.store.missed_on_start(now_s)]
+
+
+def open_store(path: Path) -> tuple[Store, str]:
+    """Open the store at ``path``; a damaged file is kept aside and a new store started.
+
+    Returns:
+        The store and what to tell the user ('' when nothing happened). A locked store is
+        returned as it is: its calls raise ``store_locked`` with the fix until it frees.
+    """
+    store = Store(path)
+    if store.error is None or store.error.code != "store_corrupt":
+        return store, ""
+    moved = store.rebuild()
+    return store, (f"Your assistant database was damaged. It was kept as {moved} and a new, "
+                   "empty one was started: earlier notes, timers and reminders are in the "
+                   "old file.")

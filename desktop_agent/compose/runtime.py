@@ -64,7 +64,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.asr_whisper import WhisperAsr
     from desktop_agent.adapters.llm_llama import LlamaLlm
     from desktop_agent.adapters.speex import SpeexEchoCanceller
-    from desktop_agent.adapters.store_sqlite import Store, default_store_path
+    from desktop_agent.adapters.store_sqlite import default_store_path
     from desktop_agent.adapters.tools_builtin import builtin_tools
     from desktop_agent.adapters.tts_piper import PiperTts
     from desktop_agent.adapters.turn_smart import load_turn_detector
@@ -72,10 +72,11 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
-    from desktop_agent.compose.ledger import StoreLedger
+    from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import SYSTEM_PROMPT
     from desktop_agent.runtime.controller import AgentController
+    from desktop_agent.runtime.view_api import ErrorNotice
     from desktop_agent.runtime.worker_link import Engines
     from desktop_agent.runtime.workers import (
         AsrWorker,
@@ -86,7 +87,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     )
 
     models = resolve_models(settings, ("asr", "llm", "tts", "vad"))
-    store = Store(store_path or default_store_path())  # never raises: errors surface on use
+    store, store_note = open_store(store_path or default_store_path())  # never raises
     tools = builtin_tools(store)
     asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
                     is_hallucination)
@@ -105,6 +106,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     sink = jsonl_span_sink(span_log) if span_log is not None else None
     controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink,
                                  ledger=StoreLedger(store, time.time))
+    if store_note:
+        controller.notices_at_start.append(ErrorNotice("store_rebuilt", store_note))
     # Start the workers only now that the controller listens: a "ready" reported before its
     # signals were connected would be lost, and the app would wait for it for ever.
     engines.threads += [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"),

@@ -111,6 +111,8 @@ class AgentController(AgentViewModel):
                              self.sig_error.emit, self)
         self.sig_levels.connect(self.extras.on_levels)
         self.ledger = ledger
+        self.notices_at_start: list[ErrorNotice] = []
+        """Shown when ``start`` runs (the window is listening by then)."""
         self.alarm_clock = None if ledger is None else AlarmClock(
             ledger, m, lambda turn, text: self.driver.speak_aside(turn, text, chime=True),
             self.sig_alarm_fired.emit,
@@ -145,6 +147,8 @@ class AgentController(AgentViewModel):
         self.driver.start()
         if self.alarm_clock is not None:
             self.alarm_clock.start()
+        for notice in self.notices_at_start:
+            self.sig_error.emit(notice)
 
     def shutdown(self) -> None:
         """Stop in phases: input, processing, output. Later events are ignored."""

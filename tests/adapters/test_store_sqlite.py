@@ -209,7 +209,7 @@ def test_random_bytes_give_store_corrupt_and_rebuild_keeps_a_copy(tmp_path: Path
     with pytest.raises(StoreError) as err:
         store.add_note("lost?", T0)
     assert err.value.code == "store_corrupt"
-    assert str(path) in err.value.message and "Rebuild" in err.value.fix
+    assert str(path) in err.value.message and "Restart the app" in err.value.fix
 
     moved = store.rebuild(now=T0)
     assert moved is not None and moved.name.startswith("agent.sqlite3.corrupt-2023")

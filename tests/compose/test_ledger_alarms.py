@@ -83,3 +83,19 @@ def test_lines() -> None:
     assert alarm_line(AlarmRow(1, "timer", "", 0.0)) == "Your timer is done."
     assert alarm_line(AlarmRow(1, "reminder", "stretch", 0.0)) == "Reminder: stretch."
     assert missed_line([]) == ""
+
+
+def test_a_damaged_store_is_kept_aside_and_a_new_one_started(tmp_path: Path) -> None:
+    from desktop_agent.compose.ledger import open_store
+
+    bad = tmp_path / "assistant.sqlite3"
+    bad.write_bytes(b"\x00garbage" * 512)
+    store, note = open_store(bad)
+    assert store.error is None and store.list_notes() == []
+    kept = [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
+    assert len(kept) == 1 and kept[0].read_bytes().startswith(b"\x00garbage")
+    assert str(kept[0]) in note and "damaged" in note
+    store.add_note("works again", now=1.0)
+    store.close()
+    again, note = open_store(bad)
+    assert note == "" and len(again.list_notes()) == 1
