@@ -259,12 +259,14 @@ class LlamaLlm:
         said = {t.name: args for t in candidates if self.use_words
                 and (args := arguments_from_words(t.name, user)) is not None}
         explicit = [name for name, args in said.items() if args]
-        if not explicit and [t.name for t in candidates] == ["get_current_time"]:
-            # "What time is it?": the router's time questions are specific, and the time is
-            # the commonest request; the model's decision run would cost ~1.3 s of prompt.
-            # (Done for list_timers too, it answered "what's the difference between a timer
-            # and a stopwatch?" with the timers: those stay with the model.)
-            explicit = ["get_current_time"]
+        only = [t.name for t in candidates]
+        if not explicit and only in (["get_current_time"], ["list_notes"]):
+            # "What time is it?", "read me my notes": the router's patterns for these are
+            # specific (the 0.5B's answer to them changed with the wording of the system
+            # prompt), and the decision run would cost ~1.3 s of prompt. list_timers stays
+            # with the model: its pattern is loose ("what's the difference between a timer
+            # and a stopwatch?" would have listed the timers).
+            explicit = only
         if len(explicit) == 1:
             # One tool's arguments are spelled out ("remind me to X at Y", "cancel the pasta
             # timer"): the request is explicit, and the 0.5B often answered such requests

@@ -6,6 +6,7 @@ runtime's workers (thread counts, model resolution), ``doctor`` and the benchmar
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from desktop_agent.adapters.llm_llama import LlamaLlm
 from desktop_agent.adapters.model_resolver import ModelResolver, ResolvedModel, load_manifest
 from desktop_agent.adapters.tools_builtin import default_tools
 from desktop_agent.adapters.tts_piper import PiperTts
-from desktop_agent.core.prompts import SYSTEM_PROMPT
+from desktop_agent.core.prompts import dated_system_prompt
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools import ToolRegistry
 
@@ -68,7 +69,8 @@ def load_engines(settings: Settings | None = None,
             engines.asr = WhisperAsr(path, cpu_threads=THREADS_ASR)
         elif role == "llm":
             engines.llm = LlamaLlm(path, n_threads=THREADS_LLM)
-            engines.llm.warm(SYSTEM_PROMPT, engines.tools.specs)
+            engines.llm.warm(dated_system_prompt(datetime.datetime.now().astimezone()),
+                             engines.tools.specs)
         elif role == "tts":
             engines.tts = PiperTts(path, threads=THREADS_TTS,
                                    speaking_rate=settings.voice.speaking_rate)

@@ -24,6 +24,7 @@ engines take, not as long as the reply lasts. Timers are deadlines on the clock:
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import queue
 import time
@@ -41,7 +42,7 @@ from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.history import History
 from desktop_agent.core.policy.endpointing import is_hallucination
 from desktop_agent.core.ports import AsrEngine, LlmEngine, SpeechChunk, TtsEngine
-from desktop_agent.core.prompts import SYSTEM_PROMPT
+from desktop_agent.core.prompts import SYSTEM_PROMPT, dated_system_prompt
 from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.tool_answer import guard_llm_run
 from desktop_agent.core.tool_desk import WriteDesk, respond
@@ -122,6 +123,7 @@ class HeadlessExecutor:
         tools: Runs the LLM's tool calls (``RunTool``).
         asr: Transcribes recordings; may be None when only ``ask_text`` is used.
         desk: The write path (validate, revise, execute once); None: writes unavailable.
+        wall: The local time (aware): today's date goes into each turn's prompt.
         session: Prefix of the write path's idempotency keys (unique per store).
         policy: Timeouts and knobs of the machine (the app's defaults when None).
         max_tokens: Per LLM run.
@@ -135,9 +137,12 @@ class HeadlessExecutor:
                  asr: AsrEngine | None = None, *, policy: TurnPolicy | None = None,
                  max_tokens: int = 200, clock: Callable[[], float] = time.monotonic,
                  stall_s: float = STALL_S, desk: WriteDesk | None = None,
-                 session: str = "headless") -> None:
+                 session: str = "headless",
+                 wall: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
+                 ) -> None:
         self._llm, self._tts, self._tools, self._asr = llm, tts, tools, asr
         self._desk = desk
+        self._wall = wall
         self._max_tokens = max_tokens
         self._clock = clock
         self._stall_s = stall_s
@@ -216,6 +221,7 @@ class HeadlessExecutor:
         if self.machine.state is not State.LISTENING:
             raise AgentError("headless_busy", "A turn is still in progress.")
         self._turn = turn
+        self.machine.history.set_system(dated_system_prompt(self._wall()))
         self._tokens.clear()  # the last turn's jobs are finished or cancelled
         self._chunks.clear()
         self._speaker.reset()

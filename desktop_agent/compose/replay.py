@@ -155,7 +155,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         executed_all: list[dict[str, Any]] = []
         with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                               max_tokens=max_tokens, clock=clocks.mono,
-                              desk=StoreDesk(store, clocks.now),
+                              desk=StoreDesk(store, clocks.now), wall=clocks.now,
                               session=uuid.uuid4().hex[:12]) as executor:
             for index, step in enumerate(steps, 1):
                 row = _step(executor, step, clocks, ledger, read_audio, alarm_line)

@@ -7,6 +7,7 @@ exactly the same pipeline.
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import time
@@ -74,7 +75,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.core.policy.endpointing import is_hallucination
-    from desktop_agent.core.prompts import SYSTEM_PROMPT
+    from desktop_agent.core.prompts import dated_system_prompt
     from desktop_agent.runtime.controller import AgentController
     from desktop_agent.runtime.view_api import ErrorNotice
     from desktop_agent.runtime.worker_link import Engines
@@ -92,7 +93,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
                     is_hallucination)
     llm = LlmWorker(lambda: LlamaLlm(models["llm"].path, n_threads=THREADS_LLM), tools,
-                    SYSTEM_PROMPT)
+                    dated_system_prompt(datetime.datetime.now().astimezone()))
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
                                      speaking_rate=settings.voice.speaking_rate))
     tool = ToolWorker(tools, StoreDesk(store))

@@ -136,6 +136,12 @@ class History:
         """The system prompt message."""
         return self._system
 
+    def set_system(self, system_prompt: str) -> None:
+        """Use ``system_prompt`` from the next prompt on (e.g. a new day's date)."""
+        if system_prompt != self._system.content:
+            self._system = ChatMessage(role="system", content=system_prompt)
+            self._system_cost = None
+
     @property
     def messages(self) -> tuple[ChatMessage, ...]:
         """Every stored message (system prompt first), untrimmed and as recorded."""

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Final
 
 SYSTEM_PROMPT: Final = (
     "You are Desktop Agent, a private voice assistant that runs entirely on this computer. "
     "Everything you write is spoken aloud, so answer in one to three short sentences of plain "
     "speech: no markdown, no lists, no code, no emojis. "
-    "Only call get_current_time when the user asks for the time, the date or the day. "
     "If a question is unclear, ask one short question back."
 )
+
+def dated_system_prompt(now: dt.datetime) -> str:
+    """The system prompt with today's date and the time zone of ``now`` (aware).
+
+    It changes once a day, so the KV cache of the prompt's prefix is lost only at midnight.
+    """
+    zone = now.tzname() or "local"
+    return (f"{SYSTEM_PROMPT} Today is {now.strftime('%A')}, {now.day} "
+            f"{now.strftime('%B')} {now.year}; the time zone is {zone}.")
+
 
 APOLOGY: Final = "Sorry, I lost that. Could you say it again?"
 

@@ -11,6 +11,7 @@ Runs on: GUI thread (everything in this class).
 
 from __future__ import annotations
 
+import datetime
 import logging
 import time
 import uuid
@@ -26,7 +27,7 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.history import CHATML_FRAMING_TOKENS, History
 from desktop_agent.core.policy.bargein import BargeInDecider
 from desktop_agent.core.policy.endpointing import Endpointer
-from desktop_agent.core.prompts import SYSTEM_PROMPT
+from desktop_agent.core.prompts import SYSTEM_PROMPT, dated_system_prompt
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.text.chunker import first_clause_chunker
@@ -265,6 +266,10 @@ class AgentController(AgentViewModel):
     def _feed(self, event: ev.Event) -> None:
         if self._closed:
             return  # shut down: workers and their threads are gone
+        if isinstance(event, ev.PttPressed | ev.SpeechStarted | ev.ActionButtonPressed):
+            # Today's date and time zone are in every turn's prompt (changes at midnight).
+            self.machine.history.set_system(
+                dated_system_prompt(datetime.datetime.now().astimezone()))
         if isinstance(event, ev.AsrPartial):
             if self.barge_tracker.take_partial(event):
                 return  # a transcript of barge-in audio: the tracker's, not the machine's

@@ -290,3 +290,12 @@ def test_real_models_answer_a_spoken_question(real: HeadlessExecutor, speak: Any
     assert turn.error is None, turn.error
     assert "france" in turn.transcript.lower() and "paris" in turn.reply.lower()
     assert turn.timings_ms["asr"] > 0
+
+
+def test_each_turn_knows_todays_date_and_time_zone(make: Any) -> None:
+    llm = _answer(ANSWER)
+    executor = make(llm, wall=lambda: FIXED_NOW)
+    executor.ask_text("hello")
+    system = llm.prompts[0][0]
+    assert system.role == "system"
+    assert system.content.endswith("Today is Monday, 30 November 2026; the time zone is UTC.")

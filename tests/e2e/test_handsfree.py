@@ -101,7 +101,9 @@ def test_real_interruption_cuts_the_reply(qtbot: Any, runtime: Any, speak: Any,
     finals: list[str] = []
     c.sig_user_final.connect(lambda _t, text: finals.append(text))
     _ask(qtbot, runtime, speak("Explain how a car engine works."))
-    qtbot.wait(2500)
+    # About 2.5 s of the answer itself (a filler may have played first).
+    wait_or_explain(qtbot, c, lambda: c.machine.reply_played_s >= 2.5
+                    or c.machine.state is not State.ASSISTANT_SPEAKING, 60)
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon to cut"
     runtime.backend.inject(user_voice("Wait, stop, tell me something else."))
     wait_or_explain(qtbot, c, lambda: bool(heard), 10)
@@ -121,7 +123,8 @@ def test_backchannel_only_pauses_the_reply(qtbot: Any, runtime: Any, speak: Any,
                                           user_voice: Any) -> None:
     c = runtime.controller
     _ask(qtbot, runtime, speak(QUESTION))
-    qtbot.wait(2000)
+    wait_or_explain(qtbot, c, lambda: c.machine.reply_played_s >= 2.0
+                    or c.machine.state is not State.ASSISTANT_SPEAKING, 60)
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon"
     runtime.backend.inject(user_voice("Okay."))
     qtbot.waitUntil(lambda: bool(c.barge_tracker.verdicts), timeout=10_000)

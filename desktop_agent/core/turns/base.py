@@ -159,11 +159,13 @@ class MachineBase:
 
     @property
     def reply_played_s(self) -> float:
-        """Seconds of the current reply the speaker has played (0.0 before any audio)."""
+        """Seconds of the current reply's answer the speaker has played (0.0 before any audio;
+        the filler does not count)."""
         reply = self._ctx.reply
         if reply is None or not reply.queued:
             return 0.0
-        return reply.played_samples / reply.queued[0].sample_rate
+        filler = sum(c.n_samples for c in reply.queued if c.chunk_index == reply.filler_index)
+        return max(0, reply.played_samples - filler) / reply.queued[0].sample_rate
 
     @property
     def current_span(self) -> TurnSpan:
