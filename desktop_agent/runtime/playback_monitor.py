@@ -79,8 +79,11 @@ class _Stream:
     key: TurnId
     sent: int = 0
     """Samples handed to the current key."""
-    base_played: int = 0
-    """Samples played on keys already ended."""
+    base_sent: int = 0
+    """Samples handed to keys already ended (all of them play out: an ended key drains).
+    Counted as sent, not as the old key's played count: that one lags by the resampler's
+    rounding and the output latency, and a reply whose total fell short of what was queued
+    never finished (stuck in ASSISTANT_SPEAKING after a pause and a late chunk)."""
     started: bool = False
     ending: bool = False
     drained: bool = False
@@ -143,7 +146,7 @@ class PlaybackMonitor(QObject):
             stream.keys.append(stream.key)
             self._first_audio_s = None
         elif stream.ending:
-            stream.base_played += self._played(stream.key)
+            stream.base_sent += stream.sent
             stream.key = self._new_key()
             stream.keys.append(stream.key)
             stream.sent = 0
@@ -170,7 +173,7 @@ class PlaybackMonitor(QObject):
         now = time.monotonic()
         for job, s in list(self._streams.items()):
             status = self.player.status(s.key)
-            played = s.base_played + (0 if status is None else int(status.played_samples))
+            played = sum(self._played(key) for key in s.keys)
             if s.flushed_at is not None:
                 if status is None or status.state == "flushed" or now - s.flushed_at > 0.2:
                     del self._streams[job]
@@ -196,7 +199,7 @@ class PlaybackMonitor(QObject):
                 self._feeder_end(s)
             if s.ending and status.state == "finished" and not s.drained:
                 s.drained = True
-                total = s.base_played + int(status.enqueued_samples)
+                total = s.base_sent + int(status.enqueued_samples)
                 self._feed(ev.PlaybackFinished(turn_id=s.turn_id, at_s=now, job=job,
                                                played_samples=total))
 

@@ -45,3 +45,53 @@ def test_a_pause_or_an_empty_queue_is_not_a_stall(qtbot: Any) -> None:
     s.drained = True  # an old stream: audio queued for a newer one is not its business
     monitor._watch_stall(s, 1000, 10.0 + 8 * STALL_S, 1.0)
     assert fed == []
+
+
+class LaggingPlayer:
+    """Each key plays out but reports a few samples fewer than it took (resampler rounding)."""
+
+    paused = False
+    queued_s = 0.0
+
+    def __init__(self) -> None:
+        from desktop_agent.audio.player import TurnPlayback
+
+        self._make = TurnPlayback
+        self.keys: dict[TurnId, list[int]] = {}
+
+    def take(self, key: TurnId, n: int) -> None:
+        self.keys.setdefault(key, [0, 0])[0] += n
+
+    def finish(self, key: TurnId) -> None:
+        self.keys[key][1] = self.keys[key][0] - 261
+
+    def status(self, key: TurnId) -> Any:
+        if key not in self.keys:
+            return None
+        enq, played = self.keys[key]
+        return self._make(key, 22050, enq, played, 1.0, None,
+                          "finished" if played else "playing")
+
+    def end_turn(self, key: TurnId) -> None:
+        pass
+
+
+def test_a_reply_fed_on_two_keys_finishes_with_all_it_queued(qtbot: Any) -> None:
+    player, fed = LaggingPlayer(), []
+    monitor = PlaybackMonitor(player, fed.append)  # type: ignore[arg-type]
+    token = CancelToken(TurnId(3))
+    monitor.add(TurnId(3), 9, 1000, token)
+    first = monitor.key(9)
+    player.take(first, 1000)
+    monitor._poll()  # drained: the key is ended (a slow LLM)
+    player.finish(first)
+    monitor._poll()
+    monitor.add(TurnId(3), 9, 500, token)  # a late chunk: a new key
+    second = monitor.key(9)
+    assert second != first
+    player.take(second, 500)
+    monitor._poll()
+    player.finish(second)
+    monitor._poll()
+    finished = [e for e in fed if isinstance(e, ev.PlaybackFinished)]
+    assert finished and finished[-1].played_samples == 1500
