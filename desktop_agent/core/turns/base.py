@@ -159,8 +159,10 @@ class MachineBase:
 
     @property
     def reply_played_s(self) -> float:
-        """Seconds of the current reply's answer the speaker has played (0.0 before any audio;
-        the filler does not count)."""
+        """Seconds of the current reply's answer the speaker has played (the filler not counted).
+
+        0.0 before any audio.
+        """
         reply = self._ctx.reply
         if reply is None or not reply.queued:
             return 0.0
