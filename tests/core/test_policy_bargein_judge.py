@@ -52,13 +52,13 @@ def test_asks_for_a_transcript_once_there_is_enough_speech_and_interrupts_on_a_s
 
 def test_wordless_speech_waits_then_resumes_when_the_asr_heard_nothing() -> None:
     judge, history = _judge()
-    history.talk(700)
-    out = judge.step(1.7, asr_idle=True)
-    assert out.verdict is None and out.request is not None  # VAD says 0.7 s: ask the ASR
+    history.talk(900)
+    out = judge.step(1.9, asr_idle=True)
+    assert out.verdict is None and out.request is not None  # VAD says 0.9 s: ask the ASR
     history.talk(100)
-    assert judge.step(1.8, asr_idle=False).verdict is None  # still transcribing
+    assert judge.step(2.0, asr_idle=False).verdict is None  # still transcribing
     # The ASR went idle without an answer (its hallucination filter dropped the job).
-    verdict = judge.step(1.8 + LOST_JOB_S + 0.01, asr_idle=True).verdict
+    verdict = judge.step(2.0 + LOST_JOB_S + 0.01, asr_idle=True).verdict
     assert verdict is not None and (verdict.decision, verdict.reason) == (Decision.RESUME,
                                                                          "no_words")
 
@@ -94,3 +94,12 @@ def test_ended_speech_is_judged_only_once_its_end_is_transcribed() -> None:
     verdict = judge.step(1.5, asr_idle=True).verdict
     assert verdict is not None and (verdict.decision, verdict.reason) == (Decision.INTERRUPT,
                                                                          "words")
+
+
+def test_one_wordless_half_second_is_not_enough_to_resume() -> None:
+    judge, history = _judge()
+    history.talk(600)
+    assert judge.step(1.6, asr_idle=True).request is not None  # 0.6 s: ask the ASR
+    judge.answer("")  # the first word, under the reply's echo, came back empty
+    history.talk(100)
+    assert judge.step(1.7, asr_idle=True).verdict is None  # not yet: 0.8 s of speech needed

@@ -123,9 +123,9 @@ def test_wordless_speech_interrupts_only_when_long(rig: Rig) -> None:
 
 def test_speech_the_asr_heard_no_words_in_resumes(rig: Rig) -> None:
     onset = rig.history.end
-    rig.audio(0.6, speech=True)
+    rig.audio(0.9, speech=True)
     rig.tracker.start(TURN, onset)
-    assert len(rig.jobs) == 1  # 0.6 s of it is being transcribed
+    assert len(rig.jobs) == 1  # 0.9 s of it is being transcribed
     # The worker goes idle without answering: it found no words (hallucination filter or
     # no speech), and the job counts as lost after a moment.
     rig.audio(0.2, speech=True)

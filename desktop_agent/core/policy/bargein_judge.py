@@ -8,7 +8,7 @@ the rules that need the runtime's view:
 
 * speech the VAD heard but the ASR turned into no words is what residual echo looks like:
   it interrupts only after ``wordless_interrupt_s`` and resumes once the ASR heard no
-  words in half a second of it (``no_words``);
+  words in 0.8 s of it (``no_words``);
 * a transcript made only of the assistant's own words is its echo (``echo_words``);
 * "ended" counts only once a transcript covers all of the speech, or it is too late to
   wait for one: a short "no" must not resume the reply before the ASR heard it.
@@ -30,8 +30,11 @@ TRANSCRIPT_GRACE_S: Final = 0.7
 """After the speech ended, how long to wait for a transcript of all of it, seconds."""
 WORDLESS_INTERRUPT_S: Final = 2.0
 """Speech without any transcribed word interrupts only after this long, seconds."""
-NO_WORDS_S: Final = 0.5
-"""Speech, seconds, the ASR must have found no words in before that resumes the reply."""
+NO_WORDS_S: Final = 0.8
+"""Speech, seconds, the ASR must have found no words in before that resumes the reply.
+At 0.5 s the first transcript of a real "Wait, stop, ..." (its first word, under the
+reply's echo) sometimes came back empty and the reply resumed over the user; by 0.8 s a
+second transcript covers the second word. Echo residue pays 0.3 s more of pause."""
 PREROLL_S: Final = 0.1
 """Audio before the onset handed to the ASR (the first phoneme often starts early)."""
 POSTROLL_S: Final = 0.1
