@@ -53,8 +53,6 @@ class Reply:
     """What each running tool job does (RUN when absent)."""
     filler_index: int | None = None
     """Chunk index of the filler ("One moment.") if one was synthesised for this reply."""
-    replaces: bool = False
-    """The read-back about to be spoken replaces an earlier pending action (say so)."""
     tool_calls: int = 0
     tool_messages: list[ChatMessage] = field(default_factory=list)
     """Call + result pairs of finished tools, in order of completion."""
@@ -112,9 +110,6 @@ class TurnContext:
     """After a PTT barge-in: the button came up before the playback stopped (a tap)."""
     ended_early_s: float | None = None
     """After a voice barge-in: the speech ended (this clock time) before the playback stopped."""
-    pressed: bool | None = None
-    """The card's Confirm (True) or Cancel (False) was pressed while the read-back played:
-    answered as soon as the reply ends."""
 
     def user_text(self) -> str:
         """The merged final text of the resolved segments."""

@@ -6,7 +6,7 @@ import logging
 
 from desktop_agent.core.heard import HeardReport, heard_so_far
 from desktop_agent.core.history import tool_call_message, tool_result_message
-from desktop_agent.core.ports import ChatMessage
+from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.turns.base import MachineBase
 from desktop_agent.core.turns.commands import (
     CancelLlm,
@@ -28,7 +28,7 @@ from desktop_agent.core.turns.events import (
     ToolResult,
     TtsChunkReady,
 )
-from desktop_agent.core.turns.model import Stage, State
+from desktop_agent.core.turns.model import JobId, Stage, State
 
 _LOGGER = logging.getLogger(__name__)
 _REPLYING = (State.PROCESSING, State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING)
@@ -87,9 +87,7 @@ class ReplyHandlers(MachineBase):
     def _start_reply(self, at_s: float) -> None:
         """The user's text is final: adopt the speculative run if it matches, else start one."""
         ctx = self._ctx
-        reply = ctx.reply = Reply(
-            chunker=self._chunker_factory(), next_play_index=ctx.next_chunk_index
-        )
+        reply = self._new_reply()
         spec, ctx.speculation = ctx.speculation, None
         text = ctx.user_text()
         if spec is not None and normalise_for_compare(spec.text) == normalise_for_compare(text):
@@ -104,6 +102,13 @@ class ReplyHandlers(MachineBase):
             self._emit(CancelLlm(turn_id=self._turn_id, job=spec.job))
             self._end_job(spec.job)
         self._start_llm_run()
+
+    def _new_reply(self) -> Reply:
+        """A fresh reply attempt for this turn (chunk indices go on from the last one)."""
+        ctx = self._ctx
+        reply = ctx.reply = Reply(chunker=self._chunker_factory(),
+                                  next_play_index=ctx.next_chunk_index)
+        return reply
 
     def _replay(self, event: LlmToken | LlmToolCall | LlmFinished, at_s: float) -> None:
         # Held output is used now: it counts as produced at adoption time, not before.
@@ -197,14 +202,20 @@ class ReplyHandlers(MachineBase):
         self._first_output(reply, when)
         for clause in reply.chunker.flush():  # speak what came before the call
             self._synthesize(reply, clause)
-        reply.tool_calls += 1
-        if reply.tool_calls > self._policy.max_tool_calls:
-            self._enter_error(when, "too_many_tool_calls", "too_many_tool_calls")
+        if not self._tool_call_allowed(reply, when):
             return
         if self._policy.speak_tool_results:
             self._stop_llm_run(reply)  # the call is the answer; the result will be spoken
         self._run_tool(reply, RunTool(turn_id=self._turn_id, job=self._job(), call=event.call),
                        when)
+
+    def _tool_call_allowed(self, reply: Reply, at_s: float) -> bool:
+        """Count one more tool call; past ``max_tool_calls`` the turn fails (False)."""
+        reply.tool_calls += 1
+        if reply.tool_calls > self._policy.max_tool_calls:
+            self._enter_error(at_s, "too_many_tool_calls", "too_many_tool_calls")
+            return False
+        return True
 
     def _stop_llm_run(self, reply: Reply) -> None:
         """Cancel the LLM run now streaming (its later output is dropped)."""
@@ -264,17 +275,30 @@ class ReplyHandlers(MachineBase):
         if reply is None or event.job not in reply.tools:
             self._ignore(event)
             return
-        call = reply.tools.pop(event.job)
-        reply.tool_modes.pop(event.job, None)
-        self._end_job(event.job)
-        self._cancel_timer(self._ctx.tool_timers.pop(event.job, None))
-        reply.tool_messages.append(tool_call_message(call))
-        reply.tool_messages.append(tool_result_message(call.name, event.content))
+        call = self._end_tool_job(reply, event.job)
         if self._policy.speak_tool_results and not event.is_error and not reply.tools:
+            self._record_tool(reply, call, event.content)
             self._say(reply, event.content, event.at_s)  # a read tool's own sentence
             return
-        reply.continuation_due = True  # a failed call goes back to the model
-        self._maybe_continue(event.at_s)
+        self._back_to_model(reply, call, event.content, event.at_s)
+
+    def _end_tool_job(self, reply: Reply, job: JobId) -> ToolCall:
+        """The tool job answered: forget it and its timer; returns its call."""
+        call = reply.tools.pop(job)
+        reply.tool_modes.pop(job, None)
+        self._end_job(job)
+        self._cancel_timer(self._ctx.tool_timers.pop(job, None))
+        return call
+
+    def _record_tool(self, reply: Reply, call: ToolCall, content: str) -> None:
+        reply.tool_messages.append(tool_call_message(call))
+        reply.tool_messages.append(tool_result_message(call.name, content))
+
+    def _back_to_model(self, reply: Reply, call: ToolCall, content: str, at_s: float) -> None:
+        """Hand the call and its result (or why it failed) to the model for the answer."""
+        self._record_tool(reply, call, content)
+        reply.continuation_due = True
+        self._maybe_continue(at_s)
 
     def _maybe_continue(self, at_s: float) -> None:
         """All tools answered and the run that asked is over: run the LLM on the results."""

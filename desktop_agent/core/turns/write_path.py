@@ -32,7 +32,6 @@ from desktop_agent.core.confirm import (
     late_answer,
     second_question,
 )
-from desktop_agent.core.history import tool_call_message, tool_result_message
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.turns.commands import CancelLlm, PublishAction, PublishUserText, RunTool
 from desktop_agent.core.turns.context import Reply
@@ -72,9 +71,7 @@ class WriteHandlers(ReplyHandlers):
         self._first_output(reply, when)
         reply.chunker.flush()  # the model's own words around a write are not spoken
         reply.text = ""
-        reply.tool_calls += 1
-        if reply.tool_calls > self._policy.max_tool_calls:
-            self._enter_error(when, "too_many_tool_calls", "too_many_tool_calls")
+        if not self._tool_call_allowed(reply, when):
             return
         self._stop_llm_run(reply)
         self._run_tool(reply, RunTool(turn_id=self._turn_id, job=self._job(), call=event.call,
@@ -86,10 +83,7 @@ class WriteHandlers(ReplyHandlers):
         if reply is None or mode in (None, ToolMode.RUN) or event.job not in reply.tools:
             super()._on_tool_result(event)
             return
-        call = reply.tools.pop(event.job)
-        del reply.tool_modes[event.job]
-        self._end_job(event.job)
-        self._cancel_timer(self._ctx.tool_timers.pop(event.job, None))
+        call = self._end_tool_job(reply, event.job)
         if mode is ToolMode.EXECUTE:
             last = self._gate.last
             if last is not None and last.pending.key == call.call_id:
@@ -103,7 +97,7 @@ class WriteHandlers(ReplyHandlers):
             if mode is ToolMode.REVISE:
                 self._start_llm_run()  # not a change after all: an ordinary turn
                 return
-            self._tool_error(reply, call, event)
+            self._back_to_model(reply, call, event.content, event.at_s)  # the model is told why
             return
         old = self._gate.propose(event.action, f"{self._turn_id}.{event.job}", event.at_s)
         if old is not None:
@@ -200,13 +194,6 @@ class WriteHandlers(ReplyHandlers):
 
     # --- helpers ----------------------------------------------------------------------------------
 
-    def _tool_error(self, reply: Reply, call: ToolCall, event: ToolResult) -> None:
-        """A write call that did not validate goes back to the model with the reason."""
-        reply.tool_messages.append(tool_call_message(call))
-        reply.tool_messages.append(tool_result_message(call.name, event.content))
-        reply.continuation_due = True
-        self._maybe_continue(event.at_s)
-
     def _fresh_reply(self) -> Reply:
         """A new reply for this turn; a speculative LLM run is dropped (it is not needed)."""
         ctx = self._ctx
@@ -214,9 +201,7 @@ class WriteHandlers(ReplyHandlers):
         if spec is not None:
             self._emit(CancelLlm(turn_id=self._turn_id, job=spec.job))
             self._end_job(spec.job)
-        reply = ctx.reply = Reply(chunker=self._chunker_factory(),
-                                  next_play_index=ctx.next_chunk_index)
-        return reply
+        return self._new_reply()
 
     def _publish_expired(self) -> None:
         """Clear the card of an action that expired since the last look."""
