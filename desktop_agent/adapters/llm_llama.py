@@ -43,8 +43,6 @@ OPENING_WORDS = 3
 runtime's chunker releases it after at most three words) is then being synthesised, and
 Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two llama.cpp
 threads; the rest of the reply still comes faster than it is spoken."""
-_TOOL_OPEN = "<tool_call>"
-_TOOL_CLOSE = "</tool_call>"
 DECISION_MAX_TOKENS = 80
 """Cap on the grammar-constrained call: enough for a reminder's words, short because
 grammar sampling costs extra per token."""
@@ -156,13 +154,7 @@ class LlamaLlm:
         llm = self._llm
         tokens = llm.tokenize(text[:cut].encode("utf-8"),
                               add_bos=not rendered.added_special, special=True)
-        cached = 0
-        for a, b in zip(llm._input_ids, tokens, strict=False):
-            if a != b:
-                break
-            cached += 1
-        # Keep one token back: a prompt that ends exactly here must still be decoded.
-        cached = min(cached, len(tokens) - 1)
+        cached = self._cached_prefix(tokens)
         todo = tokens[cached:]
         if len(todo) > 1:
             llm.n_tokens = cached
@@ -171,6 +163,16 @@ class LlamaLlm:
         else:
             self.prefilled_tokens = 0
         return self.prefilled_tokens
+
+    def _cached_prefix(self, tokens: Sequence[int]) -> int:
+        """How many leading ``tokens`` the KV cache already holds, keeping one back (a
+        prompt that ends exactly there must still be decoded to give logits)."""
+        cached = 0
+        for a, b in zip(self._llm._input_ids, tokens, strict=False):
+            if a != b:
+                break
+            cached += 1
+        return min(cached, len(tokens) - 1)
 
     def _chat_formatter(self) -> Any:
         """The GGUF's chat template as llama-cpp-python's own handler renders it."""
@@ -319,12 +321,7 @@ class LlamaLlm:
         import numpy as np
 
         llm = self._llm
-        cached = 0
-        for a, b in zip(llm._input_ids, tokens, strict=False):
-            if a != b:
-                break
-            cached += 1
-        cached = min(cached, len(tokens) - 1)
+        cached = self._cached_prefix(tokens)
         llm.n_tokens = cached
         llm.eval(tokens[cached:])
         sampler = llama_cpp.llama_sampler_init_grammar(
@@ -529,85 +526,3 @@ def parse_decision(text: str, candidates: Sequence[ToolSpec]) -> ToolCall | None
     if not isinstance(args, dict):
         return None
     return ToolCall(name=spec.name, arguments=args, call_id="call_1")
-
-
-_CALL_HEAD = re.compile(r'^\s*(?:<tool_call>\s*)?\{\s*"name"\s*:\s*"([^"]+)"')
-
-
-class _ToolCallParser:
-    """Splits a streamed reply into speakable text and tool calls.
-
-    A reply that opens with '{' or '<tool_call>' is held back until it parses as a
-    call to a known tool (then it becomes a ToolCall) or proves to be plain text.
-    A call to a tool without parameters is complete as soon as its name is out: the
-    rest (small models invent arguments) is not worth generating.
-    """
-
-    def __init__(self, tool_names: set[str], no_arg_tools: set[str] | None = None) -> None:
-        self._names = tool_names
-        self._no_args = no_arg_tools or set()
-        self._held = ""
-        self._mode = "start" if tool_names else "text"
-        self._calls = 0
-
-    def feed(self, piece: str) -> Iterator[LlmDelta]:
-        if self._mode == "text":
-            yield LlmDelta(text=piece)
-            return
-        self._held += piece
-        stripped = self._held.lstrip()
-        if self._mode == "start":
-            if not stripped:
-                return
-            if stripped.startswith(("{", "<")) and (
-                _TOOL_OPEN.startswith(stripped[: len(_TOOL_OPEN)]) or stripped.startswith("{")
-            ):
-                self._mode = "call"
-            else:
-                self._mode = "text"
-                text, self._held = self._held, ""
-                yield LlmDelta(text=text)
-                return
-        call = self._try_parse(closed=False)
-        if call is not None:
-            yield LlmDelta(tool_call=call)
-
-    def finish(self) -> Iterator[LlmDelta]:
-        if self._mode == "call" and self._held.strip():
-            call = self._try_parse(closed=True)
-            if call is not None:
-                yield LlmDelta(tool_call=call)
-            elif not self._held.lstrip().startswith("{"):
-                yield LlmDelta(text=self._held)
-            else:
-                _LOGGER.info("dropping an unparsable tool call: %r", self._held[:200])
-            self._held = ""
-
-    def _try_parse(self, closed: bool) -> ToolCall | None:
-        head = _CALL_HEAD.match(self._held)
-        if head and head.group(1) in self._no_args:
-            return self._call(head.group(1), {})
-        body = self._held.strip()
-        if body.startswith(_TOOL_OPEN):
-            if _TOOL_CLOSE not in body and not closed:
-                return None
-            body = body[len(_TOOL_OPEN):].split(_TOOL_CLOSE, 1)[0].strip()
-        try:
-            data = json.loads(body)
-        except ValueError:
-            return None
-        if not isinstance(data, dict) or data.get("name") not in self._names:
-            return None
-        args = data.get("arguments")
-        if isinstance(args, str):
-            try:
-                args = json.loads(args)
-            except ValueError:
-                args = {}
-        return self._call(str(data["name"]), args if isinstance(args, dict) else {})
-
-    def _call(self, name: str, args: dict[str, Any]) -> ToolCall:
-        self._held = ""
-        self._mode = "start"
-        self._calls += 1
-        return ToolCall(name=name, arguments=args, call_id=f"call_{self._calls}")

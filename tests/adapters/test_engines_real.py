@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.adapters.llm_llama import _ToolCallParser
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.ports import ChatMessage, ToolSpec
 from desktop_agent.core.prompts import SYSTEM_PROMPT
@@ -225,24 +224,6 @@ def test_piper_warm_up_runs_at_load(models: dict[str, Any]) -> None:
     voice._voice.synthesize = lambda text, **kw: (calls.append(text), real(text, **kw))[1]
     voice.warm()
     assert calls == ["Okay, ready."]
-
-
-@pytest.mark.parametrize(
-    ("pieces", "text", "call"),
-    [
-        (["Paris", " is", " the capital."], "Paris is the capital.", None),
-        (['{"name": "get_', 'current_time", "arguments": {}}'], "", "get_current_time"),
-        (["<tool_call>\n", '{"name": "get_current_time", "arguments": "{}"}', "\n</tool_call>"],
-         "", "get_current_time"),
-        (['{"answer": 4}'], "", None),  # unknown JSON is dropped, not read aloud
-        (["<b>bold</b> text"], "<b>bold</b> text", None),
-    ],
-)
-def test_tool_call_parser(pieces: list[str], text: str, call: str | None) -> None:
-    parser = _ToolCallParser({"get_current_time"})
-    out = [d for p in pieces for d in parser.feed(p)] + list(parser.finish())
-    assert "".join(d.text for d in out) == text
-    assert [d.tool_call.name for d in out if d.tool_call] == ([call] if call else [])
 
 
 def test_any_chat_gguf_and_whisper_folder_a_user_points_at(tmp_path: Any, models: Any) -> None:
