@@ -21,6 +21,7 @@ import pytest
 from desktop_agent.core.turns.model import State
 from desktop_agent.core.turns.policy import TurnPolicy
 from tests.audio.pulse import LOOPBACK_ARGS, pactl
+from tests.e2e.stuck import reply_state
 
 pytestmark = [pytest.mark.models, pytest.mark.slow, pytest.mark.pulse, pytest.mark.timeout(900)]
 
@@ -96,17 +97,7 @@ def _wait(qtbot: Any, what: Any, timeout_s: float) -> None:
             f"timed out after {timeout_s} s in {c.machine.state.name} at "
             f"{time.monotonic():.2f}; tracker active={c.barge_tracker.active}, "
             f"player paused={c.backend.player.paused}, last transitions={recent}, "
-            f"verdicts={list(c.barge_tracker.verdicts)[-4:]}, reply={_reply_state(c)}") from exc
-
-
-def _reply_state(c: Any) -> str:
-    """What the machine's reply still waits for (LLM run, synthesis, playback)."""
-    reply = getattr(getattr(c.machine, "_ctx", None), "reply", None)
-    if reply is None:
-        return "none"
-    return (f"llm_job={reply.llm_job} llm_done={reply.llm_done} synth={len(reply.synth)} "
-            f"ready={len(reply.ready)} queued={reply.queued_samples} "
-            f"played={reply.played_samples} idle={reply.playback_idle}")
+            f"verdicts={list(c.barge_tracker.verdicts)[-4:]}, reply={reply_state(c)}") from exc
 
 
 def _causes(c: Any, since: int = 0) -> list[tuple[State, str]]:
