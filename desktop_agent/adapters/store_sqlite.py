@@ -375,35 +375,26 @@ class Store:
                 ``action`` rolls everything back and propagates.
         """
         args_json = json.dumps(dict(args), sort_keys=True, ensure_ascii=False)
-        with self._lock, self._guard():
-            conn = self._db()
+        with self._lock:  # the RLock _write takes too: no other thread between the check
             if self._tx_depth:
                 raise RuntimeError("execute_once cannot nest")
-            conn.execute("BEGIN IMMEDIATE")
-            self._tx_depth = 1
-            try:
+            with self._write() as conn:  # one BEGIN IMMEDIATE ... COMMIT (or ROLLBACK)
                 row = conn.execute(
                     "SELECT idempotency_key, tool, args, result, executed_at, undone_at "
                     "FROM actions WHERE idempotency_key = ?", (key,)).fetchone()
                 if row is not None:
-                    conn.execute("COMMIT")
                     return _executed(row, replayed=True)
                 self._effects = {}
-                result = action(self)
-                stamp = time.time() if now is None else now
-                conn.execute(
-                    "INSERT INTO actions (idempotency_key, tool, args, result, executed_at, "
-                    "effects) VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, tool, args_json, result, stamp, json.dumps(self._effects)))
-                conn.execute("COMMIT")
-                return Executed(key, tool, json.loads(args_json), result, stamp, False)
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            finally:
-                self._tx_depth = 0
-                self._effects = None
+                try:
+                    result = action(self)
+                    stamp = time.time() if now is None else now
+                    conn.execute(
+                        "INSERT INTO actions (idempotency_key, tool, args, result, "
+                        "executed_at, effects) VALUES (?, ?, ?, ?, ?, ?)",
+                        (key, tool, args_json, result, stamp, json.dumps(self._effects)))
+                finally:
+                    self._effects = None
+            return Executed(key, tool, json.loads(args_json), result, stamp, False)
 
     def executed_actions(self, limit: int = 50) -> list[Executed]:
         """The last ``limit`` executed actions, newest first (for the GUI's list)."""
