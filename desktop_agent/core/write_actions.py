@@ -127,12 +127,7 @@ def _add_note(args: Mapping[str, Any]) -> PreparedAction:
 
 def _delete_notes(args: Mapping[str, Any],
                   count_notes: Callable[[str], int] | None) -> PreparedAction:
-    query = " ".join(args["query"].split())
-    if not re.search(r"\w", query):
-        raise AgentError("bad_arguments", _HINTS["delete_notes"])
-    every = _plain(query) in _ALL
-    if every:
-        query = "all"
+    query, every = _selection(args["query"], _ALL, "delete_notes")
     count = None if count_notes is None else count_notes(query)
     if count == 0:
         raise AgentError("nothing_to_change", "There are no notes to delete." if every
@@ -195,12 +190,7 @@ def _set_reminder(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
 
 def _cancel_timer(args: Mapping[str, Any],
                   match_alarms: Callable[[str], Sequence[AlarmView]] | None) -> PreparedAction:
-    which = " ".join(args["which"].split())
-    if not re.search(r"\w", which):
-        raise AgentError("bad_arguments", _HINTS["cancel_timer"])
-    every = _plain(which) in _ALL_ALARMS
-    if every:
-        which = "all"
+    which, every = _selection(args["which"], _ALL_ALARMS, "cancel_timer")
     found = None if match_alarms is None else list(match_alarms(which))
     if found is not None and not found:
         raise AgentError("nothing_to_change", "There are no timers or reminders to cancel."
@@ -214,6 +204,15 @@ def _cancel_timer(args: Mapping[str, Any],
     else:
         read_back = f"Cancel {'all ' if every else ''}{count_alarms(found)}?"
     return PreparedAction("cancel_timer", {"which": which}, read_back)
+
+
+def _selection(words: str, every_words: frozenset[str], tool: str) -> tuple[str, bool]:
+    """What a delete or cancel names: its words spaced once, or ('all', True) for 'all'."""
+    text = " ".join(words.split())
+    if not re.search(r"\w", text):
+        raise AgentError("bad_arguments", _HINTS[tool])
+    every = _plain(text) in every_words
+    return ("all" if every else text), every
 
 
 def describe_alarm(alarm: AlarmView) -> str:
