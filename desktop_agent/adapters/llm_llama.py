@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.adapters.cpu_features import require_llm_cpu
 from desktop_agent.adapters.offline import import_or_hint
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
@@ -71,6 +72,7 @@ class LlamaLlm:
         seed: int = 7,
     ) -> None:
         """Load the GGUF. Sampling is re-seeded per call, so a prompt gives one answer."""
+        require_llm_cpu()  # before the import: a CPU without AVX2 would die with SIGILL
         llama_cpp = import_or_hint("llama_cpp", "llama-cpp-python==0.3.36")
         self.model_path = Path(model_path)
         self.temperature = temperature
