@@ -36,10 +36,13 @@ import numpy as np
 
 from desktop_agent.audio.speech_chunk import speak_text
 from desktop_agent.compose.headless_io import Lane, Posted, VirtualSpeaker
+from desktop_agent.compose.headless_units import Interrupt, UnitLog, UnitRecord
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.grounded.model import AnswerPlan, ClaimProposer
 from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.history import History
+from desktop_agent.core.knowledge import KnowledgeIndex
 from desktop_agent.core.policy.endpointing import is_hallucination
 from desktop_agent.core.ports import AsrEngine, LlmEngine, SpeechChunk, TtsEngine
 from desktop_agent.core.prompts import SYSTEM_PROMPT, dated_system_prompt
@@ -86,6 +89,12 @@ class HeadlessTurn:
     """Every RunTool of the turn (read runs, write proposals, executions), in order."""
     actions: tuple[cmd.PublishAction, ...] = ()
     """The write path's moves in this turn (pending, executed, cleared), in order."""
+    units: tuple[UnitRecord, ...] = ()
+    """A grounded answer's spoken units, each with its sources and what became of it."""
+    earlier_units: tuple[UnitRecord, ...] = ()
+    """After a scripted interruption: the units of the question that was cut off."""
+    plan: AnswerPlan | None = None
+    """The grounded answer's plan (claims, refused claims, passages), None for other turns."""
 
     @property
     def reply_audio_s(self) -> float:
@@ -129,6 +138,9 @@ class HeadlessExecutor:
         max_tokens: Per LLM run.
         clock: Monotonic seconds; stamps every event and drives the timers.
         stall_s: See ``STALL_S``.
+        knowledge: The user's documents; with ``proposer``, questions about them get
+            grounded answers (``core.knowledge_llm``).
+        proposer: Proposes claims from passages (the local model).
 
     Runs on: the calling thread (every public method); engines run on the lanes.
     """
@@ -139,8 +151,17 @@ class HeadlessExecutor:
                  stall_s: float = STALL_S, desk: WriteDesk | None = None,
                  session: str = "headless",
                  wall: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
+                 knowledge: KnowledgeIndex | None = None, proposer: ClaimProposer | None = None,
                  ) -> None:
+        self._grounded = None
+        if knowledge is not None and proposer is not None:
+            from desktop_agent.core.knowledge_llm import KnowledgeLlm
+
+            llm = self._grounded = KnowledgeLlm(llm, knowledge, proposer)
         self._llm, self._tts, self._tools, self._asr = llm, tts, tools, asr
+        self._units = UnitLog()
+        self._interrupt: Interrupt | None = None
+        self._release_pending = False
         self._desk = desk
         self._wall = wall
         self._max_tokens = max_tokens
@@ -181,16 +202,30 @@ class HeadlessExecutor:
             cmd.PublishUserText: self._publish_user_text,
             cmd.PublishHeard: self._publish_heard,
             cmd.PublishAction: self._turn_actions,
+            cmd.PublishUnit: lambda c: self._units.record(c),
         }
 
     # --- public --------------------------------------------------------------------------------
 
-    def ask_text(self, text: str) -> HeadlessTurn:
-        """One turn whose transcript is ``text`` (typed): no ASR, the same machine after it."""
-        return self._run(_TurnLog(text=text), "push_to_talk")
+    def ask_text(self, text: str, interrupt: Interrupt | None = None) -> HeadlessTurn:
+        """One turn whose transcript is ``text`` (typed): no ASR, the same machine after it.
+
+        With ``interrupt``, the user cuts in with ``interrupt.text`` once that many units of
+        a grounded answer were queued to play (or asks it next, if the answer ended first);
+        the result is then the second question's turn, the first one's units in
+        ``earlier_units``.
+        """
+        self._units = UnitLog()
+        self._interrupt, self._release_pending = interrupt, False
+        turn = self._run(_TurnLog(text=text), "push_to_talk")
+        if self._interrupt is not None:  # the answer ended before the cut: ask it next
+            follow, self._interrupt = self._interrupt.text, None
+            turn = self._run(_TurnLog(text=follow), "push_to_talk")
+        return turn
 
     def ask_audio(self, audio_16k: Any, mode: Mode = "push_to_talk") -> HeadlessTurn:
         """One turn on a recorded question (float32 mono 16 kHz), pressed or hands-free."""
+        self._units, self._interrupt = UnitLog(), None
         return self._run(_TurnLog(audio=audio_16k), mode)
 
     def machine_time(self) -> float:
@@ -237,9 +272,26 @@ class HeadlessExecutor:
         else:
             self._feed(ev.PttPressed(turn_id=tid, at_s=now))
             self._feed(ev.PttReleased(turn_id=self.machine.turn_id, at_s=self._clock()))
-        while not turn.over:
+        while not self._turn.over:
             self._pump()
-        return self._result(turn)
+            self._maybe_interrupt()
+        return self._result(self._turn)
+
+    def _maybe_interrupt(self) -> None:
+        """The scripted barge-in: press once enough units were queued, release when heard."""
+        cut, machine = self._interrupt, self.machine
+        if cut is None:
+            return
+        if self._release_pending:
+            if machine.state is State.USER_SPEAKING:  # the floor is the user's: say it
+                self._interrupt, self._release_pending = None, False
+                self._feed(ev.PttReleased(turn_id=machine.turn_id, at_s=self._clock()))
+            return
+        if (machine.state is State.ASSISTANT_SPEAKING
+                and self._units.queued.get(machine.turn_id, 0) >= cut.after_units):
+            self._turn = _TurnLog(text=cut.text)  # what happens from here is the new question's
+            self._release_pending = True
+            self._feed(ev.PttPressed(turn_id=machine.turn_id, at_s=self._clock()))
 
     def _pump(self) -> None:
         """Wait for the next event or the next deadline, whichever comes first."""
@@ -320,7 +372,17 @@ class HeadlessExecutor:
             sample_rate=self._tts.sample_rate, tool_calls=tuple(turn.tool_calls),
             timings_ms=timings, transitions=tuple(turn.transitions), heard=heard,
             error=turn.error, tool_commands=tuple(turn.tool_commands),
-            actions=tuple(turn.actions))
+            actions=tuple(turn.actions), units=self._units.records(self.machine.turn_id),
+            earlier_units=self._units.records(self.machine.turn_id, before=True),
+            plan=self._plan_of(self.machine.turn_id))
+
+    def _plan_of(self, turn_id: TurnId) -> AnswerPlan | None:
+        """The grounded plan behind this turn's units (None when the turn had none)."""
+        units = self._units.records(turn_id)
+        plan = self._grounded.last_plan if self._grounded is not None else None
+        if plan is None or not units or units[0].generation != plan.generation:
+            return None
+        return plan
 
     # --- posting from the lanes ----------------------------------------------------------------
 
@@ -404,7 +466,7 @@ class HeadlessExecutor:
                         break  # the machine runs the tool and starts a new run with the result
                     if delta.text:
                         post(ev.LlmToken(turn_id=c.turn_id, at_s=clock(), job=c.job,
-                                         text=delta.text))
+                                         text=delta.text, unit=delta.unit))
                 if not token.cancelled:
                     post(ev.LlmFinished(turn_id=c.turn_id, at_s=clock(), job=c.job))
             except Exception as exc:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop_agent.core.cancel import CancelToken
+
+if TYPE_CHECKING:  # core.grounded builds on the knowledge port, never on this module at run time
+    from desktop_agent.core.grounded.model import SpokenUnit
 
 ASR_SAMPLE_RATE = 16_000
 """Every pipeline-side audio signal (mic, ASR, VAD, AEC) is 16 kHz mono."""
@@ -94,10 +97,13 @@ class ToolSpec:
 
 @dataclass(frozen=True, slots=True)
 class LlmDelta:
-    """One streamed piece of an LLM reply: text, or a complete tool call."""
+    """One streamed piece of an LLM reply: text, or a complete tool call, or a spoken unit."""
 
     text: str = ""
     tool_call: ToolCall | None = None
+    unit: SpokenUnit | None = None
+    """A grounded answer's spoken unit (``text`` is then its text): spoken as one chunk,
+    admitted before synthesis and playback, its evidence shown and never read aloud."""
 
 
 class LlmEngine(Protocol):

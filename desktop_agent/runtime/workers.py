@@ -267,7 +267,7 @@ class LlmWorker(EngineWorker[WarmableLlm]):
                                                      job=job.job, call=delta.tool_call))
         elif delta.text:
             self.sig_event_reported.emit(LlmToken(turn_id=job.turn_id, at_s=now, job=job.job,
-                                                  text=delta.text))
+                                                  text=delta.text, unit=delta.unit))
 
 
 class ToolWorker(EngineWorker[ToolRegistry]):

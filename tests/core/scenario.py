@@ -26,6 +26,7 @@ Usage::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from desktop_agent.core.history import History
 from desktop_agent.core.ports import ToolCall
@@ -103,6 +104,7 @@ class Script:
         tool_call: ToolCall | None = None,
         fail_code: str | None = None,
         hang: bool = False,
+        units: tuple[Any, ...] = (),
     ) -> None:
         """Script the LLM's answer to the user text ``to`` (default: the last utterance).
 
@@ -113,7 +115,7 @@ class Script:
         else:
             user = to if to is not None else self.utterances[-1].text
             key = ("user", normalise_for_compare(user))
-        self.replies[key] = ScriptedReply(text, tool_call, fail_code, hang)
+        self.replies[key] = ScriptedReply(text, tool_call, fail_code, hang, units)
 
     def tool(self, name: str, result: str) -> None:
         """The fake tool ``name`` returns ``result``."""

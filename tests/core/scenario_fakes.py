@@ -48,6 +48,8 @@ class ScriptedReply:
     tool_call: ToolCall | None = None
     fail_code: str | None = None
     hang: bool = False
+    units: tuple[Any, ...] = ()
+    """A grounded answer: these ``SpokenUnit`` s stream one LlmToken each (``text`` unused)."""
 
 
 def fake_chunk_words(text: str, samples_per_char: int) -> tuple[tuple[WordTiming, ...], int]:
@@ -328,6 +330,10 @@ class Simulator:
             )
             return
         when = first
+        for unit in reply.units:
+            self.later(when, job, e.LlmToken(turn_id=tid, job=job, text=unit.text, at_s=when,
+                                             unit=unit))
+            when += 1.0 / s.tokens_per_s
         for token in re.findall(r"\S+\s*", reply.text):
             self.later(when, job, e.LlmToken(turn_id=tid, job=job, text=token, at_s=when))
             when += 1.0 / s.tokens_per_s

@@ -9,13 +9,16 @@ cancelled job's late output is dropped by the machine, so cancelling is best eff
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, TypeAlias
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.turns.model import JobId, Stage, ToolMode
 from desktop_agent.core.write_actions import PreparedAction
+
+if TYPE_CHECKING:
+    from desktop_agent.core.grounded.model import SpokenUnit
 
 # --- recording and ASR ---------------------------------------------------------------------
 
@@ -324,6 +327,25 @@ class PublishAction:
     """'cleared': 'cancelled', 'expired', 'replaced' or 'dropped'."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PublishUnit:
+    """A grounded answer's spoken unit changed disposition: show it with its evidence.
+
+    'ready' (admitted and queued to play), 'stale' (from an older question: dropped),
+    'canceled' (the reply was cut before it played), 'expired' (ready too late: dropped),
+    'heard' (played to the end), 'unheard' (queued, cut off before any of it played) or
+    'partly_heard' (cut off while it played).
+    """
+
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
+
+    turn_id: TurnId
+    unit: SpokenUnit
+    disposition: str
+    at_s: float
+
+
 Command: TypeAlias = (
     StartRecording
     | StopRecording
@@ -346,5 +368,6 @@ Command: TypeAlias = (
     | PublishUserText
     | PublishHeard
     | PublishAction
+    | PublishUnit
 )
 """Every command the machine emits."""

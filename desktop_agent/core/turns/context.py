@@ -14,6 +14,7 @@ from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.chunking import Chunker
 from desktop_agent.core.turns.events import LlmFinished, LlmToken, LlmToolCall, TtsChunkReady
 from desktop_agent.core.turns.model import JobId, Stage, ToolMode
+from desktop_agent.core.turns.spoken_units import ReplyUnits
 
 _NOT_WORD = re.compile(r"[^\w' ]+")
 
@@ -73,6 +74,8 @@ class Reply:
     playback_idle: bool = True
     """True when the device consumed everything queued so far."""
     ducked: bool = False
+    units: ReplyUnits = field(default_factory=ReplyUnits)
+    """A grounded answer's spoken units, by chunk index."""
 
 
 @dataclass(slots=True)

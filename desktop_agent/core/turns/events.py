@@ -16,12 +16,15 @@ when the turn is cancelled"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.ports import ToolCall, WordTiming
 from desktop_agent.core.turns.model import JobId, Stage
 from desktop_agent.core.write_actions import PreparedAction
+
+if TYPE_CHECKING:
+    from desktop_agent.core.grounded.model import SpokenUnit
 
 # --- user input (control) ----------------------------------------------------------------
 
@@ -128,12 +131,14 @@ class LlmStarted:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LlmToken:
-    """A streamed piece of reply text (one or more tokens)."""
+    """A streamed piece of reply text (one or more tokens), or one grounded spoken unit."""
 
     turn_id: TurnId
     job: JobId
     text: str
     at_s: float
+    unit: SpokenUnit | None = None
+    """Set for a grounded answer: ``text`` is the unit's text, spoken as one chunk."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -315,7 +315,7 @@ class TurnStateMachine(WriteHandlers):
         """Record what was heard, then give the floor to the user (a new turn)."""
         ctx = self._ctx
         self._cancel_timer(ctx.flush_timer)
-        self._record_exchange(self._heard(interrupted=True))
+        self._record_exchange(self._heard(interrupted=True), at_s)
         from_s = at_s if ctx.floor_from_s is None else ctx.floor_from_s
         if ctx.released_early:
             self._clean_context()

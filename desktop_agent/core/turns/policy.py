@@ -53,6 +53,8 @@ class TurnPolicy:
     filler_text: str = "One moment."
     confirm_expiry_s: float = 30.0
     """Seconds a read-back stays answerable; a later "yes" does nothing (and says so)."""
+    unit_max_age_s: float = 30.0
+    """A grounded answer's unit not yet queued this long after it arrived is dropped (expired)."""
     speak_tool_results: bool = True
     """Speak a read tool's own sentence instead of running the LLM again on it (faster,
     and a small model cannot garble it). A failed call still goes back to the model."""

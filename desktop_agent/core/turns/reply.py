@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from desktop_agent.core.grounded.model import Disposition
 from desktop_agent.core.heard import HeardReport, heard_so_far
 from desktop_agent.core.history import tool_call_message, tool_result_message
 from desktop_agent.core.ports import ChatMessage, ToolCall
@@ -12,6 +13,7 @@ from desktop_agent.core.turns.commands import (
     CancelLlm,
     PlayChunk,
     PublishHeard,
+    PublishUnit,
     RunTool,
     StartLlm,
     Synthesize,
@@ -29,6 +31,7 @@ from desktop_agent.core.turns.events import (
     TtsChunkReady,
 )
 from desktop_agent.core.turns.model import JobId, Stage, State
+from desktop_agent.core.turns.spoken_units import UnitSlot
 
 _LOGGER = logging.getLogger(__name__)
 _REPLYING = (State.PROCESSING, State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING)
@@ -188,7 +191,11 @@ class ReplyHandlers(MachineBase):
         reply = self._reply_for(event)
         if reply is None:
             return
-        self._first_output(reply, event.at_s if at_s is None else at_s)
+        when = event.at_s if at_s is None else at_s
+        self._first_output(reply, when)
+        if event.unit is not None:
+            self._speak_unit(reply, event, when)
+            return
         reply.text += event.text
         for clause in reply.chunker.push(event.text):
             if _speakable(clause):
@@ -309,9 +316,64 @@ class ReplyHandlers(MachineBase):
         if self._state is State.WAITING_FOR_TOOL:
             self._go(State.PROCESSING, "tool_result", at_s)
 
+    # --- a grounded answer's spoken units ---------------------------------------------------------
+
+    def _speak_unit(self, reply: Reply, event: LlmToken, at_s: float) -> None:
+        """Admit a unit as it arrives and synthesise it as one chunk of its own."""
+        unit = event.unit
+        assert unit is not None
+        for clause in reply.chunker.flush():  # text streamed before the unit goes first
+            self._synthesize(reply, clause)
+        verdict = reply.units.judge(unit, at_s, at_s, canceled=False,
+                                    max_age_s=self._policy.unit_max_age_s)
+        if verdict is not Disposition.READY:
+            _LOGGER.info("turn %d: unit %s dropped on arrival (%s)", self._turn_id, unit.key,
+                         verdict.value)
+            self._emit(PublishUnit(turn_id=self._turn_id, unit=unit, disposition=verdict.value,
+                                   at_s=at_s))
+            return
+        reply.text = f"{reply.text} {unit.text}".strip()
+        index = self._synthesize(reply, unit.text)
+        reply.units.slots[index] = UnitSlot(unit=unit, arrived_s=at_s)
+
+    def _unit_admitted(self, reply: Reply, chunk_index: int, at_s: float, *,
+                       queueing: bool) -> bool:
+        """False when the chunk is a unit that must not play now (its drop is published).
+
+        Called after synthesis (``queueing`` False) and right before the chunk is queued to
+        the speaker (True: an admitted unit is published as 'ready' then).
+        """
+        slot = reply.units.slots.get(chunk_index)
+        if slot is None:
+            return True
+        if slot.disposition != Disposition.READY.value:
+            return False
+        verdict = reply.units.judge(slot.unit, slot.arrived_s, at_s, canceled=False,
+                                    max_age_s=self._policy.unit_max_age_s)
+        if verdict is Disposition.READY and not queueing:
+            return True
+        slot.disposition = verdict.value
+        if verdict is not Disposition.READY:
+            _LOGGER.info("turn %d: unit %s dropped (%s)", self._turn_id, slot.unit.key,
+                         verdict.value)
+        self._emit(PublishUnit(turn_id=self._turn_id, unit=slot.unit,
+                               disposition=verdict.value, at_s=at_s))
+        return verdict is Disposition.READY
+
+    def _settle_units(self, reply: Reply, played_samples: int, at_s: float) -> None:
+        """The reply is over: publish what became of each unit (heard, unheard, canceled)."""
+        if not reply.units.slots:
+            return
+        queued = {c.chunk_index for c in reply.queued}
+        for slot, final in [*reply.units.settle(reply.queued, played_samples),
+                            *reply.units.cancel_pending(queued)]:
+            self._emit(PublishUnit(turn_id=self._turn_id, unit=slot.unit, disposition=final,
+                                   at_s=at_s))
+
     # --- synthesis and playback -------------------------------------------------------------------
 
-    def _synthesize(self, reply: Reply, text: str) -> None:
+    def _synthesize(self, reply: Reply, text: str) -> int:
+        """Ask for ``text`` as the reply's next chunk; returns the chunk index."""
         job = self._job()
         index = self._ctx.next_chunk_index
         self._ctx.next_chunk_index += 1
@@ -319,6 +381,7 @@ class ReplyHandlers(MachineBase):
         self._emit(Synthesize(turn_id=self._turn_id, job=job, chunk_index=index, text=text))
         if self._ctx.tts_timer is None:
             self._ctx.tts_timer = self._start_timer(Stage.TTS, self._policy.tts_timeout_s)
+        return index
 
     def _on_tts_chunk_ready(self, event: TtsChunkReady) -> None:
         reply = self._ctx.reply
@@ -333,10 +396,13 @@ class ReplyHandlers(MachineBase):
             self._ctx.tts_timer = self._start_timer(Stage.TTS, self._policy.tts_timeout_s)
         self._ctx.span.mark("first_chunk", event.at_s)
         reply.ready[event.chunk_index] = event
+        self._unit_admitted(reply, event.chunk_index, event.at_s, queueing=False)
         while reply.next_play_index in reply.ready:
             chunk = reply.ready.pop(reply.next_play_index)
             reply.next_play_index += 1
             if chunk.n_samples <= 0:
+                continue
+            if not self._unit_admitted(reply, chunk.chunk_index, event.at_s, queueing=True):
                 continue
             if reply.stream_job is None:
                 reply.stream_job = self._job()
@@ -385,11 +451,11 @@ class ReplyHandlers(MachineBase):
             return
         if self._state is State.ASSISTANT_SPEAKING and reply.playback_idle:
             report = self._heard(interrupted=False)
-            self._record_exchange(report)
+            self._record_exchange(report, at_s)
             self._clean_context()
             self._go(State.LISTENING, "reply_done", at_s)
         elif self._state is State.PROCESSING and not reply.queued:
-            self._record_exchange(None)
+            self._record_exchange(None, at_s)
             self._clean_context()
             self._go(State.LISTENING, "empty_reply", at_s)
 
@@ -415,9 +481,13 @@ class ReplyHandlers(MachineBase):
             interrupted=interrupted,
         )
 
-    def _record_exchange(self, report: HeardReport | None) -> None:
+    def _record_exchange(self, report: HeardReport | None, at_s: float) -> None:
         """Record the turn in history and publish what was heard; ends the turn's span."""
         reply = self._ctx.reply
+        if reply is not None:
+            played = (reply.played_samples if report is not None and report.interrupted
+                      else reply.queued_samples)
+            self._settle_units(reply, played, at_s)
         tools = reply.tool_messages if reply is not None else []
         heard = report.heard_text if report is not None else ""
         interrupted = report.interrupted if report is not None else False

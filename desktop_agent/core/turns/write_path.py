@@ -167,7 +167,7 @@ class WriteHandlers(ReplyHandlers):
         self._publish_expired()
         if self._state is State.ASSISTANT_SPEAKING and self._ctx.reply is not None:
             cancels = self._cancel_work()
-            self._record_exchange(self._heard(interrupted=True))
+            self._record_exchange(self._heard(interrupted=True), at_s)
             source_ok = True
         elif self._state is State.LISTENING:
             cancels, source_ok = (), True
