@@ -7,6 +7,7 @@
     desktop-agent models list|prepare  the model manifest; assemble and verify models
     desktop-agent bench turns|audio|tools    benchmarks that print figures
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
+    desktop-agent eval asr --dir DIR   speech recognition accuracy on NAME.wav + NAME.txt pairs
 
 Errors are printed as '[code] message Fix: ...' with exit status 1; never a traceback
 (set DESKTOP_AGENT_DEBUG=1 to see one).
@@ -75,6 +76,10 @@ def _parser() -> argparse.ArgumentParser:
                              "temporary store, so the user's notes are never touched)")
     replay.add_argument("--llm", default=None, help="LLM model id or GGUF path")
 
+    from desktop_agent.tools import eval_asr  # stdlib-only at import: the parser stays quick
+
+    eval_asr.add_parser(sub)
+
     gui = sub.add_parser("gui", help="the desktop app (the default)")
     gui.add_argument("--screenshot-dir", type=Path, help=argparse.SUPPRESS)
     return parser
@@ -86,7 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "ask" and args.text is not None and not args.text.strip():
         parser.error("argument --text: the question is empty")
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+    # DESKTOP_AGENT_DEBUG=1: debug logging, the only level whose lines show what was said
+    # (core/privacy.said); -v: what happens, without the words.
+    level = logging.INFO if args.verbose else logging.WARNING
+    logging.basicConfig(level=logging.DEBUG if os.environ.get("DESKTOP_AGENT_DEBUG") else level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return _dispatch(args)
@@ -117,6 +125,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _models(args.action)
     if command == "bench":
         return _bench(args)
+    if command == "eval":
+        from desktop_agent.tools import eval_asr
+
+        return eval_asr.main(args)
     screenshot_dir = getattr(args, "screenshot_dir", None)
     if screenshot_dir is not None:
         from desktop_agent.tools import screenshot_turn
@@ -148,6 +160,7 @@ def _ask(args: argparse.Namespace) -> int:
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
     from desktop_agent.compose.ledger import open_store
+    from desktop_agent.compose.privacy import keep_history
 
     audio = read_audio(args.wav) if args.wav is not None else None  # fail before loading
     settings = _settings()
@@ -165,6 +178,7 @@ def _ask(args: argparse.Namespace) -> int:
     assert engines.llm is not None and engines.tts is not None
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                           max_tokens=args.max_tokens, desk=StoreDesk(store)) as executor:
+        keep_history(store, settings, executor.machine.history)  # as Privacy says
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)
         pending = executor.machine.pending_action(executor.machine_time())
     store.close()

@@ -33,6 +33,7 @@ from desktop_agent.adapters.offline import import_or_hint
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
+from desktop_agent.core.privacy import said
 from desktop_agent.core.prompts import tool_result_note
 from desktop_agent.core.tool_args import arguments_from_words, is_grounded
 from desktop_agent.core.tool_router import candidate_tools
@@ -303,7 +304,7 @@ class LlamaLlm:
         call = parse_decision(text, candidates)
         if call is not None and not is_grounded(call.arguments, user):
             _LOGGER.info("turn=0 dropping a call with words the user did not say: %s %s",
-                         call.name, dict(call.arguments))
+                         call.name, said(json.dumps(dict(call.arguments))))
             return None  # an invented argument: the model did not hear a request
         return call
 
@@ -522,7 +523,7 @@ def parse_decision(text: str, candidates: Sequence[ToolSpec]) -> ToolCall | None
     try:
         data = json.loads(text)
     except ValueError:
-        _LOGGER.info("turn=0 dropping an unfinished tool call: %r", text[:200])
+        _LOGGER.info("turn=0 dropping an unfinished tool call: %s", said(text[:200]))
         return None
     args = data.get("arguments") if isinstance(data, dict) else None
     if not isinstance(args, dict):

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.privacy import redact
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -193,6 +194,7 @@ class Store:
                 if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
                     raise sqlite3.OperationalError("database is locked (cannot enter WAL)")
                 conn.execute("PRAGMA synchronous = FULL")
+                conn.execute("PRAGMA secure_delete = ON")  # deleted text is zeroed, not left
                 self._migrate(conn)
         except BaseException:
             conn.close()
@@ -292,6 +294,19 @@ class Store:
                 self._tx_depth = 0
 
     @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction on the one connection, for a sibling module's own table
+        (adapters/history_store.py); errors become StoreError as for the store's own calls."""
+        with self._write() as conn:
+            yield conn
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The one connection, under the lock, outside any transaction (reads, checkpoints)."""
+        with self._read() as conn:
+            yield conn
+
+    @contextmanager
     def _guard(self) -> Iterator[None]:
         try:
             with self._mapped():
@@ -375,6 +390,9 @@ class Store:
                 ``action`` rolls everything back and propagates.
         """
         args_json = json.dumps(dict(args), sort_keys=True, ensure_ascii=False)
+        # The log keeps the arguments and result with e-mails, card and phone numbers
+        # redacted (core/privacy.py); the caller still gets the real ones this first time.
+        logged_args = json.dumps(_redacted(dict(args)), sort_keys=True, ensure_ascii=False)
         with self._lock:  # the RLock _write takes too: no other thread between the check
             if self._tx_depth:
                 raise RuntimeError("execute_once cannot nest")
@@ -391,7 +409,8 @@ class Store:
                     conn.execute(
                         "INSERT INTO actions (idempotency_key, tool, args, result, "
                         "executed_at, effects) VALUES (?, ?, ?, ?, ?, ?)",
-                        (key, tool, args_json, result, stamp, json.dumps(self._effects)))
+                        (key, tool, logged_args, redact(result), stamp,
+                         json.dumps(self._effects)))
                 finally:
                     self._effects = None
             return Executed(key, tool, json.loads(args_json), result, stamp, False)
@@ -607,6 +626,17 @@ def _fts_word(word: str) -> str:
 
 def _fts_all(words: Sequence[str]) -> str:
     return " AND ".join(_fts_word(w) for w in words)
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` (JSON-able) with every string in it redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def _executed(row: Sequence[Any], replayed: bool) -> Executed:

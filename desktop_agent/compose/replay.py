@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 import tempfile
 import time
 import uuid
@@ -126,12 +127,13 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             cannot load (with its fix).
     """
     from desktop_agent.adapters.audio_files import read_audio
-    from desktop_agent.adapters.store_sqlite import FILE_NAME, Store
+    from desktop_agent.adapters.store_sqlite import FILE_NAME
     from desktop_agent.adapters.tools_builtin import builtin_tools
     from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
-    from desktop_agent.compose.ledger import StoreLedger
+    from desktop_agent.compose.ledger import StoreLedger, open_store
+    from desktop_agent.compose.privacy import keep_history
     from desktop_agent.runtime.alarm_clock import alarm_line
 
     try:
@@ -144,8 +146,10 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
     rows: list[dict[str, Any]] = []
     emit = _printer(out)
     with _data_dir(data_dir) as folder:
-        store = Store(folder / FILE_NAME)
-        if store.error is not None:
+        store, note = open_store(folder / FILE_NAME)  # a damaged file is kept aside
+        if note:
+            print(f"warning: {note}", file=sys.stderr)
+        if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
         tools = builtin_tools(store, clocks.now)
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
@@ -157,6 +161,8 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
                               max_tokens=max_tokens, clock=clocks.mono,
                               desk=StoreDesk(store, clocks.now), wall=clocks.now,
                               session=uuid.uuid4().hex[:12]) as executor:
+            keep_history(store, settings or Settings(), executor.machine.history,
+                         wall=clocks.wall)
             for index, step in enumerate(steps, 1):
                 row = _step(executor, step, clocks, ledger, read_audio, alarm_line)
                 row = {"step": index, **row}

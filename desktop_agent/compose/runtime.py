@@ -107,6 +107,13 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     sink = jsonl_span_sink(span_log) if span_log is not None else None
     controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink,
                                  ledger=StoreLedger(store, time.time))
+    from desktop_agent.compose.privacy import keep_history
+    from desktop_agent.runtime.history_keeper import HistoryKeeper
+
+    history = controller.machine.history
+    controller.history_keeper = HistoryKeeper(
+        keep_history(store, settings, history, purge=False), history.clear,
+        controller.sig_error.emit, parent=controller)
     if store_note:
         controller.notices_at_start.append(ErrorNotice("store_rebuilt", store_note))
     # Start the workers only now that the controller listens: a "ready" reported before its

@@ -42,6 +42,9 @@ from desktop_agent.core.prompts import INTERRUPTED_NOTE
 TokenCounter = Callable[[str], int]
 """Tokens a message's text costs in the prompt."""
 
+ExchangeSink = Callable[[tuple[ChatMessage, ...]], None]
+"""Told each exchange as it is recorded (the kept history on disk: adapters/history_store)."""
+
 DEFAULT_MAX_PROMPT_TOKENS: Final = 2048
 
 MAX_EXCHANGES_KEPT: Final = 200
@@ -130,6 +133,7 @@ class History:
         self._framing = framing_tokens
         self._system_cost: int | None = None
         self._exchanges: deque[_Exchange] = deque(maxlen=max_exchanges)
+        self._sink: ExchangeSink | None = None
 
     @property
     def system(self) -> ChatMessage:
@@ -156,6 +160,14 @@ class History:
     def max_exchanges(self) -> int:
         """Most exchanges stored (the newest)."""
         return self._exchanges.maxlen or 0
+
+    def set_sink(self, sink: ExchangeSink | None) -> None:
+        """Tell ``sink`` every exchange recorded from now on (None: nobody).
+
+        The sink runs inside ``record_turn`` on the history's thread; it must not raise (the
+        kept history on disk logs its own failures: a full disk never fails a turn).
+        """
+        self._sink = sink
 
     def clear(self) -> None:
         """Forget the conversation (the system prompt stays)."""
@@ -211,6 +223,8 @@ class History:
             )
         stored = tuple(exchange)
         self._exchanges.append(_Exchange(stored, render_for_prompt(stored)))
+        if self._sink is not None:
+            self._sink(stored)
 
     def prompt(self, current: Sequence[ChatMessage] = ()) -> tuple[ChatMessage, ...]:
         """The messages for the next LLM call.

@@ -74,8 +74,8 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("barge_in.resume_after_backchannel", "Resume after 'mm-hm'", "Carry on speaking after a short acknowledgement.", "bool"),  # noqa: E501
     _s("endpointing.min_silence_s", "Shortest end-of-turn pause (s)", "Silence that may end your turn; 0.1 to 5, at most the longest pause.", "float", minimum=0.1, maximum=5.0),  # noqa: E501
     _s("endpointing.max_silence_s", "Longest end-of-turn pause (s)", "Silence that always ends your turn; 0.1 to 10.", "float", minimum=0.1, maximum=10.0),  # noqa: E501
-    _s("privacy.keep_history", "Keep conversation history", "Remember earlier turns within a session.", "bool"),  # noqa: E501
-    _s("privacy.transcript_retention_days", "Keep transcripts (days)", "0 = do not keep transcripts on disk; at most 3650.", "int", minimum=0, maximum=3650, step=1),  # noqa: E501
+    _s("privacy.keep_history", "Keep conversation history", "Keep what you said and heard on this computer (redacted); off = nothing written, and what was kept is erased.", "bool"),  # noqa: E501
+    _s("privacy.transcript_retention_days", "Keep transcripts (days)", "Days the kept conversation stays on disk; 0 = none on disk; at most 3650.", "int", minimum=0, maximum=3650, step=1),  # noqa: E501
     _s("ui.font_scale", "Text size", "1.0 is normal; 0.75 to 2.0.", "float", minimum=0.75, maximum=2.0, step=0.05),  # noqa: E501
     _s("ui.high_contrast", "High contrast", "Use a high-contrast colour scheme.", "bool"),
 )  # fmt: skip
@@ -244,8 +244,9 @@ class PrivacySettings(_Section):
 
     SECTION: ClassVar[str] = "privacy"
     keep_history: bool = True
+    """Write each exchange (redacted) to the store: adapters/history_store.py."""
     transcript_retention_days: int = 30
-    """Days transcripts are kept on disk; 0 = not kept at all."""
+    """Days the kept conversation stays on disk (purged at start and daily); 0 = none kept."""
 
 
 @dataclass(frozen=True, slots=True)

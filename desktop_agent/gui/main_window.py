@@ -36,6 +36,7 @@ from desktop_agent.gui.heard_panel import HeardPanel
 from desktop_agent.gui.latency import LatencyWaterfall
 from desktop_agent.gui.menus import menu_action
 from desktop_agent.gui.meters import LevelMeters
+from desktop_agent.gui.privacy_menu import ask_clear_history
 from desktop_agent.gui.ptt import PttKeyFilter, set_listening_style
 from desktop_agent.gui.settings_dialog import MODE_LABELS, SettingsDialog, key_from_name
 from desktop_agent.gui.state_diagram import StateDiagramWidget, TransitionLog
@@ -213,6 +214,9 @@ class MainWindow(QMainWindow):
         self.action_settings = act(agent, "&Settings\u2026", self.open_settings, std.Preferences,
                                    "Ctrl+,")
         self.action_check = act(agent, "Run &first-run check", self.view_model.run_first_run_check)
+        self.action_clear_history = act(  # a confirmation first: gui/privacy_menu.py
+            agent, "&Clear history\u2026",
+            lambda: ask_clear_history(self, self.view_model, self.announcer), "Ctrl+Shift+Del")
         agent.addSeparator()
         self.action_quit = act(agent, "&Quit", self.close, std.Quit, "Ctrl+Q")
         self.action_repeat = act(answer, "&Repeat last answer", self.view_model.repeat_last_answer,

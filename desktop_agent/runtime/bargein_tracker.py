@@ -36,6 +36,7 @@ from desktop_agent.core.policy.bargein_judge import (
     BargeInJudge,
     TranscribeRequest,
 )
+from desktop_agent.core.privacy import said
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId
 from desktop_agent.runtime.payloads import AsrJob
@@ -137,7 +138,7 @@ class BargeInTracker(QObject):
         if self._judge is not None and self._job == event.job:
             self._job = None
             self._judge.answer(event.text)
-            _LOGGER.info("turn=%d barge-in transcript %r", self._turn, event.text)
+            _LOGGER.info("turn=%d barge-in transcript %s", self._turn, said(event.text))
             self._step()
         return True
 
@@ -179,9 +180,9 @@ class BargeInTracker(QObject):
         self.cancel()
         self.verdicts.append(verdict)
         real = verdict.decision is Decision.INTERRUPT
-        _LOGGER.info("turn=%d barge-in %s (%s) after %.2f s of speech, transcript %r",
+        _LOGGER.info("turn=%d barge-in %s (%s) after %.2f s of speech, transcript %s",
                      self._turn, verdict.decision.value, verdict.reason, speech_s,
-                     judge.transcript)
+                     said(judge.transcript))
         self._feed(ev.BargeInDecided(turn_id=self._turn, at_s=self._clock(), real=real,
                                      transcript=judge.transcript))
         if real and judge.ended_at is not None:

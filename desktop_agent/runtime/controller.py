@@ -40,6 +40,7 @@ from desktop_agent.runtime.alarm_clock import AlarmClock
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.capture_router import CaptureRouter
 from desktop_agent.runtime.extras import Extras
+from desktop_agent.runtime.history_keeper import HistoryKeeper
 from desktop_agent.runtime.jobs import HandlerTable, JobTable
 from desktop_agent.runtime.live_settings import (
     barge_settings,
@@ -113,6 +114,8 @@ class AgentController(AgentViewModel):
         self.sig_levels.connect(self.extras.on_levels)
         self.ledger = ledger
         self.notices_at_start: list[ErrorNotice] = []
+        self.history_keeper: HistoryKeeper | None = None
+        """The kept history on disk (set by the composition root; None keeps nothing)."""
         """Shown when ``start`` runs (the window is listening by then)."""
         self.alarm_clock = None if ledger is None else AlarmClock(
             ledger, m, lambda turn, text: self.driver.speak_aside(turn, text, chime=True),
@@ -136,7 +139,8 @@ class AgentController(AgentViewModel):
             .add(cmd.StartTimer, jobs.start_timer).add(cmd.CancelTimer, jobs.cancel_timer)
             .add(cmd.PublishUserText, lambda c: self.sig_user_final.emit(int(c.turn_id), c.text))
             .add(cmd.PublishHeard, lambda c: self.sig_heard.emit(c.report))
-            .add(cmd.PublishAction, self._publish_action))
+            .add(cmd.PublishAction, self._publish_action)
+            .add(cmd.PublishUnit, lambda c: self.sig_unit_changed.emit(c)))
         """Command type -> what runs it (``tests/runtime`` checks that every command has one)."""
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -148,6 +152,8 @@ class AgentController(AgentViewModel):
         self.driver.start()
         if self.alarm_clock is not None:
             self.alarm_clock.start()
+        if self.history_keeper is not None:
+            self.history_keeper.start()
         for notice in self.notices_at_start:
             self.sig_error.emit(notice)
 
@@ -156,6 +162,8 @@ class AgentController(AgentViewModel):
         self._closed = True
         if self.alarm_clock is not None:
             self.alarm_clock.stop()
+        if self.history_keeper is not None:
+            self.history_keeper.stop()
         self.router.stop()
         self.jobs.close("shutdown")
         self.link.stop()
@@ -227,11 +235,20 @@ class AgentController(AgentViewModel):
         self.barge_tracker.decider = BargeInDecider(barge_settings(settings))
         self.pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         self.recorder.endpointer = Endpointer(endpoint_settings(settings))
+        if self.history_keeper is not None and settings.privacy != old.privacy:
+            self.history_keeper.apply(settings.privacy)
         if settings.voice.speaking_rate != old.voice.speaking_rate:
             self.link.set_speaking_rate(settings.voice.speaking_rate)
         notice = restart_notice(old, settings)
         if notice is not None:
             self.sig_error.emit(notice)
+
+    def clear_history(self) -> str:
+        """Forget the conversation on disk and in memory. Runs on: GUI thread."""
+        if self.history_keeper is None:
+            self.machine.history.clear()
+            return super().clear_history()
+        return self.history_keeper.clear()
 
     def repeat_last_answer(self) -> None:
         """Say the last answer again, as it was heard."""
@@ -287,7 +304,8 @@ class AgentController(AgentViewModel):
             try:
                 self.handlers.run(command)
             except Exception as exc:  # a command that cannot run fails its turn, not the app
-                _LOGGER.exception("turn=%d command %s failed", command.turn_id, command)
+                _LOGGER.exception("turn=%d command %s failed", command.turn_id,
+                                  type(command).__name__)  # its fields may hold the user's words
                 err = exc if isinstance(exc, AgentError) else AgentError("internal_error", str(exc))
                 self._feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
                                           job=None, stage=command.stage, code=err.code,

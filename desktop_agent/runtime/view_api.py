@@ -158,6 +158,10 @@ class AgentViewModel(QObject):
     ``alarms`` again."""
     sig_alarm_fired = Signal(object)
     """AlarmRow: a timer ended or a reminder came due (it is being announced aloud)."""
+    sig_unit_changed = Signal(object)
+    """PublishUnit: a grounded answer's spoken unit was queued ('ready'), dropped ('stale',
+    'expired', 'canceled') or settled ('heard', 'partly_heard', 'unheard'): show it with its
+    sources (never read aloud)."""
 
     @Slot(bool)
     def answer_action(self, confirm: bool) -> None:
@@ -198,6 +202,13 @@ class AgentViewModel(QObject):
     @Slot(object)
     def apply_settings(self, settings: Settings) -> None:
         """Use ``settings`` from now on (already validated and saved). Runs on: GUI thread."""
+
+    def clear_history(self) -> str:
+        """Forget the conversation, on disk and in memory; the sentence to show.
+
+        Runs on: GUI thread. The default keeps nothing, so there is nothing to clear.
+        """
+        return "Conversation history cleared."
 
     @Slot()
     def run_first_run_check(self) -> None:
