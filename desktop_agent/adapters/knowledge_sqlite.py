@@ -362,11 +362,11 @@ class SqliteKnowledgeIndex:
             run.removed += self._drop_missing(conn, {str(f) for f in files})
         done = 0
         for path in files:
+            if progress is not None:
+                progress(IndexProgress(done, total, str(path)))
             if cancel is not None and cancel.cancelled:
                 cancelled = True
                 break
-            if progress is not None:
-                progress(IndexProgress(done, total, str(path)))
             problem = self._index_file(conn, path, run)
             if problem is not None:
                 problems.append(problem)
