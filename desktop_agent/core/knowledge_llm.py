@@ -1,0 +1,127 @@
+"""The LLM engine seen through the user's documents: grounded answers as spoken units.
+
+``KnowledgeLlm`` wraps the app's ``LlmEngine``. A question whose words are found in the
+knowledge index is answered by the grounded pipeline (``core.grounded.compose_answer``:
+retrieve, the model proposes claims, the support gate checks them, the planner composes
+spoken units) and streamed as ``LlmDelta(unit=...)``, one per unit; when nothing is
+supported the one unit says so truthfully. Everything else goes to the wrapped engine
+unchanged: a request a tool rule recognises (the time, a sum, a timer), chit-chat, and a
+question none of the documents mention.
+
+Follow-ups act on the last answer's units: "repeat" says them again, "say it differently"
+rephrases the same supported claims, "which one?" names the referent, and a correction
+("actually, the opened one") retrieves afresh for the corrected question. Every answer gets
+a new generation, so units of an older question are stale wherever they still linger.
+
+Runs on: the LLM worker thread (one call at a time; the last plan is that thread's state).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.grounded import (
+    AnswerPlan,
+    ClaimProposer,
+    Followup,
+    clarify_referent,
+    classify_followup,
+    compose_answer,
+    corrected_question,
+    repeat_units,
+    rephrase,
+)
+from desktop_agent.core.knowledge import KnowledgeIndex
+from desktop_agent.core.ports import ChatMessage, LlmDelta, LlmEngine, ToolSpec
+from desktop_agent.core.tool_router import candidate_tools, is_request
+
+_LOGGER = logging.getLogger(__name__)
+
+WORD_BUDGET: Final = 30
+"""Words per spoken unit (the answer with its condition fits; detail is offered)."""
+
+
+class KnowledgeLlm:
+    """An ``LlmEngine`` that answers questions about the user's documents from them.
+
+    The wrapped engine's other methods (``warm``, ``prefill``, ``count_tokens``) pass
+    through unchanged.
+    """
+
+    def __init__(self, inner: LlmEngine, index: KnowledgeIndex, proposer: ClaimProposer,
+                 *, word_budget: int = WORD_BUDGET) -> None:
+        """Wrap ``inner``.
+
+        Args:
+            inner: The engine for everything that is not a document question.
+            index: The knowledge index (searched on this thread).
+            proposer: Proposes claims from passages (the local model, grammar-constrained).
+            word_budget: Words per spoken unit.
+        """
+        self._inner = inner
+        self._index = index
+        self._proposer = proposer
+        self._budget = word_budget
+        self._generation = 0
+        self._last: AnswerPlan | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        """The wrapped engine's attribute (only called for names this class lacks)."""
+        return getattr(self._inner, name)
+
+    @property
+    def last_plan(self) -> AnswerPlan | None:
+        """The last grounded answer (None before the first). Runs on: the LLM thread."""
+        return self._last
+
+    def stream_chat(self, messages: Sequence[ChatMessage], cancel: CancelToken | None = None,
+                    tools: Sequence[ToolSpec] = (), max_tokens: int = 256) -> Iterator[LlmDelta]:
+        """A grounded answer's units, or the wrapped engine's stream."""
+        plan = self._grounded(messages, tools, cancel)
+        if plan is None:
+            yield from self._inner.stream_chat(messages, cancel, tools, max_tokens)
+            return
+        self._last = plan
+        for unit in plan.units:
+            if cancel is not None and cancel.cancelled:
+                return
+            yield LlmDelta(text=unit.text, unit=unit)
+
+    def _grounded(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
+                  cancel: CancelToken | None) -> AnswerPlan | None:
+        """The plan for this turn, or None when the wrapped engine should answer."""
+        if not messages or messages[-1].role != "user":
+            return None  # a tool result's continuation: the engine that called it goes on
+        question = messages[-1].content.strip()
+        if not question:
+            return None
+        last = self._last
+        if last is not None:
+            kind = classify_followup(question)
+            if kind is Followup.REPEAT:
+                return repeat_units(last, generation=self._next())
+            if kind is Followup.REPHRASE:
+                return rephrase(last, generation=self._next())
+            if kind is Followup.WHICH:
+                return clarify_referent(last, generation=self._next())
+            if kind is Followup.CORRECTION:
+                return self._answer(corrected_question(last.question, question), cancel)
+        if not is_request(question) or candidate_tools(question, tools):
+            return None
+        if not self._index.search(question, limit=1):
+            return None
+        return self._answer(question, cancel)
+
+    def _answer(self, question: str, cancel: CancelToken | None) -> AnswerPlan:
+        plan = compose_answer(question, self._index, self._proposer, generation=self._next(),
+                              word_budget=self._budget, cancel=cancel)
+        _LOGGER.info("grounded answer gen=%d: %d unit(s), %d claim(s) refused, limitation=%s",
+                     plan.generation, len(plan.units), len(plan.rejected), plan.limitation)
+        return plan
+
+    def _next(self) -> int:
+        self._generation += 1
+        return self._generation
