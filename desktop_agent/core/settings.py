@@ -37,7 +37,8 @@ class SettingSpec:
     label: str
     help: str
     kind: str
-    """'bool', 'float', 'int', 'choice', 'text', 'device_in', 'device_out', 'model', 'key'."""
+    """'bool', 'float', 'int', 'choice', 'text', 'device_in', 'device_out', 'model', 'key',
+    'folders' (a tuple of absolute folder paths)."""
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
@@ -78,6 +79,7 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("privacy.transcript_retention_days", "Keep transcripts (days)", "Days the kept conversation stays on disk; 0 = none on disk; at most 3650.", "int", minimum=0, maximum=3650, step=1),  # noqa: E501
     _s("ui.font_scale", "Text size", "1.0 is normal; 0.75 to 2.0.", "float", minimum=0.75, maximum=2.0, step=0.05),  # noqa: E501
     _s("ui.high_contrast", "High contrast", "Use a high-contrast colour scheme.", "bool"),
+    _s("knowledge.folders", "Knowledge folders", "Folders of your documents (Markdown, text, PDF) that answers come from; absolute paths.", "folders"),  # noqa: E501
 )  # fmt: skip
 SPECS_BY_KEY: Final[Mapping[str, SettingSpec]] = {spec.key: spec for spec in SETTING_SPECS}
 
@@ -100,9 +102,35 @@ def is_absolute_path(text: str) -> bool:
     return posixpath.isabs(text) or ntpath.isabs(text)
 
 
+MAX_FOLDERS: Final = 100
+
+
+def _check_folders(key: str, value: Any) -> tuple[str, ...]:
+    """A list of absolute folder paths, stripped, without duplicates, as a tuple."""
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise _invalid(key, f"must be a list of folder paths (got {value!r})")
+    folders: list[str] = []
+    for item in value:
+        if not isinstance(item, str):
+            raise _invalid(key, f"must be a list of folder paths (got {item!r} in it)")
+        item = item.strip()
+        if not item or any(ord(c) < 32 for c in item) or len(item) > 1000:
+            raise _invalid(key, f"must hold folder paths without control characters "
+                                f"(got {item!r})")
+        if not is_absolute_path(item):
+            raise _invalid(key, f"must hold absolute folder paths (got {item!r})")
+        if item not in folders:
+            folders.append(item)
+    if len(folders) > MAX_FOLDERS:
+        raise _invalid(key, f"must hold at most {MAX_FOLDERS} folders (got {len(folders)})")
+    return tuple(folders)
+
+
 def _check_value(spec: SettingSpec, value: Any) -> Any:
     """Return ``value`` normalised for ``spec`` or raise SettingsError."""
     key, kind = spec.key, spec.kind
+    if kind == "folders":
+        return _check_folders(key, value)
     if kind == "bool":
         if not isinstance(value, bool):
             raise _invalid(key, f"must be true or false (got {value!r})")
@@ -259,6 +287,15 @@ class UiSettings(_Section):
     high_contrast: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class KnowledgeSettings(_Section):
+    """The user's documents that grounded answers come from."""
+
+    SECTION: ClassVar[str] = "knowledge"
+    folders: tuple[str, ...] = ()
+    """Absolute paths of the folders indexed (Markdown, plain text, PDF; sub-folders too)."""
+
+
 _SECTIONS: Final[dict[str, type[_Section]]] = {
     "audio": AudioSettings,
     "models": ModelSettings,
@@ -268,6 +305,7 @@ _SECTIONS: Final[dict[str, type[_Section]]] = {
     "endpointing": EndpointingSettings,
     "privacy": PrivacySettings,
     "ui": UiSettings,
+    "knowledge": KnowledgeSettings,
 }
 
 
@@ -294,6 +332,12 @@ class Settings:
     endpointing: EndpointingSettings = field(default_factory=EndpointingSettings)
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
     ui: UiSettings = field(default_factory=UiSettings)
+    knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)
+
+    @property
+    def knowledge_folders(self) -> tuple[str, ...]:
+        """The knowledge folders (``knowledge.folders``)."""
+        return self.knowledge.folders
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """A nested dict of plain values (TOML-ready)."""

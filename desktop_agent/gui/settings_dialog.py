@@ -33,12 +33,13 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.settings import SETTING_SPECS, Settings, SettingSpec, check_values
+from desktop_agent.gui.folder_list import FolderListEditor
 from desktop_agent.runtime.view_api import SettingsChoices
 
 SECTION_TITLES: Final = {
     "audio": "Audio", "models": "Models", "voice": "Voice", "interaction": "Interaction",
     "barge_in": "Interrupting", "endpointing": "End of turn", "privacy": "Privacy",
-    "ui": "Appearance",
+    "ui": "Appearance", "knowledge": "Your documents",
 }  # fmt: skip
 MODE_LABELS: Final = {"push_to_talk": "Push-to-talk", "hands_free": "Hands-free"}
 
@@ -148,6 +149,10 @@ class SettingsDialog(QDialog):
 
     def _make_editor(self, spec: SettingSpec) -> QWidget:
         kind = spec.kind
+        if kind == "folders":
+            folders = FolderListEditor("knowledge folder")
+            folders.sig_changed.connect(self._on_editor_changed)
+            return folders
         if kind == "bool":
             box = QCheckBox("On")
             box.toggled.connect(self._on_editor_changed)
@@ -201,7 +206,9 @@ class SettingsDialog(QDialog):
     def set_value(self, key: str, value: Any) -> None:
         """Put ``value`` in the editor of ``key`` (validation follows automatically)."""
         w = self._editors[key]
-        if isinstance(w, QCheckBox):
+        if isinstance(w, FolderListEditor):
+            w.set_folders(value)
+        elif isinstance(w, QCheckBox):
             w.setChecked(bool(value))
         elif isinstance(w, QDoubleSpinBox | QSpinBox):
             w.setValue(value)
@@ -217,6 +224,8 @@ class SettingsDialog(QDialog):
     def value(self, key: str) -> Any:
         """The value the editor of ``key`` holds now."""
         w = self._editors[key]
+        if isinstance(w, FolderListEditor):
+            return w.folders()
         if isinstance(w, QCheckBox):
             return w.isChecked()
         if isinstance(w, QDoubleSpinBox | QSpinBox):
