@@ -503,7 +503,7 @@ class HeadlessExecutor:
                     text=chunk.text if chunk else "", n_samples=chunk.n_samples if chunk else 0,
                     sample_rate=chunk.sample_rate if chunk else tts.sample_rate,
                     words=chunk.words if chunk else (),
-                    aligned=chunk.aligned if chunk else False), chunk=chunk)
+                    aligned=chunk.aligned if chunk else False, written_text=c.text), chunk=chunk)
             except Exception as exc:
                 if not token.cancelled:
                     self._fail(c.turn_id, c.job, Stage.TTS, exc)

@@ -17,6 +17,7 @@ from typing import Final, Protocol
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.ports import WordTiming
+from desktop_agent.core.text.normalize import normalize_for_speech
 
 HEARD_FRACTION: Final = 0.5
 """A word is heard when at least this fraction of its samples was played."""
@@ -37,6 +38,10 @@ class HeardReport:
     """Seconds of this turn's audio played before the cut (0.0 if nothing was played)."""
     interrupted: bool
     """True when a barge-in (or error) cut the reply; False when it played to the end."""
+    heard_written: str = ""
+    """``heard_text`` in the reply's written form (digits, not 'two thirty p m'): what the
+    history should keep. Whole written words whose spoken words were all heard; '' when
+    nothing was heard."""
 
 
 class SpokenChunk(Protocol):
@@ -104,6 +109,30 @@ def _timings_for(chunk: SpokenChunk, tokens: list[str]) -> tuple[WordTiming, ...
     return estimate_words(chunk.text, chunk.n_samples)
 
 
+def written_prefix(written: str, spoken_heard: int, spoken_total: int) -> str:
+    """The words of ``written`` whose spoken form was heard in full.
+
+    Args:
+        written: A chunk's text as the reply wrote it ("Meet at 14:30 today.").
+        spoken_heard: How many of the chunk's spoken words were heard (a prefix).
+        spoken_total: How many spoken words the chunk has.
+
+    Returns:
+        The longest prefix of ``written``'s words whose normalised form has no more words
+        than were heard ("Meet at" after "meet at two thirty", not "Meet at 14:30"), or all
+        of ``written`` when every spoken word was heard.
+    """
+    tokens = written.split()
+    if spoken_heard >= spoken_total:
+        return " ".join(tokens)
+    kept = 0
+    for end in range(1, len(tokens) + 1):
+        if len(normalize_for_speech(" ".join(tokens[:end])).split()) > spoken_heard:
+            break
+        kept = end
+    return " ".join(tokens[:kept])
+
+
 def heard_so_far(
     turn_id: TurnId,
     chunks: Sequence[SpokenChunk],
@@ -129,6 +158,7 @@ def heard_so_far(
     """
     heard: list[str] = []
     unheard: list[str] = []
+    written: list[str] = []
     remaining = max(0, played_samples)
     cut_at_s = 0.0
     cut = False
@@ -139,12 +169,17 @@ def heard_so_far(
         if chunk.sample_rate > 0:
             cut_at_s += played / chunk.sample_rate
         timings = _timings_for(chunk, tokens)
+        before = len(heard)
         for token, timing in zip(tokens, timings, strict=True):
             if not cut and _word_heard(timing, played):
                 heard.append(token)
             else:
                 cut = True
                 unheard.append(token)
+        # The chunk's written form, when the runtime passed it (TtsChunkReady.written_text).
+        source = str(getattr(chunk, "written_text", "") or chunk.text)
+        if len(heard) > before:
+            written.append(written_prefix(source, len(heard) - before, len(tokens)))
     unheard.extend(unsynthesised_text.split())
     heard_text = " ".join(heard)
     unheard_text = " ".join(unheard)
@@ -156,4 +191,5 @@ def heard_so_far(
         unheard_text=unheard_text,
         cut_at_s=cut_at_s,
         interrupted=interrupted,
+        heard_written=" ".join(w for w in written if w),
     )

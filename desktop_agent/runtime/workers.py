@@ -317,7 +317,8 @@ class TtsWorker(EngineWorker[AdjustableTts]):
                 chunk_index=job.chunk_index, text=chunk.text if chunk else "",
                 n_samples=chunk.n_samples if chunk else 0,
                 sample_rate=chunk.sample_rate if chunk else self._rate(),
-                words=chunk.words if chunk else (), aligned=chunk.aligned if chunk else False),
+                words=chunk.words if chunk else (), aligned=chunk.aligned if chunk else False,
+                written_text=job.text),
                 None if chunk is None else chunk.audio, job.cancel))
         except Exception as exc:
             if not job.cancel.cancelled:

@@ -199,6 +199,9 @@ class TtsChunkReady:
     """Word timings in samples from the chunk start; may be empty (then heard text is estimated)."""
     aligned: bool = False
     """True when ``words`` come from the voice's alignments, False when estimated."""
+    written_text: str = ""
+    """The Synthesize text as the reply wrote it (digits, not 'two thirty p m'); '' = unknown.
+    Heard-so-far maps the heard words back to it for the history (core/heard.py)."""
     at_s: float
 
 
