@@ -49,3 +49,8 @@ def manifest_path() -> Path:
     """The model manifest (models/manifest.toml)."""
     env = os.environ.get("DESKTOP_AGENT_MANIFEST")
     return Path(env) if env else resource_root() / "models" / "manifest.toml"
+
+
+def app_resource(name: str) -> Path:
+    """A file shipped in desktop_agent/resources (the icon, the .desktop entry)."""
+    return Path(__file__).resolve().parents[1] / "resources" / name

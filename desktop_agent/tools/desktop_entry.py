@@ -1,0 +1,128 @@
+"""``desktop-agent install-desktop-entry``: put the app in the desktop's menu, per user.
+
+Writes ``~/.local/share/applications/desktop-agent.desktop`` (XDG_DATA_HOME honoured) with
+``Exec`` set to the absolute path of the command that is running (the bundle's executable,
+or the venv's ``desktop-agent``), and the icon into the hicolor theme (scalable SVG and a
+256 px PNG), then refreshes the menu caches when their tools are installed. ``--remove``
+takes it all away again. Nothing outside the user's home is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ENTRY = "desktop-agent.desktop"
+ICON = "desktop-agent"
+
+
+def add_parser(sub: Any) -> None:
+    """Register the subcommand on the CLI's subparsers."""
+    parser = sub.add_parser("install-desktop-entry",
+                            help="add the app to the desktop's menu (this user only)")
+    parser.add_argument("--remove", action="store_true", help="take it out of the menu again")
+    parser.add_argument("--exec", dest="exec_path", type=Path, default=None,
+                        help="the command the menu starts (default: this one)")
+
+
+def data_home() -> Path:
+    """$XDG_DATA_HOME, or ~/.local/share."""
+    env = os.environ.get("XDG_DATA_HOME")
+    return Path(env) if env else Path.home() / ".local" / "share"
+
+
+def this_command() -> Path:
+    """The absolute path of the ``desktop-agent`` command that is running now."""
+    if getattr(sys, "frozen", False):
+        return Path(sys.executable).resolve()
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "desktop-agent" and argv0.exists():
+        return argv0.absolute()
+    beside = Path(sys.executable).parent / "desktop-agent"  # the venv's console script
+    if beside.exists():
+        return beside.absolute()
+    found = shutil.which("desktop-agent")
+    return Path(found).absolute() if found else beside
+
+
+def entry_text(template: str, command: Path) -> str:
+    """The .desktop file with Exec/TryExec pointing at ``command`` (quoted when needed)."""
+    quoted = str(command)
+    if any(c in quoted for c in ' \t"\'\\$`'):
+        quoted = '"' + quoted.replace("\\", "\\\\").replace('"', '\\"').replace(
+            "`", "\\`").replace("$", "\\$") + '"'
+    lines = []
+    for line in template.splitlines():
+        if line.startswith("Exec="):
+            line = f"Exec={quoted}"
+        elif line.startswith("TryExec="):
+            line = f"TryExec={command}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def targets(home: Path) -> dict[str, Path]:
+    """Where each file goes."""
+    hicolor = home / "icons" / "hicolor"
+    return {"entry": home / "applications" / ENTRY,
+            "svg": hicolor / "scalable" / "apps" / f"{ICON}.svg",
+            "png": hicolor / "256x256" / "apps" / f"{ICON}.png"}
+
+
+def install(command: Path, home: Path | None = None) -> dict[str, Path]:
+    """Write the entry and the icons; return where they went."""
+    from desktop_agent.adapters.paths import app_resource
+
+    home = home or data_home()
+    where = targets(home)
+    for path in where.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    template = app_resource(ENTRY).read_text(encoding="utf-8")
+    _atomic_write(where["entry"], entry_text(template, command).encode("utf-8"))
+    _atomic_write(where["svg"], app_resource(f"{ICON}.svg").read_bytes())
+    _atomic_write(where["png"], app_resource(f"{ICON}.png").read_bytes())
+    _refresh(home)
+    return where
+
+
+def remove(home: Path | None = None) -> list[Path]:
+    """Delete what ``install`` wrote; return what was there."""
+    home = home or data_home()
+    gone = [p for p in targets(home).values() if p.exists()]
+    for path in gone:
+        path.unlink()
+    _refresh(home)
+    return gone
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _refresh(home: Path) -> None:
+    """Menus pick the entry up by themselves; the caches only make it quicker."""
+    for cmd in (["update-desktop-database", "-q", str(home / "applications")],
+                ["gtk-update-icon-cache", "-q", "-t", str(home / "icons" / "hicolor")]):
+        if shutil.which(cmd[0]):
+            subprocess.run(cmd, check=False, capture_output=True, timeout=60)
+
+
+def main(args: Any) -> int:
+    """Run the subcommand: install (or remove) the entry and print where it went."""
+    if args.remove:
+        gone = remove()
+        print("removed: " + (", ".join(map(str, gone)) if gone else "nothing was installed"))
+        return 0
+    command = (args.exec_path or this_command()).absolute()
+    where = install(command)
+    print(f"menu entry: {where['entry']}\n  starts:   {command}\n"
+          f"icon:       {where['svg']}\n            {where['png']}\n"
+          "Look for 'Desktop Agent' in the desktop's menu (log out and in if it does not "
+          "show yet).")
+    return 0
