@@ -21,12 +21,19 @@ import numpy.typing as npt
 from desktop_agent.core.ports import ASR_SAMPLE_RATE
 
 ENV_VAR = "DESKTOP_AGENT_CAPTURE_TRACE"
+MAX_MARKS = 10_000
+"""Most event marks kept (a device that resets its echo path every block cannot grow it)."""
 
 
 class CaptureTrace:
     """Collects blocks and VAD-frame facts; ``save`` writes them as one ``.npz``."""
 
     def __init__(self, path: Path, max_seconds: float = 900.0) -> None:
+        """Args: path: the ``.npz`` to write; max_seconds: mic audio kept (the first ones).
+
+        The cap bounds memory and the file: 900 s hold 3 x 14.4 M float32 samples
+        (about 173 MB in memory, less compressed on disk) plus one row per 32 ms frame.
+        """
         self.path = path
         self._max = int(max_seconds * ASR_SAMPLE_RATE)
         self._held = 0
@@ -67,8 +74,9 @@ class CaptureTrace:
             self.frames.append((end, prob, float(gated), frame_db, far_db, ratio_db))
 
     def mark(self, index: int, label: str) -> None:
-        """Note an event at mic index ``index``."""
-        self.marks.append((index, label))
+        """Note an event at mic index ``index`` (the first ``MAX_MARKS`` are kept)."""
+        if len(self.marks) < MAX_MARKS:
+            self.marks.append((index, label))
 
     def save(self) -> Path:
         """Write the ``.npz`` (creating its folder); returns its path."""
