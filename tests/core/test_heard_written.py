@@ -70,10 +70,6 @@ def test_written_prefix_never_claims_more_than_was_heard() -> None:
     assert lengths == sorted(lengths) and written_prefix(written, total, total) == written
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core/turns/reply.py _record_exchange records report.heard_text (the spoken form); the "
-    "fix is one line there: assistant_text=report.heard_written or report.heard_text "
-    "(reply.py is being edited by the integrator)"))
 def test_the_history_keeps_the_written_form_of_what_was_heard() -> None:
     from desktop_agent.compose.headless import HeadlessExecutor
     from desktop_agent.core.tools import ToolRegistry
