@@ -57,3 +57,45 @@ def make_proposer(llm: Any | None) -> ClaimProposer:
     from desktop_agent.adapters.llm_claims import LlmClaimProposer
 
     return LlmClaimProposer(llm)
+
+
+class KnowledgeFolders:
+    """The knowledge folders now chosen (Settings may change them while the app runs).
+
+    Runs on: any thread (a tuple is replaced whole; readers see the old or the new one).
+    """
+
+    def __init__(self, folders: Sequence[str] = ()) -> None:
+        """Start with ``folders``."""
+        self.folders: tuple[str, ...] = tuple(folders)
+
+    def __bool__(self) -> bool:
+        return bool(self.folders)
+
+
+def with_knowledge(llm: Any, store: Any, folders: KnowledgeFolders,
+                   index_path: Path | None = None) -> Any:
+    """``llm`` wrapped so that questions about the user's documents get grounded answers.
+
+    The index (in the user data dir) and the proposer are opened at the first turn that
+    needs them: with no knowledge folders chosen nothing is opened and every turn goes to
+    ``llm``. The app's knowledge worker keeps the index up to date. Runs on: the LLM thread.
+    """
+    from desktop_agent.core.knowledge_llm import KnowledgeLlm
+
+    return KnowledgeLlm(llm, _Lazy(lambda: SqliteKnowledgeIndex(index_path,
+                                                                notes=store.list_notes)),
+                        _Lazy(lambda: make_proposer(llm)), active=lambda: bool(folders))
+
+
+class _Lazy:
+    """Builds its object on first use, then forwards every attribute to it."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build: Callable[[], Any] | None = build
+        self._obj: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._build is not None:
+            self._obj, self._build = self._build(), None
+        return getattr(self._obj, name)

@@ -73,6 +73,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
+    from desktop_agent.compose.knowledge import KnowledgeFolders, with_knowledge
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import dated_system_prompt
@@ -92,7 +93,9 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     tools = builtin_tools(store)
     asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
                     is_hallucination)
-    llm = LlmWorker(lambda: LlamaLlm(models["llm"].path, n_threads=THREADS_LLM), tools,
+    folders = KnowledgeFolders(settings.knowledge_folders)
+    llm = LlmWorker(lambda: with_knowledge(LlamaLlm(models["llm"].path, n_threads=THREADS_LLM),
+                                           store, folders), tools,
                     dated_system_prompt(datetime.datetime.now().astimezone()))
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
                                      speaking_rate=settings.voice.speaking_rate))
