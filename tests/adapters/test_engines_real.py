@@ -11,6 +11,7 @@ import pytest
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.ports import ChatMessage, ToolSpec
 from desktop_agent.core.prompts import SYSTEM_PROMPT
+from tests.needs import unavailable
 
 pytestmark = pytest.mark.models
 
@@ -239,7 +240,8 @@ def test_any_chat_gguf_and_whisper_folder_a_user_points_at(tmp_path: Any, models
     try:
         smol = resolver.resolve("smollm2-135m-instruct", "llm")
     except ModelError as exc:
-        pytest.skip(f"the optional test model is not installed: {exc.code}")
+        unavailable("the test model smollm2-135m-instruct (models/requirements-test.txt)",
+                    exc.code)
     mine = tmp_path / "my-model.gguf"
     shutil.copyfile(smol.path, mine)
     user_llm = resolver.resolve(str(mine), "llm")

@@ -9,7 +9,6 @@ fragments that stop mid-sentence ("the number i have is", "you have") at <= 0.2.
 
 from __future__ import annotations
 
-import os
 import wave
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 
 from desktop_agent.audio.resample import resample
 from desktop_agent.core.errors import ModelError
+from tests.needs import unavailable
 
 SOUNDS = Path("/usr/share/asterisk/sounds/en_US_f_Allison")
 FS = 16_000
@@ -29,9 +29,7 @@ UNFINISHED = ("vm-num-i-have", "vm-youhave", "if-correct-press")
 
 
 def _skip_or_fail(what: str, why: str) -> None:
-    if os.environ.get("DESKTOP_AGENT_REQUIRE_MODELS") == "1":
-        pytest.fail(f"{what} is required here but unavailable: {why}")
-    pytest.skip(f"{what} unavailable: {why}")
+    unavailable(what, why)
 
 
 @pytest.fixture(scope="module")

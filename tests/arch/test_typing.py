@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import unavailable
+
 ROOT = Path(__file__).resolve().parents[2]
 
 STRICT_PACKAGES = ["desktop_agent/core", "desktop_agent/runtime"]
@@ -18,7 +20,7 @@ STRICT_PACKAGES = ["desktop_agent/core", "desktop_agent/runtime"]
 @pytest.mark.parametrize("package", STRICT_PACKAGES)
 def test_mypy_strict(package: str) -> None:
     if importlib.util.find_spec("mypy") is None:
-        pytest.skip("mypy is not installed (it comes with the [test] extra)")
+        unavailable("mypy", "not installed (it comes with the [test] extra)")
     assert (ROOT / package).is_dir(), f"{package} is in STRICT_PACKAGES but does not exist"
     # The cache under the repository keeps a re-run to about a second.
     proc = subprocess.run(

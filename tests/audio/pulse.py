@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import unavailable
+
 _PA_CONFIG = """
 load-module module-native-protocol-unix auth-anonymous=1 socket={socket}
 load-module module-null-sink sink_name=speaker rate=48000 channels=2
@@ -72,13 +74,13 @@ def start_pulse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start a private PulseAudio daemon; yield its PULSE_SERVER; stop it afterwards."""
     for tool in ("pulseaudio", "pactl"):
         if shutil.which(tool) is None:
-            pytest.skip(f"{tool} not installed (apt-get install pulseaudio pulseaudio-utils)")
+            unavailable(tool, "not installed (apt-get install pulseaudio pulseaudio-utils)")
     if not Path("/usr/share/alsa/alsa.conf.d/pulse.conf").exists():
-        pytest.skip("ALSA pulse plugin missing (apt-get install libasound2-plugins)")
+        unavailable("the ALSA pulse plugin", "missing (apt-get install libasound2-plugins)")
     try:
         import sounddevice  # noqa: F401
     except (ImportError, OSError) as exc:
-        pytest.skip(f"sounddevice/PortAudio unavailable: {exc} (apt-get install libportaudio2)")
+        unavailable("sounddevice/PortAudio", f"{exc} (apt-get install libportaudio2)")
 
     base = tmp_path_factory.mktemp("pulse")
     runtime = base / "run"
@@ -101,7 +103,7 @@ def start_pulse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         problem = _wait_ready(socket, proc, env)
         if problem:
-            pytest.skip(f"{problem}; see {base / 'pulseaudio.log'}")
+            unavailable("the PulseAudio daemon", f"{problem}; see {base / 'pulseaudio.log'}")
         for key in ("PULSE_SINK", "PULSE_SOURCE"):
             os.environ.pop(key, None)
         os.environ.update(PULSE_SERVER=server, PULSE_RUNTIME_PATH=str(runtime),
@@ -110,7 +112,8 @@ def start_pulse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         import sounddevice as sd
 
         if not any(d["name"] == "pulse" for d in sd.query_devices()):
-            pytest.skip("PortAudio lists no 'pulse' device (ALSA pulse plugin not working)")
+            unavailable("PortAudio's 'pulse' device",
+                        "not listed (ALSA pulse plugin not working)")
         yield server
     finally:
         for key, value in saved.items():

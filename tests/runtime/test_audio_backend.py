@@ -13,6 +13,7 @@ import pytest
 from desktop_agent.adapters.device_audio import DeviceAudio
 from desktop_agent.audio.backend import AudioBackend, MovingEchoPath, echo_path_version
 from desktop_agent.audio.virtual import VirtualAudio
+from tests.needs import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +45,7 @@ def test_each_backend_has_every_member(cls: type) -> None:
 
 def test_mypy_accepts_both_backends_as_the_port() -> None:
     if importlib.util.find_spec("mypy") is None:
-        pytest.skip("mypy is not installed (it comes with the [test] extra)")
+        unavailable("mypy", "not installed (it comes with the [test] extra)")
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports", "silent",
          "--cache-dir", str(ROOT / ".mypy_cache"), str(Path(__file__).relative_to(ROOT))],
