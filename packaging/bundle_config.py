@@ -48,7 +48,9 @@ _KEEP_PLUGINS = {
     "wayland-shell-integration": None,
 }
 _DROP_LIBS = re.compile(r"libQt6(Qml|Quick|Pdf|Sql|Designer|Help|Network|Test|UiTools|Lottie"
-                        r"|Labs|WaylandCompositor|PrintSupport)")
+                        r"|Labs|WaylandCompositor|PrintSupport)"
+                        # part of glibc (libc6), like libm: a bundled copy needs this glibc
+                        r"|^libmvec\.so")
 
 
 def keep_binary(dest: str) -> bool:

@@ -139,37 +139,40 @@ def model_lines(manifest: Path) -> list[str]:
 
 
 def debian_libraries(bundle: Path) -> list[tuple[str, str, str]]:
-    """(library, Debian package, copyright text) for each system library in the bundle."""
+    """(libraries, Debian package, copyright text) for the system libraries in the bundle."""
     internal = bundle / "_internal" if (bundle / "_internal").is_dir() else bundle
-    found: dict[str, tuple[list[str], str]] = {}
-    for lib in sorted(internal.glob("lib*.so*")):
-        pkg = _dpkg_owner(lib.name)
-        if pkg is None:
-            continue
-        names, _ = found.setdefault(pkg, ([], ""))
-        names.append(lib.name)
+    owners = _dpkg_owners(sorted(p.name for p in internal.glob("lib*.so*")))
+    by_package: dict[str, list[str]] = {}
+    for lib, pkg in owners.items():
+        by_package.setdefault(pkg, []).append(lib)
     out = []
-    for pkg, (names, _) in sorted(found.items()):
+    for pkg, names in sorted(by_package.items()):
         copyright_file = Path("/usr/share/doc") / pkg.split(":")[0] / "copyright"
         try:
             text = copyright_file.read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
             text = f"(no {copyright_file} on the build machine)"
-        out.append((", ".join(names), pkg, text))
+        out.append((", ".join(sorted(names)), pkg, text))
     return out
 
 
-def _dpkg_owner(lib_name: str) -> str | None:
+def _dpkg_owners(lib_names: list[str]) -> dict[str, str]:
+    """Library file name -> the Debian package that installed it (one dpkg-query call)."""
+    if not lib_names:
+        return {}
     try:
-        result = subprocess.run(["dpkg-query", "-S", f"*/{lib_name}"], capture_output=True,
-                                text=True, timeout=30, check=False)
+        result = subprocess.run(["dpkg-query", "-S", *(f"*/{n}" for n in lib_names)],
+                                capture_output=True, text=True, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired):
-        return None
+        return {}
+    wanted = set(lib_names)
+    owners: dict[str, str] = {}
     for line in result.stdout.splitlines():
         owner, _, path = line.partition(": ")
-        if path.startswith(("/usr/lib", "/lib")) and Path(path).name == lib_name:
-            return owner.split(",")[0].strip()
-    return None
+        name = Path(path).name
+        if path.startswith(("/usr/lib", "/lib")) and name in wanted:
+            owners.setdefault(name, owner.split(",")[0].strip())
+    return owners
 
 
 def render(packages: list[Package], models: list[str],
