@@ -29,7 +29,7 @@ from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.model import State, Transition
 from desktop_agent.gui import theme
-from desktop_agent.gui.a11y import Announcer, name
+from desktop_agent.gui.a11y import Announcer, announce, last_words, name
 from desktop_agent.gui.actions_presenter import ActionsPresenter
 from desktop_agent.gui.conversation import ConversationView
 from desktop_agent.gui.heard_panel import HeardPanel
@@ -65,6 +65,8 @@ ANNOUNCE: Final = {
     State.ERROR: "Error",
 }
 CAPTION_IDLE: Final = "Captions of the assistant's speech appear here."
+HEARD_TAIL_WORDS: Final = 8
+"""How many of the last heard words a barge-in's announcement repeats (where it was cut)."""
 PTT_IDLE: Final = "Hold to talk"
 PTT_LISTENING: Final = "\u25cf Listening\u2026 release to send"
 
@@ -137,7 +139,10 @@ class MainWindow(QMainWindow):
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setMinimumHeight(44)
-        name(self.caption, "Caption", "What the assistant is saying now")
+        # No accessible name of its own: a QLabel's text is its AT-SPI name (it has no Text
+        # interface), so each caption reaches assistive tech as a name change, and is
+        # announced politely (_on_view_model_caption).
+        self.caption.setAccessibleDescription("Caption: what the assistant is saying now")
         self.conversation = ConversationView()
         self.heard = HeardPanel()
         self.diagram = StateDiagramWidget()
@@ -151,7 +156,9 @@ class MainWindow(QMainWindow):
         controls = QHBoxLayout()
         controls.addWidget(self.ptt_button)
         mode_box = QVBoxLayout()
-        mode_label = QLabel("&Mode:")
+        # On Linux the combo box's AT-SPI name is its value; its label is this buddy's
+        # labelled-by relation, so the label says what the box is for.
+        mode_label = QLabel("Interaction &mode:")
         mode_label.setBuddy(self.mode_combo)
         mode_box.addWidget(mode_label)
         mode_box.addWidget(self.mode_combo)
@@ -316,8 +323,11 @@ class MainWindow(QMainWindow):
         self.conversation.set_heard(report)
         if self.heard.show_report(report):
             n = len(report.unheard_text.split())
-            self.announcer.announce(f"Interrupted after {report.cut_at_s:.1f} seconds; "
-                                    f"{n} word{'s' if n != 1 else ''} not heard")
+            heard = last_words(report.heard_text, HEARD_TAIL_WORDS).rstrip(".,;:!?")
+            self.announcer.announce(
+                f"Interrupted after {report.cut_at_s:.1f} seconds. "
+                + (f"You heard up to \u201c{heard}\u201d. " if heard else "You heard none of it. ")
+                + f"{n} word{'s' if n != 1 else ''} not heard.")
 
     def _on_view_model_span(self, span: TurnSpan) -> None:
         self.latency.update_span(span)
@@ -339,6 +349,8 @@ class MainWindow(QMainWindow):
 
     def _on_view_model_caption(self, text: str) -> None:
         self.caption.setText(text or CAPTION_IDLE)
+        if text:  # a polite announcement: queued after what the screen reader is saying
+            announce(self.caption, text)
 
     # -- settings, mode, appearance -------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
