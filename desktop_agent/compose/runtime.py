@@ -43,10 +43,21 @@ class Runtime:
         self.controller.shutdown()
 
 
-def jsonl_span_sink(path: Path) -> Callable[[TurnSpan], None]:
-    """Append each finished turn's span as one JSON line to ``path``."""
+SPAN_LOG_MAX_BYTES = 1_000_000
+"""Past this size the span log starts again; the previous one is kept as ``<name>.1``."""
+
+
+def jsonl_span_sink(path: Path, max_bytes: int = SPAN_LOG_MAX_BYTES
+                    ) -> Callable[[TurnSpan], None]:
+    """Append each finished turn's span (times only, no words) as one JSON line to ``path``.
+
+    The log is bounded: past ``max_bytes`` it is renamed ``<name>.1`` (replacing the one
+    before) and a new one starts, so at most about twice ``max_bytes`` stay on disk.
+    """
     def sink(span: TurnSpan) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_file() and path.stat().st_size >= max_bytes:
+            path.replace(path.with_name(path.name + ".1"))
         with path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(span.to_json()) + "\n")
     return sink
