@@ -8,6 +8,9 @@ piece, so heard-so-far can still place each word in the joined audio.
 
 from __future__ import annotations
 
+import datetime
+import functools
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,6 +18,7 @@ import numpy as np
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.ports import SpeechChunk, TtsEngine, WordTiming
 from desktop_agent.core.text.normalize import normalize_for_speech
+from desktop_agent.core.text.spoken_forms import DateOrder, date_order_for_locale
 
 
 def join_pieces(pieces: Sequence[SpeechChunk]) -> SpeechChunk | None:
@@ -48,14 +52,29 @@ def join_pieces(pieces: Sequence[SpeechChunk]) -> SpeechChunk | None:
                        words=tuple(words), aligned=all(p.aligned for p in pieces))
 
 
-def speak_text(engine: TtsEngine, text: str,
-               cancel: CancelToken | None = None) -> SpeechChunk | None:
+@functools.cache
+def system_date_order() -> DateOrder:
+    """The order of numeric dates in the user's locale ($LC_ALL, $LC_TIME, then $LANG)."""
+    for variable in ("LC_ALL", "LC_TIME", "LANG"):
+        name = os.environ.get(variable)
+        if name:
+            return date_order_for_locale(name)
+    return "MDY"
+
+
+def speak_text(engine: TtsEngine, text: str, cancel: CancelToken | None = None, *,
+               today: datetime.date | None = None,
+               date_order: DateOrder | None = None) -> SpeechChunk | None:
     """Answer one ``Synthesize``: normalise ``text`` for speech, synthesise it, join the pieces.
 
     Args:
         engine: The voice.
         text: The clause as the LLM wrote it (digits, markdown, abbreviations...).
         cancel: Checked by the engine between sentences.
+        today: Today's date (a date in this year is said without its year); the local
+            date when None.
+        date_order: How numeric dates are read ("MDY", "DMY", "YMD"); the system
+            locale's when None.
 
     Returns:
         The one chunk for ``text``, or None when there is nothing to say (only markup or
@@ -63,7 +82,9 @@ def speak_text(engine: TtsEngine, text: str,
 
     Runs on: the synthesis thread.
     """
-    spoken = normalize_for_speech(text)
+    spoken = normalize_for_speech(
+        text, now=today or datetime.date.today(),
+        date_order=date_order or system_date_order())
     if not spoken.strip():
         return None
     return join_pieces(list(engine.synthesize(spoken, cancel)))

@@ -12,8 +12,12 @@ Choices made here (each is a constant or a rule below, so it is easy to change):
   "nineteen ninety-nine"); with a thousands separator it is a count ("1,999").
 * ISO dates read as "November thirtieth, twenty twenty-six"; the year is left out when
   ``now`` (today's date, passed in: core never reads the clock) is in the same year.
+  Numeric dates ("01/12/2026") are read in the locale's ``date_order``, and a DMY locale
+  says "the first of December" (see :mod:`desktop_agent.core.text.spoken_forms`).
+* Phone numbers are read digit by digit, a pause (comma) between groups.
 * An all-capitals token of 3+ characters mixing letters and digits ("K7Q2LM") is
-  spelled: "K seven Q two L M".
+  spelled: "K seven Q two L M"; so is a lower- or mixed-case code ("ab12x" -> "A B one
+  two X").
 * Digits glued to letters are read apart ("x86" -> "x eighty-six"); a colon between
   digits that is not a time is a ratio ("3:1" -> "three to one"); "e.g.", "i.e.",
   "etc.", "vs.", "Mr.", "Mrs.", "Dr.", "approx." are expanded.
@@ -45,6 +49,14 @@ from desktop_agent.core.text.numbers import (
     ordinal_words,
     plural_year_words,
     year_to_words,
+)
+from desktop_agent.core.text.spoken_forms import (
+    CODE,
+    DateOrder,
+    date_words,
+    replace_dates,
+    replace_phone_numbers,
+    spell_code,
 )
 from desktop_agent.core.text.vocabulary import (
     ABBREVIATIONS,
@@ -90,20 +102,13 @@ _MONTH_DAY: Final = re.compile(
 )
 
 
-def _date_words(date: datetime.date, now: datetime.date | None) -> str:
-    spoken = f"{MONTHS[date.month - 1]} {ordinal_words(date.day)}"
-    if now is not None and now.year == date.year:
-        return spoken
-    return f"{spoken}, {year_to_words(date.year)}"
-
-
-def _replace_dates(text: str, now: datetime.date | None) -> str:
+def _replace_dates(text: str, now: datetime.date | None, order: DateOrder) -> str:
     def iso(match: re.Match[str]) -> str:
         try:
             date = datetime.date(*(int(part) for part in match.groups()))
         except ValueError:  # "2026-13-45" is not a date; leave it to the number rules
             return match.group(0)
-        return _date_words(date, now)
+        return date_words(date, now, order)
 
     def month_day(match: re.Match[str]) -> str:
         day = int(match.group(2))
@@ -111,7 +116,8 @@ def _replace_dates(text: str, now: datetime.date | None) -> str:
             return match.group(0)
         return f"{match.group(1)} {ordinal_words(day)}"
 
-    return _MONTH_DAY.sub(month_day, _ISO_DATE.sub(iso, text))
+    text = replace_dates(_ISO_DATE.sub(iso, text), now, order)
+    return _MONTH_DAY.sub(month_day, text)
 
 
 _AMPM: Final = r"(?:\s?([AaPp])\.?\s?[Mm](?![A-Za-z])(\.)?)"
@@ -265,6 +271,7 @@ _NUMBER_RULES: Final[tuple[_Rule, ...]] = (
     (_DECADE, lambda m: plural_year_words(int(m.group(1)))),
     (_SHORT_DECADE, _short_decade),
     (_IDENTIFIER, _spell_identifier),
+    (CODE, spell_code),
     (_YEAR_RANGE, _year_range),
     (_YEAR_ALONE, lambda m: year_to_words(int(m.group(1)))),
     (_VERSION, _version),
@@ -323,7 +330,8 @@ def _substitute(text: str, rules: tuple[tuple[re.Pattern[str], str], ...]) -> st
     return text
 
 
-def normalize_for_speech(text: str, *, now: datetime.date | None = None) -> str:
+def normalize_for_speech(text: str, *, now: datetime.date | None = None,
+                         date_order: DateOrder = "MDY") -> str:
     """Rewrite LLM output so a TTS voice reads it naturally.
 
     Strips markdown, code blocks, emoji and control characters; reads URLs as
@@ -334,6 +342,8 @@ def normalize_for_speech(text: str, *, now: datetime.date | None = None) -> str:
         text: Raw LLM text (a whole reply or one chunk of it).
         now: Today's date, if known. Only used to leave the year out of dates in
             the current year. Core never reads the clock, so the caller passes it.
+        date_order: The locale's order of numeric dates ("MDY", "DMY", "YMD"); the
+            caller reads it from the system locale (core reads no locale).
 
     Returns:
         Plain text on one line, single-spaced. "" when nothing speakable is left.
@@ -345,7 +355,8 @@ def normalize_for_speech(text: str, *, now: datetime.date | None = None) -> str:
     text = strip_block_markdown(text)
     text = strip_inline_markdown(text)
     text = replace_urls(text)
-    text = _replace_dates(text, now)
+    text = _replace_dates(text, now, date_order)
+    text = replace_phone_numbers(text)
     text = _replace_times(text)
     text = _ABBREVIATION.sub(_abbreviation, text)
     text = _substitute(text, _BEFORE_NUMBERS)
