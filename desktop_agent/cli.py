@@ -5,7 +5,7 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio|tools    benchmarks that print figures
+    desktop-agent bench turns|audio|tools|soak|idle    benchmarks that print figures
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
     desktop-agent install-desktop-entry   add the app to the desktop's menu
@@ -68,13 +68,17 @@ def _parser() -> argparse.ArgumentParser:
                              "their .whl packages, unpacked packages, or a models folder")
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
-    bench.add_argument("suite", choices=["turns", "audio", "tools"])
+    bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
     bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
     bench.add_argument("--llm-only", action="store_true",
                        help="(tools) no argument rules: the model's own calls only")
+    from desktop_agent.tools.bench_soak import add_arguments as add_soak  # stdlib at import
+
+    add_soak(bench)
+    bench.add_argument("--seconds", type=float, default=30.0, help="(idle) measure this long")
 
     replay = sub.add_parser("replay", help="run a scripted conversation (JSONL) headless")
     replay.add_argument("script", type=Path, help='JSONL: {"say": ...} {"wav": ...} '
@@ -303,6 +307,15 @@ def _models(action: str, source: Path | None = None) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.suite == "soak":
+        from desktop_agent.tools.bench_soak import run as run_soak
+
+        return run_soak(args)
+    if args.suite == "idle":
+        from desktop_agent.tools.bench_idle import run as run_idle
+
+        run_idle(seconds=args.seconds, as_json=args.json)
+        return EXIT_OK
     if args.suite == "audio":
         from desktop_agent.tools.bench_audio import run
 

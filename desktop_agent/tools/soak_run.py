@@ -1,0 +1,347 @@
+"""The soak itself (``bench soak`` runs it in a child process, on its private PulseAudio).
+
+The real runtime (compose/runtime.build_runtime) on the PulseAudio ``pulse`` devices, with
+the echo canceller on: spoken questions are Piper WAVs played into the virtual microphone
+with push-to-talk, typed ones go through ``ask_text``. Each turn gets one fault from the
+seed: an engine fault (tools/soak_faults.py), a barge-in (the push-to-talk key, or the
+user's voice in hands-free mode, through the real capture path), or losing the sound
+card mid-reply (the PulseAudio modules unloaded, then loaded again). One JSON line per
+turn goes to ``out``, then one summary line.
+
+A turn is *stuck* when it is not back in LISTENING within its deadline, counted from the
+end of the user's input: the audio synthesised for it, plus the stage timeouts its path
+may wait on (ASR when spoken, the first LLM token, a tool, a hung voice, the apology), plus
+the outage for a device loss, plus ``MARGIN_S``. A reply *overruns* when it was in
+ASSISTANT_SPEAKING longer than its audio plus ``SPEAK_MARGIN_S`` (plus the TTS timeout when
+the voice was made to hang).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import re
+import sys
+import tempfile
+import threading
+import time
+import wave
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from desktop_agent.tools.soak_faults import ENGINE_FAULTS, FaultSwitch
+
+FAULTS: Final = ("none", *ENGINE_FAULTS, "barge_in_ptt", "barge_in_voice", "device_loss")
+"""Every kind of turn; the first ``len(FAULTS)`` turns hold each once (shuffled)."""
+MARGIN_S: Final = 12.0
+SPEAK_MARGIN_S: Final = 3.0
+HARD_CAP_S: Final = 150.0
+"""A turn not back in LISTENING after this long is reset, so the soak goes on."""
+
+SHORT = ("What is the capital of France?", "How many legs does a spider have?",
+         "Name a primary colour.", "What is the boiling point of water?",
+         "Who wrote Romeo and Juliet?", "Is a tomato a fruit?")
+LONG = ("Tell me about the moon in a few sentences.", "Explain how a car engine works.")
+TOOL = ("What time is it?", "What is twelve times seven?")
+BARGE = "Wait, stop. What is the capital of Spain?"
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def plan(turns: int, seed: int) -> list[tuple[str, bool, str]]:
+    """(fault, spoken, question) per turn, from ``seed``: every fault once, then at random."""
+    rng = random.Random(seed)
+    kinds = list(FAULTS)
+    rng.shuffle(kinds)
+    weights = [6 if k == "none" else 1 for k in FAULTS]
+    while len(kinds) < turns:
+        kinds.append(rng.choices(FAULTS, weights)[0])
+    out = []
+    for kind in kinds[:turns]:
+        if kind.startswith("tool"):
+            question = rng.choice(TOOL)
+        elif kind.startswith("barge") or kind in ("device_loss", "llm_stall"):
+            question = rng.choice(LONG)
+        else:
+            question = rng.choice(SHORT + TOOL)
+        spoken = kind in ("barge_in_voice", "device_loss") or rng.random() < 0.4
+        out.append((kind, spoken, question))
+    return out
+
+
+class _Watch:
+    """What the app did, recorded as it happens (transitions, audio, escaped exceptions)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.transitions: list[tuple[float, Any]] = []
+        self.audio_s = 0.0
+        """Seconds of speech synthesised (reply chunks and asides), all turns."""
+        self.exceptions: list[str] = []
+
+    def on_transition(self, t: Any) -> None:
+        self.transitions.append((time.monotonic(), t))
+
+    def on_chunk(self, chunk: Any) -> None:  # runs on the TTS thread: a direct connection
+        ready = chunk.ready
+        with self.lock:
+            self.audio_s += ready.n_samples / max(1, ready.sample_rate)
+
+    def on_aside(self, aside: Any) -> None:  # runs on the TTS thread
+        if aside.chunk is not None:
+            with self.lock:
+                self.audio_s += aside.chunk.n_samples / max(1, aside.chunk.sample_rate)
+
+    def escaped(self, where: str, exc: BaseException | None) -> None:
+        with self.lock:
+            self.exceptions.append(f"{where}: {exc.__class__.__name__}: {exc}")
+
+
+class _ExceptionLog(logging.Handler):
+    """Counts log records that carry a traceback: an exception caught only by a last resort."""
+
+    def __init__(self, watch: _Watch) -> None:
+        super().__init__(logging.ERROR)
+        self.watch = watch
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            self.watch.escaped(f"logged by {record.name}", record.exc_info[1])
+
+
+def _user_wavs(texts: set[str], folder: Path, tts_path: Path) -> dict[str, Path]:
+    """Piper at 1.15x pace, pitched up ~6 % (another voice than the app's), as WAVs."""
+    import numpy as np
+
+    from desktop_agent.adapters.tts_piper import PiperTts
+
+    tts = PiperTts(tts_path, threads=1, speaking_rate=1.15)
+    out = {}
+    for text in sorted(texts):
+        audio = np.concatenate([c.audio for c in tts.synthesize(text)])
+        path = folder / (re.sub(r"\W+", "_", text) + ".wav")
+        with wave.open(str(path), "wb") as w:  # the rate tag does the pitch shift
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(int(tts.sample_rate * 1.06))
+            w.writeframes((audio.astype(np.float32) * 0.8).astype(np.int16).tobytes())
+        out[text] = path
+    return out
+
+
+def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: int = 40,
+         policy: Any = None, llm_stall_s: float | None = None) -> None:
+    """Run ``turns`` turns; write one JSON line per turn to ``out``, then the summary line."""
+    from PySide6.QtCore import QCoreApplication
+
+    from desktop_agent.adapters.device_audio import DeviceAudio
+    from desktop_agent.compose.engines import resolve_models
+    from desktop_agent.compose.runtime import build_runtime
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.core.turns import events as ev
+    from desktop_agent.core.turns.model import State
+    from desktop_agent.core.turns.policy import TurnPolicy
+    from desktop_agent.tools import soak_faults
+    from desktop_agent.tools.pulse_daemon import PulseDaemon
+
+    policy = policy or TurnPolicy()
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    settings = Settings().replace_field("interaction.mode", "push_to_talk")
+    if llm:
+        settings = settings.replace_field("models.llm", llm)
+    watch = _Watch()
+    sys.excepthook = lambda t, e, tb: watch.escaped("sys.excepthook", e)
+    threading.excepthook = lambda a: watch.escaped(f"thread {a.thread.name if a.thread else '?'}",
+                                                   a.exc_value)
+    logging.getLogger().addHandler(_ExceptionLog(watch))
+    pulse = PulseDaemon.attach()
+    scripted = plan(turns, seed)
+    folder = Path(tempfile.mkdtemp(prefix="da-soak-"))
+    tts_model = resolve_models(settings, ("tts",))["tts"].path
+    wavs = _user_wavs({q for _k, s, q in scripted if s} | {BARGE}, folder, tts_model)
+    rt = build_runtime(settings, DeviceAudio("pulse", "pulse"), echo_cancellation=True,
+                       policy=policy, store_path=folder / "store.sqlite3")
+    c = rt.controller
+    c.sig_transition.connect(watch.on_transition)
+    engines = c.link.engines
+    engines.tts.sig_chunk_synthesized.connect(watch.on_chunk)
+    engines.tts.sig_aside_synthesized.connect(watch.on_aside)
+    threads = [*engines.threads, c.router._thread]
+
+    def wait(cond: Callable[[], bool], seconds: float) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            if cond():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def pump(seconds: float) -> None:
+        wait(lambda: False, seconds)
+
+    def state() -> Any:
+        return c.machine.state
+
+    switch = FaultSwitch()
+    switch.hang_s = {"llm": policy.llm_first_token_timeout_s + 8,
+                     "tts": policy.tts_timeout_s + 5, "tool": policy.tool_timeout_s + 5}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sink = out.open("w", encoding="utf-8")
+    c.start()
+    if not wait(c.loaded, 300):
+        raise SystemExit("the engines did not load in 300 s (run `desktop-agent doctor`)")
+    soak_faults.install(engines, switch)
+    if llm_stall_s is not None:
+        c.link.llm_stall_s = llm_stall_s
+    engines.llm.max_tokens = max_tokens
+    wait(lambda: state() is State.LISTENING, 30)
+    pump(2.0)  # the prompt prefill and the echo canceller settle
+    rss_start = _rss_mb()
+    rng = random.Random(seed + 1)
+    try:
+        for i, (kind, spoken, question) in enumerate(scripted):
+            if not wait(lambda: state() is State.LISTENING, 60):
+                c._feed(ev.Reset(turn_id=c.machine.turn_id, at_s=time.monotonic()))
+                wait(lambda: state() is State.LISTENING, 10)
+            if kind in soak_faults.ENGINE_FAULTS:
+                switch.arm(kind)
+            c.set_mode("hands_free" if kind == "barge_in_voice" else "push_to_talk")
+            first_t = len(watch.transitions)
+            spans_seen = c.machine.spans_completed
+            with watch.lock:
+                audio0 = watch.audio_s
+            started = time.monotonic()
+            if spoken:
+                c.ptt_press()
+                player = pulse.play(wavs[question])
+                wait(lambda p=player: p.poll() is not None, 30)  # type: ignore[misc]
+                pump(0.4)  # the loopback and input buffers still hold the end of it
+                c.ptt_release()
+            else:
+                c.ask_text(question)
+            input_end = time.monotonic()
+            outage = 0.0
+            if kind in ("barge_in_ptt", "barge_in_voice", "device_loss"):
+                into = rng.uniform(0.5, 2.5)
+                wait(lambda d=into: (state() is State.ASSISTANT_SPEAKING  # type: ignore[misc]
+                                     and c.machine.reply_played_s >= d)
+                     or state() in (State.LISTENING, State.ERROR), 60)
+                if state() is State.ASSISTANT_SPEAKING:
+                    if kind == "barge_in_ptt":
+                        c.ptt_press()
+                        pump(rng.uniform(0.1, 0.6))
+                        c.ptt_release()
+                    elif kind == "barge_in_voice":
+                        voice = pulse.play(wavs[BARGE])
+                        wait(lambda p=voice: p.poll() is not None, 30)  # type: ignore[misc]
+                    else:
+                        t_loss = time.monotonic()
+                        pulse.lose_devices()
+                        pump(rng.uniform(1.0, 4.0))
+                        pulse.restore_devices()
+                        outage = time.monotonic() - t_loss
+            back = wait(lambda: state() is State.LISTENING, HARD_CAP_S)
+            ended = time.monotonic()
+            with watch.lock:
+                audio_s = watch.audio_s - audio0
+            spans = c.machine.spans_since(spans_seen)
+            filler = any("filler" in s.marks for s in spans)
+            record = _turn_record(i, kind, spoken, question, watch.transitions[first_t:],
+                                  (started, input_end, ended), audio_s, outage, back, policy,
+                                  filler, c.link.llm_stall_s)
+            firsts = [v for s in spans if (v := s.since_endpoint_ms("first_audio")) is not None]
+            record["first_audio_ms"] = round(firsts[0], 1) if firsts else None
+            record["threads_alive"] = all(t.isRunning() for t in threads)
+            record["rss_mb"] = _rss_mb()
+            with watch.lock:
+                record["exceptions"] = list(watch.exceptions)
+                watch.exceptions.clear()
+            if not back:
+                record["stuck_in"] = state().name
+                c._feed(ev.Reset(turn_id=c.machine.turn_id, at_s=time.monotonic()))
+            switch.disarm()
+            sink.write(json.dumps(record) + "\n")
+            sink.flush()
+            if kind == "device_loss":  # the mic must be back before the next spoken turn
+                samples = rt.backend.samples
+                wait(lambda s=samples: rt.backend.samples > s + 8_000, 20)  # type: ignore[misc]
+    finally:
+        summary = {"summary": True, "rss_start_mb": rss_start, "rss_end_mb": _rss_mb(),
+                   "injected": dict(switch.injected), "llm": llm or "default",
+                   "max_tokens": max_tokens}
+        sink.write(json.dumps(summary) + "\n")
+        sink.close()
+        rt.shutdown()
+
+
+def _turn_record(i: int, kind: str, spoken: bool, question: str, trans: list[tuple[float, Any]],
+                 times: tuple[float, float, float], audio_s: float, outage: float, back: bool,
+                 policy: Any, filler: bool, stall_s: float) -> dict[str, Any]:
+    """One turn's JSON line: how it ended, how long it took, and whether it was stuck.
+
+    ``times``: when the turn started, when the user's input ended, when it was LISTENING.
+    """
+    started, input_end, ended = times
+    path = [f"{t.target.name}:{t.cause}" for _at, t in trans]
+    errored = any(t.target.name == "ERROR" for _at, t in trans)
+    deadline = audio_s + MARGIN_S + policy.llm_first_token_timeout_s
+    if spoken:
+        deadline += policy.asr_timeout_s
+    if kind.startswith("tool") or question in TOOL:
+        deadline += policy.tool_timeout_s
+    if kind.startswith("tts") or errored:
+        deadline += policy.tts_timeout_s + policy.apology_timeout_s
+    if kind == "llm_stall":
+        deadline += stall_s
+    if kind == "barge_in_voice":
+        deadline += policy.asr_timeout_s + policy.llm_first_token_timeout_s  # the new turn
+    deadline += outage + (10.0 if kind == "device_loss" else 0.0)
+    speaking, entered = 0.0, None
+    for at, t in trans:
+        if t.target.name == "ASSISTANT_SPEAKING":
+            entered = at
+        elif t.source.name == "ASSISTANT_SPEAKING" and entered is not None:
+            speaking += at - entered
+            entered = None
+    # While a filler plays, the reply is still waiting for the model or a tool (their
+    # timeouts bound it); a hung voice or a stalled model is bound by its own timeout.
+    allowed = audio_s + SPEAK_MARGIN_S + outage
+    allowed += policy.llm_first_token_timeout_s + policy.tool_timeout_s if filler else 0.0
+    allowed += policy.tts_timeout_s if kind.startswith("tts") else 0.0
+    allowed += stall_s if kind == "llm_stall" else 0.0
+    took = ended - input_end
+    return {"turn": i, "fault": kind, "spoken": spoken,
+            "ended_by": path[-1].split(":", 1)[1] if path else "nothing",
+            "path": path, "took_s": round(took, 2), "deadline_s": round(deadline, 1),
+            "stuck": (not back) or took > deadline, "speaking_s": round(speaking, 2),
+            "audio_s": round(audio_s, 2), "overrun": speaking > allowed,
+            "input_s": round(input_end - started, 2), "outage_s": round(outage, 2)}
+
+
+def main(argv: list[str]) -> None:
+    """``python -m desktop_agent.tools.soak_run OUT TURNS SEED MAX_TOKENS [LLM]``."""
+    out, turns, seed, max_tokens = Path(argv[0]), int(argv[1]), int(argv[2]), int(argv[3])
+    logging.basicConfig(level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    policy, stall_s = None, None
+    if os.environ.get("DESKTOP_AGENT_SOAK_QUICK"):  # tests: a hang costs seconds
+        from desktop_agent.core.turns.policy import TurnPolicy
+
+        policy = TurnPolicy(asr_timeout_s=8.0, llm_first_token_timeout_s=8.0,
+                            tool_timeout_s=4.0, tts_timeout_s=4.0, apology_timeout_s=8.0)
+        stall_s = 5.0
+    soak(turns, seed, out, argv[4] if len(argv) > 4 and argv[4] else None, max_tokens, policy,
+         stall_s)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
