@@ -53,6 +53,11 @@ class JobTable(QObject):
             token = self._tokens[job] = CancelToken(turn_id)
         return token
 
+    def live(self, job: JobId) -> bool:
+        """True while ``job`` has a token that was not cancelled (nor forgotten)."""
+        token = self._tokens.get(job)
+        return token is not None and not token.cancelled
+
     def cancel(self, job: JobId, reason: str) -> None:
         """Cancel ``job`` (nothing happens for an unknown or finished one)."""
         token = self._tokens.pop(job, None)

@@ -5,20 +5,35 @@ What comes back arrives on slots of this GUI-thread object (queued connections):
 go to ``feed``; a partial transcript to the recorder; a synthesized chunk's audio to the
 playback driver, then its ``TtsChunkReady`` to ``feed``; load progress to the GUI.
 
+An LLM that stops in the middle of its answer (no token for ``llm_stall_s`` after its first
+output) fails its job here: the machine's own timer only guards the first token, and a reply
+whose words stopped coming would otherwise stay in ASSISTANT_SPEAKING, silent, for as long
+as the engine stays stuck.
+
 Runs on: GUI thread.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
+from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.turns import commands as cmd
-from desktop_agent.core.turns.events import Event
+from desktop_agent.core.turns.events import (
+    Event,
+    LlmFinished,
+    LlmStarted,
+    LlmToken,
+    LlmToolCall,
+    StageFailed,
+)
+from desktop_agent.core.turns.model import JobId, Stage
 from desktop_agent.runtime.jobs import JobTable
 from desktop_agent.runtime.payloads import (
     AsrJob,
@@ -36,6 +51,8 @@ from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsW
 
 NEEDED: Final = ("asr", "llm", "tts")
 """The engines a turn needs loaded."""
+LLM_STALL_S: Final = 10.0
+"""Seconds without output, after an LLM job's first output, before the job is failed."""
 
 
 @dataclass
@@ -96,6 +113,13 @@ class WorkerLink(QObject):
         self._show_loading = show_loading
         self._show_error = show_error
         self._loading: dict[str, str] = {}
+        self.llm_stall_s = LLM_STALL_S
+        """Seconds an LLM job may go without output after its first (see the module doc)."""
+        self._llm_watch: dict[JobId, tuple[TurnId, float, bool]] = {}
+        """Running LLM jobs: (turn, when it last reported, whether it produced output)."""
+        self._stall_timer = QTimer(self)  # runs only while an LLM job runs: no idle wake-ups
+        self._stall_timer.setInterval(500)
+        self._stall_timer.timeout.connect(self._on_stall_timer_timeout)
         e = engines
         self.sig_asr_job_queued.connect(e.asr.run)
         self.sig_llm_job_queued.connect(e.llm.run)
@@ -127,6 +151,9 @@ class WorkerLink(QObject):
     def start_llm(self, c: cmd.StartLlm) -> None:
         """Queue the LLM job of ``c``."""
         token = self._jobs.token(c.job, c.turn_id)
+        self._llm_watch[c.job] = (c.turn_id, time.monotonic(), False)
+        if not self._stall_timer.isActive():
+            self._stall_timer.start()
         self.sig_llm_job_queued.emit(LlmJob(c.turn_id, c.job, c.messages, token))
 
     def run_tool(self, c: cmd.RunTool) -> None:
@@ -166,7 +193,30 @@ class WorkerLink(QObject):
             thread.wait(5000)
 
     def _on_worker_sig_event_reported(self, event: Event) -> None:
+        job = getattr(event, "job", None)
+        if job is not None and job in self._llm_watch:
+            if isinstance(event, LlmStarted | LlmToken | LlmToolCall):
+                turn, _at, output = self._llm_watch[job]
+                self._llm_watch[job] = (turn, time.monotonic(),
+                                        output or not isinstance(event, LlmStarted))
+            elif isinstance(event, LlmFinished | StageFailed):
+                del self._llm_watch[job]
         self._feed(event)
+
+    def _on_stall_timer_timeout(self) -> None:
+        """Fail an LLM job whose output stopped; forget the jobs that ended or were cancelled."""
+        now = time.monotonic()
+        for job, (turn, at, output) in list(self._llm_watch.items()):
+            if not self._jobs.live(job):
+                del self._llm_watch[job]
+            elif output and now - at > self.llm_stall_s:
+                del self._llm_watch[job]
+                self._jobs.cancel(job, "llm stalled")
+                self._feed(StageFailed(
+                    turn_id=turn, at_s=now, job=job, stage=Stage.LLM, code="llm_stalled",
+                    message=f"The language model stopped answering for {self.llm_stall_s:.0f} s."))
+        if not self._llm_watch:
+            self._stall_timer.stop()
 
     def _on_asr_sig_partial_transcribed(self, result: AsrPartialResult) -> None:
         self._on_partial(result)

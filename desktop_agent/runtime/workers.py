@@ -287,7 +287,18 @@ class ToolWorker(EngineWorker[ToolRegistry]):
         if self.engine is None:
             answer = ToolAnswer("Sorry, the tools are still loading.", True)
         else:
-            answer = respond(self.engine, self._desk, command)
+            try:
+                answer = respond(self.engine, self._desk, command)
+            except Exception as exc:  # a failing store or tool path: an answer, not a hang
+                # Escaping this slot would leave the turn waiting for a result until the tool
+                # timeout, then apologise; the failure said as the tool's answer lets the
+                # reply say what went wrong at once.
+                message = exc.message if isinstance(exc, AgentError) else (
+                    f"{exc.__class__.__name__}: {exc}")
+                _LOGGER.warning("turn=%d job=%s tool %s failed: %s", job.turn_id, job.job,
+                                job.call.name, message)
+                answer = ToolAnswer(f"Sorry, the {job.call.name.replace('_', ' ')} tool "
+                                    f"failed: {message}", True)
         if not job.cancel.cancelled:
             self.sig_event_reported.emit(ToolResult(
                 turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
