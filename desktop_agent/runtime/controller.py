@@ -245,9 +245,9 @@ class AgentController(AgentViewModel):
 
     def clear_history(self) -> str:
         """Forget the conversation on disk and in memory. Runs on: GUI thread."""
-        if self.history_keeper is None:
+        if self.history_keeper is None:  # nothing on disk: forget the session only
             self.machine.history.clear()
-            return super().clear_history()
+            return "Conversation history cleared."
         return self.history_keeper.clear()
 
     def repeat_last_answer(self) -> None:

@@ -206,9 +206,9 @@ class AgentViewModel(QObject):
     def clear_history(self) -> str:
         """Forget the conversation, on disk and in memory; the sentence to show.
 
-        Runs on: GUI thread. The default keeps nothing, so there is nothing to clear.
+        Runs on: GUI thread. The default (no assistant running) has nothing to clear.
         """
-        return "Conversation history cleared."
+        return "Nothing was cleared: the assistant is not running."
 
     @Slot()
     def run_first_run_check(self) -> None:
