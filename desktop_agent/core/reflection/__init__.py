@@ -1,0 +1,7 @@
+"""Verdict-gated speech: deterministic checks of spoken answers, the confession gate, prompts.
+
+Pure and stdlib-only, like the rest of ``core``: the turn machine (core/turns/reflect.py)
+decides *when* to reflect and what to do with a verdict; this package decides *what* the
+verdict is when a literal check applies (``checks``), whether a repair may confess
+(``gate``), and the words a continuation is built from (``prompts``).
+"""

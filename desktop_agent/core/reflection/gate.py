@@ -1,0 +1,81 @@
+"""The confession gate, and the words a deterministic continuation is made of.
+
+A repair confesses ("No, that's not right.") only when the flagged claim is in the words
+the user actually heard: the written words whose audio the device played (heard-so-far,
+from played samples and word timings), never the generated text. When the error lived
+only in the unspoken tail, the continuation goes on cleanly with the right substance: the
+user only hears "that's not right" when something wrong was audible.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+CONFESSION: Final = "No, that's not right."
+"""What a repair says first when the flagged error was heard."""
+CONFESSION_MARKERS: Final = (
+    "not right", "that's wrong", "that is wrong", "i was wrong", "my mistake", "i made a mistake",
+    "correction", "i misspoke", "sorry, i", "let me correct", "actually no", "wait, no",
+)
+"""Phrases that confess a mistake (lower case): the bench counts a false confession when
+one is heard although nothing wrong was."""
+_ENDS_SENTENCE: Final = re.compile(r"[.!?][\"')\]]*\s*$")
+
+
+def confess(flagged_word: int | None, heard_words: int, said_words: int) -> bool:
+    """True when a repair may say that something was wrong.
+
+    Args:
+        flagged_word: Index of the first written word of the flagged claim in the
+            utterance, or None when the reflector did not locate it.
+        heard_words: How many written words of the utterance the user heard (a prefix).
+        said_words: How many written words the utterance has (heard or not).
+
+    Returns:
+        True when the flagged word was heard; for an unlocated claim, only when the whole
+        utterance was heard (then the error, wherever it is, was audible).
+    """
+    if flagged_word is None:
+        return said_words > 0 and heard_words >= said_words
+    return 0 <= flagged_word < heard_words
+
+
+def has_confession(text: str) -> bool:
+    """True when ``text`` confesses a mistake (see ``CONFESSION_MARKERS``)."""
+    lower = text.lower().replace("’", "'")
+    return any(marker in lower for marker in CONFESSION_MARKERS)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if _ENDS_SENTENCE.search(text) else text + "."
+
+
+def repair_text(correction: str, heard: str, *, confessing: bool) -> str:
+    """What a repair says after the cut, from the correct substance.
+
+    Args:
+        correction: The correct answer as a clause ('23 times 47 is 1081').
+        heard: The written words heard so far (the utterance up to the cut).
+        confessing: The gate's answer (``confess``).
+
+    Returns:
+        'No, that's not right. 23 times 47 is 1081.' when confessing; otherwise the
+        substance alone, joined to a dangling fragment with 'well,' ('23 times 47 is...
+        well, 23 times 47 is 1081.').
+    """
+    if confessing:
+        return f"{CONFESSION} {_sentence(correction)}"
+    if heard.strip() and not _ENDS_SENTENCE.search(heard):
+        return f"well, {_sentence(correction)[0].lower()}{_sentence(correction)[1:]}"
+    return _sentence(correction)
+
+
+def refine_text(correction: str) -> str:
+    """What a refinement says: connective words, then the substance ('So, ... is 1081.')."""
+    body = _sentence(correction)
+    return f"So, {body[0].lower()}{body[1:]}" if body else ""
