@@ -389,6 +389,8 @@ class MainWindow(QMainWindow):
     def _on_contrast_action_triggered(self) -> None:
         on = self.action_contrast.isChecked()
         self.commit_settings(self.settings.replace_field("ui.high_contrast", on))
+        # A closed menu's item sends no state change on the bus: say what the keys did.
+        self.announcer.announce(f"High contrast {'on' if on else 'off'}")
 
     def _step_font(self, direction: int) -> None:
         scale = self.settings.ui.font_scale + direction * FONT_STEP

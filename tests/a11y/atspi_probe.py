@@ -10,8 +10,8 @@ It prints one JSON object per line on stdout:
 
 * ``{"ready": true}`` once its event listeners are registered;
 * ``{"event": TYPE, "detail1": .., "detail2": .., "data": .., "source": NODE}`` for every
-  event the application sends that a screen reader listens to (text, state, name,
-  description and announcement changes, focus, window activation); ``NODE`` is
+  event the application sends (but the structural churn in ``IGNORED``, unless
+  ``ATSPI_PROBE_ALL=1``); ``NODE`` is
   ``{"name", "role", "parent"}`` (the parent's name) of the object that sent it;
 * ``{"found": BOOL, "seq": N}`` in answer to ``{"cmd": "find", "seq": N}``: whether the
   application is registered on the bus yet;
@@ -28,6 +28,7 @@ assistive technology's side of the bus, as independent of Qt as a screen reader 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 import warnings
@@ -39,16 +40,12 @@ from gi.repository import Atspi, GLib  # noqa: E402
 
 warnings.simplefilter("ignore", DeprecationWarning)  # get_action_name: no successor in 2.46
 
-EVENTS = (
-    "object:text-changed",
-    "object:state-changed",
-    "object:property-change:accessible-name",
-    "object:property-change:accessible-description",
-    "object:property-change:accessible-value",
-    "object:announcement",
-    "focus:",
-    "window:activate",
-)
+EVENTS = ("object:", "window:", "focus:")
+"""Every event class a screen reader can listen to (nothing the app sends is missed)..."""
+IGNORED = ("object:children-changed", "object:bounds-changed", "object:visible-data-changed",
+           "object:text-caret-moved", "object:row-", "object:column-", "object:model-changed",
+           "object:property-change:accessible-parent", "object:text-bounds-changed")
+"""...except the structural churn of tables and layouts, dropped before any lookup."""
 MAX_NODES = 600
 """A bound on one tree dump (the window has about two hundred objects)."""
 MAX_TEXT = 4000
@@ -133,6 +130,8 @@ class Probe:
         self.app: Atspi.Accessible | None = None
         self.loop = GLib.MainLoop()
         self.listener = Atspi.EventListener.new(self._on_event)
+        self.everything = bool(os.environ.get("ATSPI_PROBE_ALL"))
+        """ATSPI_PROBE_ALL=1: keep even the IGNORED events (to see what a change sends)."""
         for kind in EVENTS:
             self.listener.register(kind)
 
@@ -147,6 +146,8 @@ class Probe:
         return self.app
 
     def _on_event(self, event: Atspi.Event) -> None:
+        if not self.everything and event.type.startswith(IGNORED):
+            return
         source = event.source
         if source is None or _safe(source.get_process_id, -1) != self.pid:
             return
