@@ -272,7 +272,7 @@ class MicInput(_Stream):
         """
         self.check()
         need_dev = int(np.ceil(min_samples * self.rate / ASR_SAMPLE_RATE)) if self.rate else 0
-        self._ring.wait(need_dev, timeout_s)
+        self._ring.wait(need_dev, timeout_s, self.rate or None)
         self.check()
         start = self._ring.total_read
         anchor = self._anchor

@@ -50,6 +50,13 @@ TURN_WINDOW_S = 8.0
 """Seconds of the utterance's end that the end-of-turn model hears (Smart Turn: 8 s)."""
 TURN_PREROLL_S = 0.2
 """Audio kept before the utterance's first speech frame for the end-of-turn model."""
+AEC_IDLE_S = 0.3
+"""Seconds of a silent far end after which the echo canceller is bypassed: longer than its
+filter (200 ms), so there is no echo left for it to remove, and it costs nothing while the
+assistant is quiet (most of the time). It resumes with the first far-end sample."""
+VAD_FLOOR_POWER = 10 ** (-70 / 10)
+"""Mean square below which a VAD frame is silence without asking the model (-70 dBFS RMS:
+far under any speech; a digitally silent or very quiet microphone, as when idle)."""
 
 
 def playback_onset_s(sensitivity: float) -> float:
@@ -183,6 +190,7 @@ class CapturePipeline:
         self.coherence = EchoCoherence(ASR_SAMPLE_RATE)
         """Tells a raw mic that is only a copy of the speaker (a canceller behind the path)."""
         self._passed = False  # the previous VAD frame counted as speech
+        self._far_silent_s = 0.0  # how long the far end has been silent (AEC_IDLE_S)
         self.trace: CaptureTrace | None = None
         """When set, every block and VAD frame is recorded (see capture_trace)."""
         self.turn_detector = turn_detector
@@ -217,6 +225,15 @@ class CapturePipeline:
         self.echo_gate.far_block(len(near) / ASR_SAMPLE_RATE,
                                  float(np.mean(np.square(far[:len(near)], dtype=np.float64))))
         self.coherence.push(near, far[:len(near)])
+        self._far_silent_s = (self._far_silent_s + len(near) / ASR_SAMPLE_RATE
+                              if self.far_db <= -100.0 else 0.0)
+        if self._far_silent_s >= AEC_IDLE_S:
+            # Nothing played for longer than the filter reaches: the canceller would return
+            # the microphone unchanged. Pass it through (with what was pending) instead.
+            out = np.concatenate([self._near_pending, near])
+            self._near_pending = np.zeros(0, dtype=np.float32)
+            self._far_pending = np.zeros(0, dtype=np.float32)
+            return out
         self._near_pending = np.concatenate([self._near_pending, near])
         self._far_pending = np.concatenate([self._far_pending, far[:len(near)]])
         n = self.aec.frame_samples
@@ -247,8 +264,10 @@ class CapturePipeline:
             frame = self._vad_pending[offset:offset + VAD_FRAME]
             offset += VAD_FRAME
             frame_end = consumed_before + offset
-            prob = raw = float(self.vad.speech_probability(frame))
             power = float(np.mean(np.square(frame, dtype=np.float64)))
+            # A near-silent frame is silence: skip the model (most of the idle capture cost).
+            prob = raw = (0.0 if power < VAD_FLOOR_POWER
+                          else float(self.vad.speech_probability(frame)))
             if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
                     self.echo_gate.is_echo(power, holding=self._passed)
                     or (self.echo_gate.far_active() and self.coherence.is_echo(frame_end))):

@@ -117,8 +117,11 @@ class Resampler:
         m = n * down
         last = m // up - self._buf_start  # index in _buf of the newest input of each window
         phase = m % up
-        windows = np.lib.stride_tricks.sliding_window_view(self._buf, taps)
-        out = np.einsum("ij,ij->i", windows[last - (taps - 1)], self._bank[phase])
+        if self._buf.any():
+            windows = np.lib.stride_tricks.sliding_window_view(self._buf, taps)
+            out = np.einsum("ij,ij->i", windows[last - (taps - 1)], self._bank[phase])
+        else:  # silence in (the speaker's idle far end): exactly silence out, for free
+            out = np.zeros(len(n), dtype=np.float32)
         self._n_next = n_end
         next_last = (n_end * down) // up - self._buf_start
         keep_from = max(0, min(next_last - (taps - 1), len(self._buf)))

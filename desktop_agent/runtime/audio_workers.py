@@ -72,6 +72,7 @@ class CaptureWorker(QObject):
 
     def _loop(self) -> None:
         last_levels = 0.0
+        last_reading: tuple[float, float, float | None] = (-100.0, -100.0, None)
         path_version = echo_path_version(self.backend)
         while not self._stop.is_set():
             try:
@@ -96,9 +97,24 @@ class CaptureWorker(QObject):
                 self.sig_speech_detected.emit(event)
             now = time.monotonic()
             if now - last_levels >= 1 / 15:
-                last_levels = now
-                self.sig_levels_measured.emit(self.pipeline.mic_db, level_db(far) if far is not None
-                                     else -100.0, self.pipeline.erle_db)
+                reading = (self.pipeline.mic_db,
+                           level_db(far) if far is not None else -100.0, self.pipeline.erle_db)
+                # An unchanged reading (a quiet room, nothing playing) is not sent again for
+                # a second: each one wakes the GUI thread for nothing.
+                if now - last_levels >= 1.0 or _changed(reading, last_reading):
+                    last_levels, last_reading = now, reading
+                    self.sig_levels_measured.emit(*reading)
+
+
+def _changed(new: tuple[float, float, float | None],
+             old: tuple[float, float, float | None]) -> bool:
+    """Whether a level reading moved by a meter's step (1 dB) or the ERLE appeared/went."""
+    if (new[2] is None) != (old[2] is None):
+        return True
+    pairs = [(new[0], old[0]), (new[1], old[1])]
+    if new[2] is not None and old[2] is not None:
+        pairs.append((new[2], old[2]))
+    return any(abs(a - b) >= 1.0 for a, b in pairs)
 
 
 Audio: TypeAlias = npt.NDArray[Any]
