@@ -225,6 +225,11 @@ class LlmWorker(EngineWorker[WarmableLlm]):
     def run(self, job: LlmJob) -> None:
         """Stream one reply. Runs on: the LLM thread."""
         emit = self.sig_event_reported.emit
+        if job.cancel.cancelled:
+            # Cancelled while queued (a speculative start the user's next words overtook, a
+            # turn cut short): its prompt's prefill would hold the thread for seconds on a
+            # busy machine, and the next turn's job waits behind it.
+            return
         try:
             if self.engine is None:
                 raise AgentError("llm_not_ready", "The language model is still loading.")
@@ -319,6 +324,8 @@ class TtsWorker(EngineWorker[AdjustableTts]):
     @Slot(object)
     def run(self, job: TtsJob) -> None:
         """Speak one clause. Runs on: the TTS thread."""
+        if job.cancel.cancelled:  # cancelled while queued: nobody will play it
+            return
         try:
             chunk = self.speak(job.text, job.cancel)
             if job.cancel.cancelled:
