@@ -1,17 +1,9 @@
 """Hands-free: speech said over the spoken apology of a failed turn.
 
-Today the machine ignores a speech onset in ERROR (the apology is playing); the apology ends,
-the machine listens again, but the capture segmenter is already inside that speech and never
-reports its start again, so its end is ignored too: the user's words are lost. A push-to-talk
-press in ERROR already cuts the apology and starts a turn (test below, which passes).
-
-The fix is in core/turns/machine.py, which the integrator is editing: in
-``_on_speech_started``, for ``State.ERROR`` do what ``_on_ptt_pressed`` does (emit
-``StopApology``, cancel ``ctx.apology_timer``, ``_begin_user_turn(event.speech_start_s,
-"speech_started", event.at_s)``) and declare ERROR -> USER_SPEAKING for 'speech_started' in
-core/turns/policy.py (it is declared already, for 'ptt_pressed'). The onset is judged by the
-capture pipeline's VAD with echo cancellation on the apology's own sound (runtime/
-capture_router routes onsets in every state but ASSISTANT_SPEAKING straight to the machine).
+A speech onset in ERROR (the apology is playing) cuts the apology and starts the user's turn,
+as a push-to-talk press does: the capture segmenter is already inside that speech and would
+never report its start again, so ignoring it would lose the words. The onset is judged by
+the capture pipeline's VAD with echo cancellation on the apology's own sound.
 """
 
 from __future__ import annotations
@@ -41,9 +33,6 @@ def test_push_to_talk_over_the_apology_starts_a_turn() -> None:
     assert log.turn(2).user_text == "try again please"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "machine.py ignores SpeechStarted in ERROR, so hands-free speech over the apology is "
-    "lost; the fix (module docstring) is in machine.py, which the integrator is editing"))
 @pytest.mark.parametrize("end_s", [4.0, 6.0])  # ends during the apology / after it
 def test_hands_free_speech_over_the_apology_is_not_lost(end_s: float) -> None:
     script = _failed_then(Script())

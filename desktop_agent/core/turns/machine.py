@@ -49,6 +49,7 @@ from desktop_agent.core.turns.events import (
     PlaybackStopped,
     PttPressed,
     PttReleased,
+    Reflected,
     Reset,
     SpeechEnded,
     SpeechStarted,
@@ -130,6 +131,7 @@ class TurnStateMachine(WriteHandlers):
             StageFailed: self._on_stage_failed,
             StageTimedOut: self._on_stage_timed_out,
             ApologyFinished: self._on_apology_finished,
+            Reflected: self._on_reflected,
         }
 
     def handle(self, event: Event) -> Step:
@@ -181,6 +183,12 @@ class TurnStateMachine(WriteHandlers):
 
     def _on_speech_started(self, event: SpeechStarted) -> None:
         if self._state is State.LISTENING:
+            self._begin_user_turn(event.speech_start_s, "speech_started", event.at_s)
+        elif self._state is State.ERROR:
+            # Speech over the apology: the user wins, as a key press does (the segmenter
+            # will not report this onset again, so ignoring it would lose the words).
+            self._emit(StopApology(turn_id=self._turn_id))
+            self._cancel_timer(self._ctx.apology_timer)
             self._begin_user_turn(event.speech_start_s, "speech_started", event.at_s)
         elif self._state in _BEFORE_SPEECH:
             self._resume_user(event.at_s, event.speech_start_s)
