@@ -19,7 +19,7 @@ Runs on: the LLM worker thread (one call at a time; the last plan is that thread
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from desktop_agent.core.cancel import CancelToken
@@ -52,7 +52,8 @@ class KnowledgeLlm:
     """
 
     def __init__(self, inner: LlmEngine, index: KnowledgeIndex, proposer: ClaimProposer,
-                 *, word_budget: int = WORD_BUDGET) -> None:
+                 *, word_budget: int = WORD_BUDGET,
+                 active: Callable[[], bool] = lambda: True) -> None:
         """Wrap ``inner``.
 
         Args:
@@ -60,7 +61,10 @@ class KnowledgeLlm:
             index: The knowledge index (searched on this thread).
             proposer: Proposes claims from passages (the local model, grammar-constrained).
             word_budget: Words per spoken unit.
+            active: False while the user has no knowledge folders: every turn goes to
+                ``inner`` (read at each turn, so a folder added in Settings counts at once).
         """
+        self._active = active
         self._inner = inner
         self._index = index
         self._proposer = proposer
@@ -93,7 +97,7 @@ class KnowledgeLlm:
     def _grounded(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
                   cancel: CancelToken | None) -> AnswerPlan | None:
         """The plan for this turn, or None when the wrapped engine should answer."""
-        if not messages or messages[-1].role != "user":
+        if not self._active() or not messages or messages[-1].role != "user":
             return None  # a tool result's continuation: the engine that called it goes on
         question = messages[-1].content.strip()
         if not question:
