@@ -33,7 +33,7 @@ BUS_LAUNCHER: Final = "/usr/libexec/at-spi-bus-launcher"
 APT_PACKAGES: Final = ("xvfb", "xdotool", "dbus-daemon", "at-spi2-core", "python3-gi",
                        "gir1.2-atspi-2.0")
 INSTALL: Final = ("sudo apt-get install -y " + " ".join(APT_PACKAGES)
-                  + "   (or: bash scripts/setup.sh, which installs them)")
+                  + "   (or: bash scripts/setup.sh test, which installs them)")
 REPO: Final = Path(__file__).resolve().parents[2]
 HERE: Final = Path(__file__).resolve().parent
 
