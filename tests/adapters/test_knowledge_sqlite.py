@@ -4,6 +4,7 @@ another thread while indexing, and a damaged index file."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -318,3 +319,18 @@ def test_a_index_damaged_while_open_is_rebuilt_by_the_next_run(tmp_path, docs) -
     assert "moved aside" in report.problems[0].reason and report.added == 3
     assert index.search("what does E2 mean")[0].page == 2
     index.close()
+
+
+def test_every_answerable_fixture_question_finds_its_source_in_the_top_3(tmp_path) -> None:
+    """Recall@3 of the expected source file over tests/data/knowledge/questions.jsonl."""
+    questions = [json.loads(line) for line in
+                 (CORPUS.parent / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    answerable = [q for q in questions if q.get("source")]
+    assert len(answerable) >= 30
+    index = SqliteKnowledgeIndex(tmp_path / "k.sqlite3")
+    index.index([str(CORPUS)])
+    missed = [(q["id"], q["question"]) for q in answerable
+              if q["source"] not in [p.title for p in index.search(q["question"], limit=3)]]
+    index.close()
+    assert missed == []
