@@ -181,6 +181,7 @@ def test_a_whole_turn_with_the_keyboard_alone(desktop: A11ySession) -> None:
     assert all(visited), visited
     assert [n for n in visited if n in TAB_CONTROLS] == list(TAB_CONTROLS), visited
     assert "Push-to-talk" in visited  # the mode combo box, named by its value on Linux
+    assert _focus_after(desktop, "alt+m") == "Push-to-talk"  # its label's mnemonic
 
     # A checkable menu entry, toggled by its shortcut: the tree says checked, and it is said.
     start = desktop.mark()
