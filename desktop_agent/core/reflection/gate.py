@@ -10,7 +10,10 @@ user only hears "that's not right" when something wrong was audible.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Final
+
+from desktop_agent.core.heard import HeardReport
 
 CONFESSION: Final = "No, that's not right."
 """What a repair says first when the flagged error was heard."""
@@ -79,3 +82,23 @@ def refine_text(correction: str) -> str:
     """What a refinement says: connective words, then the substance ('So, ... is 1081.')."""
     body = _sentence(correction)
     return f"So, {body[0].lower()}{body[1:]}" if body else ""
+
+
+def join_heard(before: HeardReport, after: HeardReport) -> HeardReport:
+    """One report for a reply whose earlier stream a repair cut: ``before`` then ``after``.
+
+    ``before`` is what was heard of the cut streams (all of it counts as said); ``after`` is
+    the stream playing since. The history keeps the whole heard utterance, repairs included.
+    """
+
+    def both(a: str, b: str) -> str:
+        return " ".join(part for part in (a.strip(), b.strip()) if part)
+
+    return replace(
+        after,
+        full_text=both(before.heard_text, after.full_text),
+        heard_text=both(before.heard_text, after.heard_text),
+        heard_written=both(before.heard_written or before.heard_text,
+                           after.heard_written or after.heard_text),
+        cut_at_s=before.cut_at_s + after.cut_at_s,
+    )

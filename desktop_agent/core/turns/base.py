@@ -285,6 +285,9 @@ class MachineBase:
                 self._end_job(job)
             cancels.append("tts")
         llm_jobs = [reply.llm_job] if reply is not None and reply.llm_job is not None else []
+        if reply is not None and reply.reflect is not None and reply.reflect.job is not None:
+            llm_jobs.append(reply.reflect.job)  # a barge-in cancels the whole reflection loop
+            reply.reflect.job = None
         if ctx.speculation is not None:
             llm_jobs.append(ctx.speculation.job)
             ctx.speculation = None

@@ -92,6 +92,29 @@ class StartLlm:
     """The whole prompt: system prompt, trimmed history, this turn's user text and tool messages."""
     speculative: bool = False
     """True when started on a stable partial transcript before the final one (may be cancelled)."""
+    tools: bool = True
+    """False: never offer tools (a reflection's continuation writes prose only)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reflect:
+    """Judge the utterance so far as an answer to ``question``; answer with ``Reflected``.
+
+    A literal check (core/reflection) decides when one applies; otherwise the model
+    reflector (temperature 0, a fixed grammar). Runs where the LLM runs; cancelled with
+    ``CancelLlm(job)`` like a run.
+    """
+
+    stage: ClassVar[Stage] = Stage.LLM
+    """The stage a failure to run this command is reported as."""
+
+    turn_id: TurnId
+    job: JobId
+    question: str
+    utterance: str
+    """What was said so far: heard words of earlier segments, then the planned text."""
+    round: int
+    """1 for the opening, then one more for each continuation."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -346,6 +369,29 @@ class PublishUnit:
     at_s: float
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PublishReflection:
+    """Verdict-gated speech moved: show the opening, a verdict with its guidance, a repair.
+
+    ``kind``: 'reflecting' (a reflection started on ``text``), 'verdict' (``verdict`` and
+    ``guidance`` came back), 'continuation' (``text`` is what is said next; ``confessed``
+    when a repair says the heard words were wrong).
+    """
+
+    stage: ClassVar[Stage] = Stage.PLAYBACK
+    """The stage a failure to run this command is reported as."""
+
+    turn_id: TurnId
+    kind: str
+    round: int
+    text: str = ""
+    verdict: str = ""
+    guidance: str = ""
+    checker: str = ""
+    confessed: bool = False
+    at_s: float = 0.0
+
+
 Command: TypeAlias = (
     StartRecording
     | StopRecording
@@ -369,5 +415,7 @@ Command: TypeAlias = (
     | PublishHeard
     | PublishAction
     | PublishUnit
+    | Reflect
+    | PublishReflection
 )
 """Every command the machine emits."""

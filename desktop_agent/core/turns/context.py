@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from desktop_agent.core.cancel import TurnId
+from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.chunking import Chunker
@@ -33,6 +34,26 @@ class Speculation:
     """The user text it was started on (earlier segments + the partial)."""
     held: list[LlmToken | LlmToolCall | LlmFinished] = field(default_factory=list)
     """Output received before the final transcript confirmed the text, in order."""
+
+
+@dataclass(slots=True)
+class ReflectState:
+    """Verdict-gated speech in one reply: the opening, reflections, continuations."""
+
+    question: str
+    rounds: int = 0
+    """Reflections started."""
+    job: JobId | None = None
+    """The Reflect job awaited (None between reflections)."""
+    speaking: bool = True
+    """True while the speaker's opening streams (it is stopped when the opening is done)."""
+    sentences: int = 0
+    """Sentences of the opening so far."""
+    heard_before: HeardReport | None = None
+    """What was heard of the streams a repair cut (kept for the history and the next
+    reflection)."""
+    sentence_task: bool = False
+    """The question asks for a constrained sentence: a continuation is a new attempt."""
 
 
 @dataclass(slots=True)
@@ -76,6 +97,8 @@ class Reply:
     ducked: bool = False
     units: ReplyUnits = field(default_factory=ReplyUnits)
     """A grounded answer's spoken units, by chunk index."""
+    reflect: ReflectState | None = None
+    """Verdict-gated speech of this reply (None: not reflected)."""
 
 
 @dataclass(slots=True)

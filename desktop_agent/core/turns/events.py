@@ -290,6 +290,26 @@ class StageFailed:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Reflected:
+    """The reflector's verdict on the utterance of a ``Reflect`` job."""
+
+    turn_id: TurnId
+    job: JobId
+    """The Reflect job."""
+    verdict: str
+    """'good', 'refine', 'repair' or 'working' (core.reflection.Verdict values)."""
+    guidance: str
+    """What is wrong or missing and the correct substance ('' when good)."""
+    correction: str
+    """The correct substance as a clause to speak; '' when the model writes the continuation."""
+    flagged_word: int | None
+    """Index of the first written word of the flagged claim in the utterance (None: not
+    located)."""
+    checker: str
+    at_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StageTimedOut:
     """The timer ``job`` (a ``StartTimer`` command) expired."""
 
@@ -332,6 +352,7 @@ Event: TypeAlias = (
     | StageFailed
     | StageTimedOut
     | ApologyFinished
+    | Reflected
 )
 """Every event the machine accepts."""
 

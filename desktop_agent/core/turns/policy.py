@@ -55,6 +55,15 @@ class TurnPolicy:
     """Seconds a read-back stays answerable; a later "yes" does nothing (and says so)."""
     unit_max_age_s: float = 30.0
     """A grounded answer's unit not yet queued this long after it arrived is dropped (expired)."""
+    reflection: str = "off"
+    """Verdict-gated speech: 'off', 'on' (every reply) or 'checkable' (replies to questions a
+    literal check understands: arithmetic, counts, units, dates, word constraints). The
+    app's setting (interaction.reflection) defaults to 'checkable'."""
+    max_reflections: int = 3
+    """Reflections in one reply; the last one's continuation ends the reply."""
+    opening_min_words: int = 4
+    """The opening ends with the first sentence of at least this many words (or the second
+    sentence, or the run's end)."""
     speak_tool_results: bool = True
     """Speak a read tool's own sentence instead of running the LLM again on it (faster,
     and a small model cannot garble it). A failed call still goes back to the model."""

@@ -263,10 +263,16 @@ class ReplyHandlers(ReplyOutput):
             # Never end a turn in silence: the model said nothing speakable.
             self._say(reply, NOT_CAUGHT, when)
             return
-        reply.llm_done = True
         for clause in reply.chunker.flush():
             self._synthesize(reply, clause)
+        if self._run_ended(reply, when):
+            return  # reflection takes it from here (reflect.py)
+        reply.llm_done = True
         self._maybe_finish(when)
+
+    def _run_ended(self, reply: Reply, at_s: float) -> bool:
+        """Hook: the reply's LLM run ended with text. True when a subclass takes over."""
+        return False
 
     def _on_tool_result(self, event: ToolResult) -> None:
         reply = self._ctx.reply

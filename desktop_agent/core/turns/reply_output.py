@@ -10,6 +10,7 @@ import logging
 
 from desktop_agent.core.grounded.model import Disposition
 from desktop_agent.core.heard import HeardReport, heard_so_far
+from desktop_agent.core.reflection.gate import join_heard
 from desktop_agent.core.turns.base import MachineBase
 from desktop_agent.core.turns.commands import PlayChunk, PublishHeard, PublishUnit, Synthesize
 from desktop_agent.core.turns.context import Reply
@@ -188,13 +189,15 @@ class ReplyOutput(MachineBase):
             filler = [c for c in chunks if c.chunk_index == reply.filler_index]
             chunks = [c for c in chunks if c.chunk_index != reply.filler_index]
             played = max(0, played - sum(c.n_samples for c in filler))
-        return heard_so_far(
+        report = heard_so_far(
             self._turn_id,
             chunks,
             played,
             unsynthesised_text=" ".join(pending),
             interrupted=interrupted,
         )
+        before = reply.reflect.heard_before if reply.reflect is not None else None
+        return report if before is None else join_heard(before, report)
 
     def _record_exchange(self, report: HeardReport | None, at_s: float) -> None:
         """Record the turn in history and publish what was heard; ends the turn's span."""

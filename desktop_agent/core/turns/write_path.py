@@ -37,7 +37,7 @@ from desktop_agent.core.turns.commands import CancelLlm, PublishAction, PublishU
 from desktop_agent.core.turns.context import Reply
 from desktop_agent.core.turns.events import ActionButtonPressed, LlmToolCall, ToolResult
 from desktop_agent.core.turns.model import State, ToolMode
-from desktop_agent.core.turns.reply import ReplyHandlers
+from desktop_agent.core.turns.reflect import ReflectHandlers
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ PRESSED_CANCEL = "[pressed Cancel]"
 """The user's side of the exchange in history when the card's button answered."""
 
 
-class WriteHandlers(ReplyHandlers):
+class WriteHandlers(ReflectHandlers):
     """Handlers of the write path. Not used on its own (``TurnStateMachine`` builds on it)."""
 
     _gate: ConfirmGate
