@@ -3,6 +3,9 @@
 #
 #   bash scripts/setup.sh run    install everything, then start the app on the default models
 #   bash scripts/setup.sh test   install everything the tests need, then run the whole test suite
+#   bash scripts/setup.sh bundle [--with-models]   install, then build the one-folder app
+#                                dist/desktop-agent/ with PyInstaller (pinned, hash-checked)
+#   bash scripts/setup.sh desktop-entry   install, then add the app to the desktop's menu
 #
 # Idempotent: a second run checks stamps and changes nothing. Works as root (installs Debian
 # packages with apt-get) and as a normal user (uses sudo -n if allowed, otherwise prints the exact
@@ -14,8 +17,8 @@ set -euo pipefail
 
 MODE="${1:-run}"
 shift || true
-case "$MODE" in run | test | install) ;; *)
-    echo "usage: bash scripts/setup.sh [run|test|install]" >&2
+case "$MODE" in run | test | install | bundle | desktop-entry) ;; *)
+    echo "usage: bash scripts/setup.sh [run|test|install|bundle [--with-models]|desktop-entry]" >&2
     exit 64
     ;;
 esac
@@ -85,7 +88,7 @@ PIP=("$VPY" -m pip --disable-pip-version-check)
 # Everything the install depends on; when unchanged, steps 3-5 are skipped.
 STAMP="$VENV/.desktop_agent-$MODE.stamp"
 [ "$MODE" = run ] && STAMP="$VENV/.desktop_agent-install.stamp"
-[ "$MODE" = install ] && STAMP="$VENV/.desktop_agent-install.stamp"
+case "$MODE" in install | bundle | desktop-entry) STAMP="$VENV/.desktop_agent-install.stamp" ;; esac
 want=$(cat pyproject.toml models/requirements-*.txt models/manifest.toml scripts/setup.sh | sha256sum | cut -c1-32)
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
     say "dependencies and models are up to date"
@@ -125,6 +128,30 @@ fi
 case "$MODE" in
 install)
     say "installed. Start the app with: $VENV/bin/desktop-agent"
+    ;;
+desktop-entry)
+    exec "$VENV/bin/desktop-agent" install-desktop-entry
+    ;;
+bundle)
+    models=0
+    for arg in "$@"; do
+        case "$arg" in --with-models) models=1 ;; *) die "bundle: unknown option $arg (only --with-models)" ;; esac
+    done
+    name=desktop-agent
+    [ $models = 1 ] && name=desktop-agent-with-models
+    say "installing PyInstaller (pinned, hash-checked: packaging/requirements-bundle.txt)"
+    "${PIP[@]}" install --quiet --no-deps --require-hashes -r packaging/requirements-bundle.txt
+    say "building dist/$name/ (one folder; a few minutes on 2 cores)"
+    rm -rf "dist/$name"
+    DESKTOP_AGENT_BUNDLE_NAME="$name" DESKTOP_AGENT_BUNDLE_MODELS="$models" \
+        "$VPY" -m PyInstaller --noconfirm --log-level WARN --distpath "$REPO/dist" \
+        --workpath "$REPO/build/$name" packaging/desktop_agent.spec >/tmp/desktop_agent-bundle.log 2>&1 ||
+        die "PyInstaller failed (log: /tmp/desktop_agent-bundle.log)"
+    "$VPY" packaging/licences.py --out "dist/$name/THIRD_PARTY_LICENSES.txt" --bundle "dist/$name"
+    "$VPY" packaging/min_glibc.py "dist/$name" --top 3
+    [ $models = 1 ] && say "the default models are inside: dist/$name/_internal/models/<id>/ (checked against their sha256 at first start)"
+    say "built dist/$name/: $(du -sh "dist/$name" | cut -f1). Start it with dist/$name/desktop-agent;"
+    say "add it to the menu with: dist/$name/desktop-agent install-desktop-entry"
     ;;
 run)
     say "starting desktop_agent"
