@@ -1,5 +1,7 @@
 """Text out of the user's documents: Markdown, plain text, and the text layer of a PDF.
 
+``walk_folders`` lists the files under the knowledge folders (hidden ones skipped).
+
 ``extract(path, data)`` turns a file's bytes into one ``Document`` (the text, and for a
 PDF each page's offsets in it) or raises ``Unreadable`` with a sentence the user can act
 on: a binary file, a password-protected or damaged PDF, a scanned PDF with no text
@@ -11,9 +13,14 @@ from __future__ import annotations
 
 import io
 import logging
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.knowledge import IndexProblem
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -156,3 +163,47 @@ def _join_pages(texts: list[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
         parts.append(text)
         offset += len(text) + 2
     return "\n\n".join(parts), tuple(pages)
+
+
+def walk_folders(folders: Sequence[str],
+          cancel: CancelToken | None) -> tuple[list[Path], list[IndexProblem]]:
+    """Every file under ``folders`` (hidden files and folders skipped), sorted, no duplicate.
+
+    Returns:
+        The files, and a problem for each folder that is missing or cannot be read.
+    """
+    seen: dict[str, Path] = {}
+    problems: list[IndexProblem] = []
+    for folder in folders:
+        root = Path(folder).expanduser()
+        if not root.is_dir():
+            what = "is not a folder" if root.exists() else "was not found"
+            problems.append(IndexProblem(str(root), f"this knowledge folder {what}: check the "
+                                         "path in Settings, or remove it from the list"))
+            continue
+        root = root.resolve()
+
+        def unreadable(exc: OSError) -> None:
+            problems.append(IndexProblem(str(exc.filename), f"this folder {os_reason(exc)}"))
+
+        for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+            if cancel is not None and cancel.cancelled:
+                break
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in filenames:
+                if name.startswith((".", "~$")):
+                    continue
+                path = Path(dirpath) / name
+                if not path.is_file():  # a broken link, a socket
+                    continue
+                seen.setdefault(str(path), path)
+    return sorted(seen.values(), key=lambda p: (str(p.parent), p.name)), problems
+
+
+def os_reason(exc: OSError) -> str:
+    """Why a file or folder cannot be read, and what to do, in words."""
+    if isinstance(exc, PermissionError):
+        return "cannot be read (permission denied): check the file's permissions"
+    if isinstance(exc, FileNotFoundError):
+        return "it disappeared while it was being indexed"
+    return f"cannot be read ({exc.strerror or exc}): check the disk and the file"
