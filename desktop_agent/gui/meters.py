@@ -30,8 +30,8 @@ def _meter(name: str, description: str) -> QProgressBar:
 class LevelMeters(QWidget):
     """Mic and speaker meters plus the live ERLE figure.
 
-    ``push`` only stores the newest reading; a timer draws it, so a flood of readings
-    costs one repaint per tick.
+    ``push`` only stores the newest reading and arms a one-shot timer that draws it, so a
+    flood of readings costs one repaint per tick, and no reading costs no wake-up at all.
 
     Runs on: GUI thread.
     """
@@ -59,13 +59,15 @@ class LevelMeters(QWidget):
         self.draws = 0
         """Number of times the meters were redrawn (for tests of the throttle)."""
         self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
-        self._timer.start()
 
     def push(self, reading: LevelReading) -> None:
         """Keep ``reading`` to draw on the next tick (older pending readings are dropped)."""
         self._pending = reading
+        if not self._timer.isActive():
+            self._timer.start()
 
     def flush(self) -> None:
         """Draw the pending reading now, if any."""

@@ -5,8 +5,10 @@ uses one key until it drains: then the key is ended (the resampler's tail is flu
 every sample is heard) and, should more audio follow (a slow LLM), a fresh key continues
 the same stream. Played counts add up across keys, at the voice's sample rate.
 
-Polls every 10 ms on the GUI thread: PlaybackStarted carries the instant the first sample
-reached the device (taken in the output callback), not the poll time.
+Polls every 10 ms on the GUI thread while a stream is known (never while idle: a 100 Hz
+wake-up of the GUI thread for nothing was most of the idle window's CPU): PlaybackStarted
+carries the instant the first sample reached the device (taken in the output callback),
+not the poll time.
 
 Runs on: GUI thread (everything in this module).
 """
@@ -121,13 +123,17 @@ class PlaybackMonitor(QObject):
         self._timer.timeout.connect(self._on_timer_timeout)
         self._first_audio_s: float | None = None
         self._feeder = feeder
+        self._running = False
 
     def start(self) -> None:
-        """Start polling."""
-        self._timer.start()
+        """Poll from now on, whenever there is a stream to watch."""
+        self._running = True
+        if self._streams:
+            self._timer.start()
 
     def stop(self) -> None:
         """Stop polling."""
+        self._running = False
         self._timer.stop()
 
     def first_audio_s(self) -> float | None:
@@ -153,6 +159,8 @@ class PlaybackMonitor(QObject):
             stream.ending = False
         stream.sent += n_samples
         stream.drained = False
+        if self._running and not self._timer.isActive():
+            self._timer.start()
 
     def flush(self, job: JobId) -> None:
         """Silence stream ``job`` now (fade within one block); PlaybackStopped follows."""
@@ -168,6 +176,8 @@ class PlaybackMonitor(QObject):
 
     def _on_timer_timeout(self) -> None:
         self._poll()
+        if not self._streams:
+            self._timer.stop()  # idle: ``add`` starts it again
 
     def _poll(self) -> None:
         now = time.monotonic()
