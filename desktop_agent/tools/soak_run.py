@@ -65,7 +65,8 @@ def plan(turns: int, seed: int) -> list[tuple[str, bool, str]]:
     while len(kinds) < turns:
         kinds.append(rng.choices(FAULTS, weights)[0])
     out = []
-    for kind in kinds[:turns]:
+    for i, kind in enumerate(kinds[:turns]):
+        rng = random.Random(seed * 1_000_003 + i)  # turn i is the same in a longer soak
         if kind.startswith("tool"):
             question = rng.choice(TOOL)
         elif kind.startswith("barge") or kind in ("device_loss", "llm_stall"):
