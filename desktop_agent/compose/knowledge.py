@@ -99,3 +99,21 @@ class _Lazy:
         if self._build is not None:
             self._obj, self._build = self._build(), None
         return getattr(self._obj, name)
+
+
+def passage_lookup(index_path: Path | None = None) -> Callable[[str], str | None]:
+    """Evidence id -> the whole passage text, for the evidence panel (None when gone).
+
+    The index is opened at the first lookup. Runs on: the GUI thread.
+    """
+    index = _Lazy(lambda: SqliteKnowledgeIndex(index_path))
+
+    def lookup(passage_id: str) -> str | None:
+        try:
+            passage = index.passage(passage_id)
+        except Exception as exc:  # the panel then shows the quote alone
+            _LOGGER.warning("knowledge: passage lookup failed: %s", exc)
+            return None
+        return None if passage is None else str(passage.text)
+
+    return lookup

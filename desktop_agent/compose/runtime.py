@@ -84,7 +84,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
-    from desktop_agent.compose.knowledge import KnowledgeFolders, with_knowledge
+    from desktop_agent.compose.knowledge import KnowledgeFolders, passage_lookup, with_knowledge
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import dated_system_prompt
@@ -128,6 +128,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     controller.history_keeper = HistoryKeeper(
         keep_history(store, settings, history, purge=False), history.clear,
         controller.sig_error.emit, parent=controller)
+    controller.passage_lookup = passage_lookup()
     if store_note:
         controller.notices_at_start.append(ErrorNotice("store_rebuilt", store_note))
     # Start the workers only now that the controller listens: a "ready" reported before its

@@ -13,7 +13,7 @@ import html
 from collections.abc import Callable
 from typing import Any, Final
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -67,6 +67,7 @@ class _UnitRow(QWidget):
         v.setContentsMargins(0, 4, 0, 4)
         self.said = QLabel()
         self.said.setWordWrap(True)
+        self.said.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         v.addWidget(self.said)
         self.unit_text = unit.text
         self.sources: list[tuple[QLabel, QPushButton]] = []
@@ -75,6 +76,9 @@ class _UnitRow(QWidget):
             passage = passage_text(quote.passage_id) or quote.quote
             label = QLabel(f"<i>{html.escape(where)}</i>: {highlighted(passage, quote.quote)}")
             label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard
+                                          | Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab
             name(label, f"Source: {where}", f"Supporting words: {quote.quote}")
             button = QPushButton("Open")
             name(button, f"Open {quote.title}", "Opens the source file in its viewer")
@@ -124,6 +128,7 @@ class EvidencePanel(QGroupBox):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._inner)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its rows take focus; it follows them
         QVBoxLayout(self).addWidget(scroll)
 
     def on_unit_changed(self, change: PublishUnit) -> None:

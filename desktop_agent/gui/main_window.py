@@ -32,6 +32,7 @@ from desktop_agent.gui import theme
 from desktop_agent.gui.a11y import Announcer, announce, last_words, name
 from desktop_agent.gui.actions_presenter import ActionsPresenter
 from desktop_agent.gui.conversation import ConversationView
+from desktop_agent.gui.evidence_panel import EvidencePanel
 from desktop_agent.gui.heard_panel import HeardPanel
 from desktop_agent.gui.latency import LatencyWaterfall
 from desktop_agent.gui.menus import menu_action
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self.caption.setAccessibleDescription("Caption: what the assistant is saying now")
         self.conversation = ConversationView()
         self.heard = HeardPanel()
+        self.evidence = EvidencePanel(passage_text=self.view_model.passage_text)
         self.diagram = StateDiagramWidget()
         self.log = TransitionLog()
         name(self.log, "Transition log",
@@ -173,6 +175,7 @@ class MainWindow(QMainWindow):
         lv.addWidget(self.conversation, 3)
         lv.addWidget(self.actions_ui.ledger, 2)
         lv.addWidget(self.heard)
+        lv.addWidget(self.evidence, 1)
 
         state_box = QGroupBox("Turn-taking state")
         sv = QVBoxLayout(state_box)
@@ -252,6 +255,7 @@ class MainWindow(QMainWindow):
         vm.sig_error_cleared.connect(self._on_view_model_error_cleared)
         vm.sig_loading.connect(self._on_view_model_loading)
         vm.sig_caption.connect(self._on_view_model_caption)
+        vm.sig_unit_changed.connect(self.evidence.on_unit_changed)
         self.ptt_button.pressed.connect(self._on_ptt_button_pressed)
         self.ptt_button.released.connect(self._on_ptt_button_released)
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)

@@ -13,6 +13,7 @@ PySide6.QtCore only; no widgets, no adapters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -198,6 +199,17 @@ class AgentViewModel(QObject):
     @Slot()
     def rephrase_last_answer(self) -> None:
         """Ask for the last answer in other words. Runs on: GUI thread."""
+
+    passage_lookup: Callable[[str], str | None] | None = None
+    """Evidence id -> passage text (set by the composition root; None: quotes only)."""
+
+    def passage_text(self, passage_id: str) -> str | None:
+        """The whole passage of an evidence id (None: unknown or left the index).
+
+        Runs on: GUI thread. The composition root sets ``passage_lookup``.
+        """
+        lookup = self.passage_lookup
+        return None if lookup is None else lookup(passage_id)
 
     @Slot(object)
     def apply_settings(self, settings: Settings) -> None:
