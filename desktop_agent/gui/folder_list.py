@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -81,7 +82,8 @@ class FolderListEditor(QWidget):
         if tuple(folders) == self.folders():
             return
         self.list.clear()
-        self.list.addItems(list(folders))
+        for folder in folders:
+            self._append(folder)
         self.sig_changed.emit()
 
     def add_folder(self, folder: str) -> bool:
@@ -89,10 +91,15 @@ class FolderListEditor(QWidget):
         folder = str(Path(folder).expanduser().resolve())
         if folder in self.folders():
             return False
-        self.list.addItem(folder)
+        self._append(folder)
         self.list.setCurrentRow(self.list.count() - 1)
         self.sig_changed.emit()
         return True
+
+    def _append(self, folder: str) -> None:
+        item = QListWidgetItem(folder)
+        item.setToolTip(folder)  # a long path is cut in the list
+        self.list.addItem(item)
 
     def _ask_for_folder(self) -> str:
         return QFileDialog.getExistingDirectory(self, "Choose a folder of your documents")

@@ -83,7 +83,8 @@ class SettingsDialog(QDialog):
                 box = QGroupBox(SECTION_TITLES.get(spec.section, spec.section))
                 sections[spec.section] = QFormLayout(box)
                 n = len(sections) - 1
-                grid.addWidget(box, n // 2, n % 2)
+                span = 2 if spec.section == "knowledge" else 1  # long paths: the full width
+                grid.addWidget(box, n // 2, n % 2, 1, span)
             self._add_row(sections[spec.section], spec)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)

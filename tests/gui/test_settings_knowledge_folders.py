@@ -72,6 +72,7 @@ def test_loading_settings_shows_their_folders_and_defaults_clear_them(qtbot) -> 
     dialog = SettingsDialog(settings)
     qtbot.addWidget(dialog)
     assert _editor(dialog).folders() == ("/srv/docs", "/home/a/notes")
+    assert _editor(dialog).list.item(1).toolTip() == "/home/a/notes"  # a long path in full
     assert dialog.settings == settings
     dialog.buttons.button(dialog.buttons.StandardButton.RestoreDefaults).click()
     assert _editor(dialog).folders() == () and dialog.settings == Settings()
