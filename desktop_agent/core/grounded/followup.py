@@ -126,8 +126,15 @@ def rephrase(plan: AnswerPlan, *, generation: int | None = None) -> AnswerPlan:
         text = f"{_end(rest)} That is for {head}."
         return _again(plan, gen, (SpokenUnit("u1", gen, text, first.claim_keys,
                                              first.evidence, first.quotes),))
-    return _again(plan, gen, (SpokenUnit("u1", gen, f"In other words: {first.text}",
-                                         first.claim_keys, first.evidence, first.quotes),))
+    lead = first.text.split(maxsplit=1)
+    if len(lead) == 2 and codes([lead[0].lower().strip(":,.")]):
+        # A row of a table without cell marks ("E2 Low water pressure Top up ..."): name
+        # the code first as a label.
+        text = f"For {lead[0].strip(':,.')}: {lead[1]}"
+    else:
+        text = f"In other words: {first.text}"
+    return _again(plan, gen, (SpokenUnit("u1", gen, text, first.claim_keys, first.evidence,
+                                         first.quotes),))
 
 
 def clarify_referent(plan: AnswerPlan, *, generation: int | None = None) -> AnswerPlan:
@@ -204,7 +211,8 @@ def _noun_phrase(lower: list[str]) -> tuple[int, int] | None:
         return None
     start = dets[-1] + 1
     end = start
-    while end < len(lower) and lower[end] not in _VERBS and lower[end] not in _PREPOSITIONS:
+    while end < len(lower) and lower[end] not in _VERBS and lower[end] not in _PREPOSITIONS \
+            and not (lower[end].endswith("ed") and end > start):  # "collected", "used"
         end += 1
     return (start, end) if end > start else None
 

@@ -83,7 +83,8 @@ def condition_for(answer: Ranked) -> Sentence | None:
     E.g. "Never top up while the boiler is hot." after "To top up, open the filling loop
     valve ...". Only when the answer states no condition itself; the neighbour (the
     sentence just before or after, in the same passage) must hold a negation or a
-    condition word and share two topic words (numbers aside) with the answer.
+    condition word and share two topic words (numbers aside) with the answer; a warning
+    and the next sentence win ties.
     """
     if set(words(answer.sentence.text)) & STRONG_CONDITIONS:
         return None
@@ -94,13 +95,17 @@ def condition_for(answer: Ranked) -> Sentence | None:
     except ValueError:
         return None
     best: Sentence | None = None
-    best_shared = 1
+    best_score = 0.0
     for s in all_sentences[max(0, at - 1):at] + all_sentences[at + 1:at + 2]:
-        if not set(words(s.text)) & STRONG_CONDITIONS:
+        ws = set(words(s.text))
+        if not ws & STRONG_CONDITIONS:
             continue
         shared = len(own & set(topic_terms(s.text)))
-        if shared > best_shared:
-            best, best_shared = s, shared
+        # Ties: a warning ("never", "not") before a plain condition, the next sentence
+        # before the previous one (documents state the limit after the instruction).
+        score = shared + 0.5 * bool(ws & NEGATIONS) + 0.25 * (s.start > answer.sentence.start)
+        if shared >= 2 and score > best_score:
+            best, best_score = s, score
     return best
 
 

@@ -6,7 +6,8 @@ Planning rules:
   (``addresses``) are used; the others are kept in ``AnswerPlan.rejected`` with the reason.
 * No supported answer claim: one unit, ``LIMITATION``; never a guess.
 * Unit 1 is the first answer claim (claims that quote the source first) followed by its
-  condition claims, in the same unit: "Top up to 1.5 bar. Never top up while the boiler is
+  condition claims (a "condition" with no negation or condition word is detail), in the
+  same unit: "Top up to 1.5 bar. Never top up while the boiler is
   hot." A condition is never moved to a later unit to meet the word budget.
 * Further answer claims follow as their own units while each fits the word budget, at
   most ``MAX_SPOKEN_UNITS`` units in all; the rest, and every detail claim, is offered:
@@ -28,12 +29,22 @@ from desktop_agent.core.grounded.model import (
     Verdict,
 )
 from desktop_agent.core.grounded.support import support
-from desktop_agent.core.grounded.text import codes, join_spelled_codes, numbers, topic_terms, words
+from desktop_agent.core.grounded.text import (
+    CONDITIONS,
+    NEGATIONS,
+    codes,
+    join_spelled_codes,
+    numbers,
+    topic_terms,
+    words,
+)
 from desktop_agent.core.knowledge import KnowledgeIndex, Passage
 
 LIMITATION: Final = "I couldn't find that in your documents."
 OFFER_PHRASE: Final = "Want more detail?"
 MAX_SPOKEN_UNITS: Final = 2
+CONDITION_MARKERS: Final = NEGATIONS | CONDITIONS
+"""A condition claim must hold one of these; one that does not is offered as detail."""
 RETRIEVE_LIMIT: Final = 5
 """Passages retrieved per question."""
 MIN_QUESTION_COVERAGE: Final = 0.6
@@ -92,8 +103,9 @@ def plan_answer(question: str, passages: Sequence[Passage], claims: Sequence[Cla
                      key=lambda cv: not cv[1].quoted)
     if not answers:
         return _limitation(question, generation, tuple(passages), tuple(rejected))
-    conditions = [cv for cv in accepted if cv[0].role == "condition"]
-    details = [cv for cv in accepted if cv[0].role == "detail"]
+    conditions = [cv for cv in accepted if cv[0].role == "condition" and _conditional(cv[0])]
+    details = [cv for cv in accepted if cv[0].role == "detail" or (
+        cv[0].role == "condition" and not _conditional(cv[0]))]
     first, *more = answers
     first_parts = [first, *[c for c in conditions if not _says(first[0].text, c[0].text)]]
     units = [_unit("u1", generation, first_parts)]
@@ -147,6 +159,11 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
         missing = sorted(q_terms - c_terms)
         return f"does not address the question ({', '.join(missing)})"
     return ""
+
+
+def _conditional(claim: Claim) -> bool:
+    """True when ``claim`` states a condition (a negation or a condition word)."""
+    return bool(set(words(claim.text)) & CONDITION_MARKERS)
 
 
 def _says(text: str, part: str) -> bool:

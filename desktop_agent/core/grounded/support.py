@@ -3,10 +3,12 @@
 A claim passes when, compared with its cited passages:
 
 * every passage it cites was retrieved (an unknown id is refused);
-* each of its numbers is there (digits and number words compare equal: "two" = "2");
-* each negation ("not", "never", "no", "only", ...) and condition word ("if", "when",
-  "unless", "before", "after", "while", "until", ...) it says is there;
-* each named item (a capitalised word inside a sentence, a code such as "E2") is there;
+* each of its numbers is in the passage sentences it matches (digits and number words
+  compare equal: "two" = "2");
+* so is each negation ("not", "never", "no", "only", ...) and condition word ("if",
+  "when", "unless", "before", "after", "while", "until", ...) it says;
+* each named item (a capitalised word inside a sentence, a code such as "E2") is in
+  the cited passages;
 * most of its topic words are in the passage sentences it matches (at least
   ``MIN_COVERAGE``), and it keeps the negations and condition words of those
   sentences: "Top up to 1.5 bar" from "Top up to 1.5 bar (only when cold)" is refused,
@@ -60,8 +62,8 @@ def support(claim: Claim, passages: Sequence[Passage]) -> Verdict:
     if not words(claim.text):
         return Verdict(False, ("says nothing",))
     cited = [by_id[e] for e in dict.fromkeys(claim.evidence)]
-    reasons = _items_missing(claim.text, cited)
     matched = _matched_sentences(claim.text, cited)
+    reasons = _items_missing(claim.text, cited, [s.text for _, s in matched])
     claim_terms = set(topic_terms(claim.text))
     matched_terms = {t for _, s in matched for t in topic_terms(s.text + " " + s.context)}
     if claim_terms:
@@ -80,19 +82,25 @@ def support(claim: Claim, passages: Sequence[Passage]) -> Verdict:
                    quotes=quotes)
 
 
-def _items_missing(text: str, cited: Sequence[Passage]) -> list[str]:
-    """Numbers, negations, condition words and named items of ``text`` not in ``cited``."""
-    passage_words = [w for p in cited for w in words(p.text)]
-    present = set(passage_words)
-    present_numbers = set(numbers(passage_words))
+def _items_missing(text: str, cited: Sequence[Passage], matched: Sequence[str]) -> list[str]:
+    """Numbers, negations, condition words and named items of ``text`` not supported.
+
+    Numbers, negations and condition words must be in the passage sentences the claim
+    matches (a "not" elsewhere in the passage supports nothing); named items anywhere in
+    the cited passages.
+    """
+    passage_words = {w for p in cited for w in words(p.text)}
+    near = [w for m in matched for w in words(m)]
+    near_words = set(near)
+    near_numbers = set(numbers(near))
     tokens = words(text)
     reasons = [f"number {n} is not in the passage" for n in numbers(tokens)
-               if n not in present_numbers]
+               if n not in near_numbers]
     reasons += [f"adds '{w}'" for w in tokens
-                if (w in NEGATIONS or w in CONDITIONS) and w not in present]
+                if (w in NEGATIONS or w in CONDITIONS) and w not in near_words]
     reasons += [f"names '{n}', which the passage does not"
                 for n in dict.fromkeys([*named_items(text), *codes(tokens)])
-                if n not in present]
+                if n not in passage_words]
     return reasons
 
 
