@@ -5,7 +5,7 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio|tools|soak|idle    benchmarks that print figures
+    desktop-agent bench turns|audio|tools|soak|idle|answers    benchmarks that print figures
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
     desktop-agent install-desktop-entry   add the app to the desktop's menu
@@ -68,13 +68,17 @@ def _parser() -> argparse.ArgumentParser:
                              "their .whl packages, unpacked packages, or a models folder")
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
-    bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle"])
+    bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle", "answers"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
     bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
     bench.add_argument("--llm-only", action="store_true",
                        help="(tools) no argument rules: the model's own calls only")
+    bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
+    bench.add_argument("--questions", type=Path, help="(answers) the questions JSONL")
+    bench.add_argument("--proposer", choices=["llm", "lexical"], default="llm",
+                       help="(answers) who proposes claims: the LLM or the word ranking")
     from desktop_agent.tools.bench_soak import add_arguments as add_soak  # stdlib at import
 
     add_soak(bench)
@@ -321,6 +325,10 @@ def _bench(args: argparse.Namespace) -> int:
 
         run(json_out=args.json, quick=args.quick)
         return EXIT_OK
+    if args.suite == "answers":
+        from desktop_agent.tools.bench_answers import run_cli
+
+        return run_cli(args)
     if args.suite == "tools":
         from desktop_agent.tools.bench_tools import run_bench as run_tools
 
