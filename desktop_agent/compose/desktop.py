@@ -114,6 +114,8 @@ def main_window_app(script: WindowScript | None = None) -> int:
     window = MainWindow(view_model, settings, settings_path, save_settings=save_settings,
                         choices=_choices())
     window.show()
+    if runtime is not None and runtime.indexing is not None:
+        _show_indexing(window, runtime.indexing)
     for notice in notices:
         view_model.sig_error.emit(notice)
     if runtime is not None:
@@ -125,6 +127,17 @@ def main_window_app(script: WindowScript | None = None) -> int:
     finally:
         if runtime is not None:
             runtime.shutdown()
+
+
+def _show_indexing(window: Any, indexing: Any) -> None:
+    """Indexing progress in the status bar; saved Settings re-index. Runs on: GUI thread."""
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel()
+    label.setAccessibleName("Indexing status")
+    window.statusBar().addPermanentWidget(label)
+    indexing.sig_status.connect(label.setText)
+    window.sig_settings_saved.connect(lambda s: indexing.follow(s.knowledge_folders))
 
 
 def _set_identity(app: Any) -> None:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QObject, Signal, Slot
+
 from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.grounded import ClaimProposer, LexicalProposer
@@ -117,3 +119,84 @@ def passage_lookup(index_path: Path | None = None) -> Callable[[str], str | None
         return None if passage is None else str(passage.text)
 
     return lookup
+
+
+class Indexing(QObject):
+    """The app's background indexing: the worker, its thread, and the folders it follows.
+
+    ``follow(folders)`` (at start and whenever Settings are saved) updates the folders the
+    LLM thread answers from and asks the worker to bring the index up to date; the worker
+    cancels a run in progress and never blocks a turn (its own thread, its own connection).
+
+    Runs on: GUI thread.
+    """
+
+    sig_status = Signal(str)
+    """A status line: progress while indexing, a summary when done ('' clears it)."""
+
+    def __init__(self, store: Any, folders: KnowledgeFolders,
+                 index_path: Path | None = None) -> None:
+        """Nothing starts until folders are chosen (or an index from before exists)."""
+        from desktop_agent.adapters.knowledge_sqlite import default_index_path
+
+        super().__init__()
+        self.folders = folders
+        self._store = store
+        self._path = index_path or default_index_path()
+        self._index: SqliteKnowledgeIndex | None = None
+        self.worker: Any = None
+        self.thread: Any = None
+
+    def follow(self, folders: Sequence[str]) -> None:
+        """Answer from ``folders`` from now on and index them (none: the index is emptied)."""
+        from desktop_agent.runtime.knowledge_worker import start_knowledge_worker
+
+        self.folders.folders = tuple(folders)
+        if self.worker is None:
+            if not folders and not self._path.exists():
+                return  # nothing to index and nothing to forget: no file is made
+            self._index = SqliteKnowledgeIndex(self._path, notes=self._store.list_notes)
+            self.worker, self.thread = start_knowledge_worker(self._index)
+            # Bound slots of this GUI-thread object: queued across the thread boundary.
+            self.worker.sig_progressed.connect(self._on_worker_progressed)
+            self.worker.sig_finished.connect(self._on_worker_finished)
+            self.worker.sig_failed.connect(self._on_worker_failed)
+        self.worker.request(self.folders.folders)
+
+    @Slot(object)
+    def _on_worker_progressed(self, progress: IndexProgress) -> None:
+        self.sig_status.emit(progress_text(progress))
+
+    @Slot(object)
+    def _on_worker_finished(self, report: IndexReport) -> None:
+        self.sig_status.emit(report_text(report))
+
+    @Slot(object)
+    def _on_worker_failed(self, exc: object) -> None:
+        self.sig_status.emit(f"Your documents could not be indexed: {exc}")
+
+    def stop(self) -> None:
+        """Cancel a run in progress and end the thread (shutdown)."""
+        from desktop_agent.runtime.knowledge_worker import stop_knowledge_worker
+
+        if self.worker is not None:
+            stop_knowledge_worker(self.worker, self.thread)
+        if self._index is not None:
+            self._index.close()
+
+
+def progress_text(progress: IndexProgress) -> str:
+    """The status line while indexing: 'Indexing your documents: 3 of 10 (manual.pdf)'."""
+    if not progress.current:
+        return ""
+    what = "your notes" if progress.current == "notes" else Path(progress.current).name
+    return f"Indexing your documents: {progress.done + 1} of {progress.total} ({what})"
+
+
+def report_text(report: IndexReport) -> str:
+    """The status line after indexing, e.g. 'Documents ready: 120 passages; 1 file skipped'."""
+    text = f"Documents ready: {report.passages} passages"
+    if report.problems:
+        n = len(report.problems)
+        text += f"; {n} file{'s' if n != 1 else ''} not read (see `desktop-agent knowledge list`)"
+    return text

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QThread
 
     from desktop_agent.audio.backend import AudioBackend
+    from desktop_agent.compose.knowledge import Indexing
     from desktop_agent.core.turns.policy import TurnPolicy
     from desktop_agent.runtime.controller import AgentController
 
@@ -37,9 +38,13 @@ class Runtime:
     backend: Any
     """The AudioBackend (Any: tests and benches also use VirtualAudio's ``inject``)."""
     threads: list[QThread]
+    indexing: Indexing | None = None
+    """Background indexing of the knowledge folders (None in tests that build no store)."""
 
     def shutdown(self) -> None:
         """Input, processing, output."""
+        if self.indexing is not None:
+            self.indexing.stop()
         self.controller.shutdown()
 
 
@@ -84,7 +89,12 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.write_desk import StoreDesk
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
-    from desktop_agent.compose.knowledge import KnowledgeFolders, passage_lookup, with_knowledge
+    from desktop_agent.compose.knowledge import (
+        Indexing,
+        KnowledgeFolders,
+        passage_lookup,
+        with_knowledge,
+    )
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import dated_system_prompt
@@ -135,7 +145,9 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     # signals were connected would be lost, and the app would wait for it for ever.
     engines.threads += [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"),
                                                         (tts, "tts"), (tool, "tool"))]
-    return Runtime(controller, backend, engines.threads)
+    indexing = Indexing(store, folders)
+    indexing.follow(settings.knowledge_folders)
+    return Runtime(controller, backend, engines.threads, indexing)
 
 
 def _device_backend(settings: Settings) -> AudioBackend:
