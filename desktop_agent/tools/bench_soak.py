@@ -5,7 +5,8 @@ asked, and the soak (tools/soak_run.py) in a child process, so that even a crash
 app's process is counted rather than taking the benchmark down with it. Prints one JSON
 object: ``turns``, ``stuck_turns``, ``crashes`` (the child died, a worker or capture
 thread stopped, or an exception escaped to a last-resort handler), ``overrun_replies``,
-``rss_start_mb``/``rss_end_mb``, ``p50``/``p95_first_audio_ms`` (from the endpoint), the
+``rss_loaded_mb`` (engines loaded), ``rss_start_mb`` (after two warm-up turns that are not
+counted)/``rss_end_mb``, ``p50``/``p95_first_audio_ms`` (from the endpoint), the
 faults injected and how the turns ended; ``--details`` adds each stuck, overrun or crashed
 turn. Figures and counts, not asserts: the test (tests/tools/test_bench_soak.py) asserts
 on the counts.
@@ -59,6 +60,7 @@ def summarize(lines: list[dict[str, Any]], child_status: int | None) -> dict[str
         "stuck_turns": sum(r["stuck"] for r in turns),
         "crashes": len(crashed) + (0 if child_status == 0 else 1),
         "overrun_replies": sum(r["overrun"] for r in turns),
+        "rss_loaded_mb": summary.get("rss_loaded_mb"),
         "rss_start_mb": summary.get("rss_start_mb"),
         "rss_end_mb": summary.get("rss_end_mb"),
         "p50_first_audio_ms": _percentile(firsts, 0.5),

@@ -206,6 +206,17 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     engines.llm.max_tokens = max_tokens
     wait(lambda: state() is State.LISTENING, 30)
     pump(2.0)  # the prompt prefill and the echo canceller settle
+    rss_loaded = _rss_mb()
+    # One spoken and one typed turn, not counted: the engines' first-use buffers (Whisper's,
+    # the KV cache, the voice's) are not growth; RSS at the start is taken after them.
+    c.ptt_press()
+    warm = pulse.play(wavs[BARGE])
+    wait(lambda: warm.poll() is not None, 30)
+    pump(0.4)
+    c.ptt_release()
+    wait(lambda: state() is State.LISTENING, HARD_CAP_S)
+    c.ask_text(TOOL[0])
+    wait(lambda: state() is State.LISTENING, HARD_CAP_S)
     rss_start = _rss_mb()
     rng = random.Random(seed + 1)
     try:
@@ -276,7 +287,8 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
                 samples = rt.backend.samples
                 wait(lambda s=samples: rt.backend.samples > s + 8_000, 20)  # type: ignore[misc]
     finally:
-        summary = {"summary": True, "rss_start_mb": rss_start, "rss_end_mb": _rss_mb(),
+        summary = {"summary": True, "rss_loaded_mb": rss_loaded, "rss_start_mb": rss_start,
+                   "rss_end_mb": _rss_mb(),
                    "injected": dict(switch.injected), "llm": llm or "default",
                    "max_tokens": max_tokens}
         sink.write(json.dumps(summary) + "\n")
