@@ -1,0 +1,385 @@
+"""A chat model on a server that speaks the OpenAI chat-completions API, streamed.
+
+llama.cpp's ``llama-server``, vLLM, or any OpenAI-compatible endpoint can be the speaker,
+the reflector or the whole assistant: ``OpenAiLlm`` is a ``core.ports.LlmEngine`` like
+``LlamaLlm``. Stdlib only (``http.client``): one connection per reply, streamed as
+Server-Sent Events; the wire format and the tool-call rules are ``core.openai_chat``.
+
+Cancel: checked at every streamed line, and a watcher closes the socket the moment the
+token is set, so a cancel is seen even while the server sends nothing (a long prompt, a
+stalled server): the blocked read returns at once and the server sees the connection
+drop (llama-server then stops generating for it).
+
+Timeouts and errors, each an ``LlmError`` with a stable code and a fix:
+``server_unreachable`` (no connection within ``connect_timeout_s``, refused, unknown
+host), ``server_timeout`` (connected, but nothing arrived for ``read_timeout_s``),
+``server_error`` (an HTTP error status; the message has the status and the server's
+words), ``bad_response`` (not a chat-completions stream). A server that is not on this
+computer is refused unless ``allow_remote`` (the user set its URL in Settings).
+
+The API key is sent as ``Authorization: Bearer``; it is never logged, never in an error
+message, never in ``repr``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import math
+import socket
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.errors import LlmError
+from desktop_agent.core.openai_chat import (
+    DONE,
+    ServerUrl,
+    StreamState,
+    accept_call,
+    call_in_text,
+    chat_body,
+    error_message,
+    might_be_call,
+    parse_server_url,
+    sse_data,
+)
+from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
+from desktop_agent.core.tool_router import candidate_tools
+
+_LOGGER = logging.getLogger(__name__)
+
+CANCEL_POLL_S: Final = 0.05
+"""How often the watcher looks at the cancel token while a request is open: the bound on
+how late a cancel closes the connection."""
+MAX_LINE: Final = 1 << 20
+"""Longest stream line read (a chat chunk is a few hundred bytes)."""
+MAX_ERROR_BODY: Final = 8192
+CHARS_PER_TOKEN: Final = 3.0
+"""``count_tokens``' estimate: no tokenizer here, and history trimming needs an upper
+bound more than an exact count (English runs about 4 characters a token)."""
+_FIX_UNREACHABLE: Final = ("Start the LLM server, or check llm.server_url in Settings "
+                           "(or set llm.backend to local).")
+_FIX_TIMEOUT: Final = ("The server may be overloaded or its model too big for it: try again, "
+                       "or choose a smaller model on the server.")
+
+
+class OpenAiLlm:
+    """A streaming chat model behind an OpenAI-compatible HTTP server.
+
+    Args:
+        url: The API's base URL, e.g. ``http://127.0.0.1:8080/v1``.
+        model: The model name sent with each request ('' leaves it out: llama-server
+            serves the one it loaded; vLLM needs it).
+        api_key: Sent as a bearer token (None: no Authorization header).
+        allow_remote: Allow a server that is not on this computer. The default refuses
+            one: only a URL the user set explicitly may leave the machine.
+        connect_timeout_s: Seconds to wait for the connection.
+        read_timeout_s: Seconds without any byte from the server before the reply fails.
+        temperature: Sampling temperature.
+        seed: Sent with each request, so a server that honours it gives one answer.
+
+    Raises:
+        LlmError: ``server_url_invalid`` for a malformed URL, ``server_not_local`` for a
+            remote server without ``allow_remote``.
+    """
+
+    def __init__(self, url: str, model: str = "", api_key: str | None = None, *,
+                 allow_remote: bool = False, connect_timeout_s: float = 3.0,
+                 read_timeout_s: float = 30.0, temperature: float = 0.2,
+                 seed: int | None = 7) -> None:
+        """Check the URL; nothing is sent until the first reply."""
+        try:
+            self.server: ServerUrl = parse_server_url(url)
+        except Exception as exc:  # AgentError from core, re-raised as the LLM's own error
+            raise LlmError("server_url_invalid", getattr(exc, "message", str(exc)),
+                           getattr(exc, "fix", "")) from None
+        if not self.server.loopback and not allow_remote:
+            raise LlmError(
+                "server_not_local",
+                f"The LLM server {self.server.display()} is not on this computer.",
+                "A server elsewhere is used only when its URL is set in Settings "
+                "(llm.server_url).")
+        self.model = model
+        self.__api_key = api_key or None
+        self.connect_timeout_s = connect_timeout_s
+        self.read_timeout_s = read_timeout_s
+        self.temperature = temperature
+        self.seed = seed
+        self.use_words = True
+        """Take a tool's arguments from the user's words when they spell them out."""
+        self.last_call_text: str | None = None
+        """The text of the last call the model wrote out as text (None: there was none)."""
+
+    def __repr__(self) -> str:
+        """Where the server is; never the API key."""
+        key = "set" if self.__api_key else "none"
+        return f"OpenAiLlm({self.server.display()!r}, model={self.model!r}, api_key={key})"
+
+    # --- what the runtime's LLM worker calls besides stream_chat ------------------------------
+
+    def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
+        """Nothing to load here: the server keeps its own prompt cache.
+
+        Sending a request at start-up would cost the server (maybe shared) a generation and
+        make start-up wait on the network. Runs on: the LLM worker thread.
+        """
+
+    def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = (),
+                user_prefix: str = "") -> int:
+        """Nothing is evaluated ahead (the server caches the prompt it saw last): 0."""
+        return 0
+
+    def count_tokens(self, text: str) -> int:
+        """An upper estimate of ``text``'s tokens (no tokenizer on this side)."""
+        return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+    # --- the reply ------------------------------------------------------------------------------
+
+    def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        cancel: CancelToken | None = None,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int = 256,
+    ) -> Iterator[LlmDelta]:
+        """Stream the reply: speakable text, or one ``LlmDelta(tool_call=...)``.
+
+        Only the tools ``candidate_tools`` finds for the newest user message are offered
+        (none for a run that answers a tool's result). A call the server returns is checked
+        as the local path checks it (``core.openai_chat.accept_call``); a refused call, or
+        text that looked like a call but was none, ends in a plain run without tools.
+        Runs on: the LLM worker thread.
+        """
+        self.last_call_text = None
+        last = messages[-1] if messages else None
+        user = last.content if last is not None and last.role == "user" else ""
+        offered = candidate_tools(user, tools) if user else ()
+        if not offered:
+            yield from self._texts(self._stream(messages, (), max_tokens, cancel))
+            return
+        spoke = False
+        held = ""
+        state = StreamState()
+        for piece in self._stream(messages, offered, max_tokens, cancel, state):
+            if spoke:
+                yield LlmDelta(text=piece)
+                continue
+            held += piece
+            if not might_be_call(held):
+                spoke = True
+                yield LlmDelta(text=held)
+        if cancel is not None and cancel.cancelled:
+            return
+        call = self._call(state, held if not spoke else "", offered, user)
+        if call is not None:
+            yield LlmDelta(tool_call=call)
+        elif not spoke:
+            # No usable call and nothing said (the model wrote {"name": "none"}, called a
+            # tool it was not offered, or invented an argument): answer in prose.
+            yield from self._texts(self._stream(messages, (), max_tokens, cancel))
+
+    def _call(self, state: StreamState, held: str, offered: Sequence[ToolSpec],
+              user: str) -> ToolCall | None:
+        first = state.first_call()
+        if first is not None:
+            call_id, name, arguments = first
+            call = accept_call(name, arguments, offered, user, call_id=call_id,
+                               use_words=self.use_words)
+            if call is None:
+                _LOGGER.info("turn=0 dropping the server's call to %r (not offered, bad or "
+                             "invented arguments)", name)
+            return call
+        if not held.strip():
+            return None
+        self.last_call_text = held
+        written = call_in_text(held)
+        if written is None:
+            return None
+        return accept_call(written[0], written[1], offered, user, use_words=self.use_words)
+
+    @staticmethod
+    def _texts(pieces: Iterator[str]) -> Iterator[LlmDelta]:
+        for piece in pieces:
+            yield LlmDelta(text=piece)
+
+    def _stream(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
+                max_tokens: int, cancel: CancelToken | None,
+                state: StreamState | None = None) -> Iterator[str]:
+        """The text pieces of one streamed completion (tool-call fragments go to ``state``).
+
+        The connection is closed when the stream ends, fails, is cancelled, or the caller
+        stops iterating.
+        """
+        state = state if state is not None else StreamState()
+        body = json.dumps(chat_body(messages, model=self.model, tools=tools,
+                                    max_tokens=max_tokens, temperature=self.temperature,
+                                    seed=self.seed)).encode("utf-8")
+        if cancel is not None and cancel.cancelled:
+            return
+        conn = self._connect()
+        watch = _CancelWatch(cancel, conn)
+        try:
+            response = self._post(conn, body, cancel)
+            if response is None:
+                return
+            yield from self._events(response, state, cancel)
+        finally:
+            watch.stop()
+            conn.close()
+
+    def _connect(self) -> http.client.HTTPConnection:
+        server = self.server
+        cls = (http.client.HTTPSConnection if server.scheme == "https"
+               else http.client.HTTPConnection)
+        conn = cls(server.host, server.port, timeout=self.connect_timeout_s)
+        try:
+            conn.connect()
+        except TimeoutError:
+            conn.close()
+            raise LlmError("server_unreachable",
+                           f"The LLM server {server.display()} did not accept a connection "
+                           f"within {self.connect_timeout_s:g} s.", _FIX_UNREACHABLE) from None
+        except OSError as exc:  # refused, unknown host, no route, TLS failure
+            conn.close()
+            why = exc.strerror or exc.__class__.__name__
+            raise LlmError("server_unreachable",
+                           f"Cannot reach the LLM server {server.display()} ({why}).",
+                           _FIX_UNREACHABLE) from None
+        if conn.sock is not None:
+            conn.sock.settimeout(self.read_timeout_s)
+        return conn
+
+    def _post(self, conn: http.client.HTTPConnection, body: bytes,
+              cancel: CancelToken | None) -> http.client.HTTPResponse | None:
+        """Send the request and read the status; None when cancelled meanwhile."""
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self.__api_key:
+            headers["Authorization"] = f"Bearer {self.__api_key}"
+        try:
+            conn.request("POST", self.server.chat_path, body=body, headers=headers)
+            response = conn.getresponse()
+        except (TimeoutError, OSError, http.client.HTTPException) as exc:
+            if cancel is not None and cancel.cancelled:
+                return None
+            raise self._read_error(exc) from None
+        if response.status != 200:
+            raise self._status_error(response)
+        return response
+
+    def _events(self, response: http.client.HTTPResponse, state: StreamState,
+                cancel: CancelToken | None) -> Iterator[str]:
+        kind = response.getheader("Content-Type", "")
+        if "text/event-stream" not in kind:
+            yield from self._whole(response, state, kind)
+            return
+        while True:
+            if cancel is not None and cancel.cancelled:
+                return
+            try:
+                raw = response.readline(MAX_LINE)
+            except (TimeoutError, OSError, http.client.HTTPException) as exc:
+                if cancel is not None and cancel.cancelled:
+                    return
+                raise self._read_error(exc) from None
+            if cancel is not None and cancel.cancelled:
+                return
+            if not raw:
+                if state.finish_reason is None and not state.calls:
+                    raise LlmError("bad_response", "The LLM server closed the stream before "
+                                   "the reply ended.", _FIX_TIMEOUT)
+                return
+            data = sse_data(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            if data is None:
+                continue
+            if data.strip() == DONE:
+                return
+            try:
+                text = state.feed(json.loads(data))
+            except ValueError as exc:
+                raise LlmError("bad_response", f"The LLM server sent something that is not "
+                               f"a chat reply: {exc}.", self._fix_bad()) from None
+            if text:
+                yield text
+
+    def _whole(self, response: http.client.HTTPResponse, state: StreamState,
+               kind: str) -> Iterator[str]:
+        """A server that answered the streamed request in one JSON body."""
+        try:
+            data = json.loads(response.read(MAX_LINE))
+            text = state.feed(data)
+        except (TimeoutError, OSError, http.client.HTTPException) as exc:
+            raise self._read_error(exc) from None
+        except (ValueError, AttributeError) as exc:
+            raise LlmError("bad_response", f"The LLM server answered with {kind or 'no type'}"
+                           f", not a chat reply ({exc}).", self._fix_bad()) from None
+        if text:
+            yield text
+
+    def _fix_bad(self) -> str:
+        return (f"Check that {self.server.display()} is an OpenAI-compatible API "
+                "(llama-server, vLLM): its chat endpoint is <url>/chat/completions.")
+
+    def _read_error(self, exc: BaseException) -> LlmError:
+        if isinstance(exc, TimeoutError):
+            return LlmError("server_timeout",
+                            f"The LLM server {self.server.display()} sent nothing for "
+                            f"{self.read_timeout_s:g} s.", _FIX_TIMEOUT)
+        return LlmError("server_unreachable",
+                        f"The connection to the LLM server {self.server.display()} broke "
+                        f"({exc.__class__.__name__}).", _FIX_UNREACHABLE)
+
+    def _status_error(self, response: http.client.HTTPResponse) -> LlmError:
+        try:
+            said = error_message(response.read(MAX_ERROR_BODY))
+        except (TimeoutError, OSError, http.client.HTTPException):
+            said = ""
+        status = response.status
+        if status in (401, 403):
+            fix = ("Set the API key: put it in the environment variable named in Settings "
+                   "(llm.api_key_env) before starting the app.")
+        elif status == 404:
+            fix = ("Check llm.server_url (the API's base, e.g. http://host:8000/v1) and "
+                   "llm.server_model (a model the server serves).")
+        elif status in (400, 422):
+            fix = "The server refused the request: check llm.server_model and the server's log."
+        else:
+            fix = "Check the server's log; try again once it is running normally."
+        reason = f"{status} {response.reason}".strip()
+        return LlmError("server_error", f"The LLM server answered HTTP {reason}"
+                        + (f": {said}" if said else "") + ".", fix)
+
+
+class _CancelWatch:
+    """Closes a request's socket as soon as its cancel token is set.
+
+    A read blocked on a silent server does not return by itself until the read timeout;
+    shutting the socket down from this thread ends it at once, and tells the server the
+    client has gone. Runs on: its own daemon thread while the request is open.
+    """
+
+    def __init__(self, cancel: CancelToken | None, conn: http.client.HTTPConnection) -> None:
+        self._cancel, self._conn = cancel, conn
+        self._done = threading.Event()
+        if cancel is not None:
+            threading.Thread(target=self._watch, name="llm-server-cancel",
+                             daemon=True).start()
+
+    def _watch(self) -> None:
+        cancel = self._cancel
+        assert cancel is not None
+        while not self._done.wait(CANCEL_POLL_S):
+            if cancel.cancelled:
+                sock: Any = self._conn.sock
+                if sock is not None:
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass  # already closed
+                return
+
+    def stop(self) -> None:
+        """The request is over: stop watching."""
+        self._done.set()
