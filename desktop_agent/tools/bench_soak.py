@@ -36,6 +36,8 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
                        help="(soak) LLM model id or GGUF path (default: settings)")
     bench.add_argument("--max-tokens", type=int, default=40,
                        help="(soak) longest reply in tokens (keeps 300 turns feasible)")
+    bench.add_argument("--max-minutes", type=float, default=None,
+                       help="(soak) start no turn after this many minutes (time-boxed)")
     bench.add_argument("--details", action="store_true",
                        help="(soak) list each stuck, overrun or crashed turn")
 
@@ -69,6 +71,8 @@ def summarize(lines: list[dict[str, Any]], child_status: int | None) -> dict[str
         "injected": summary.get("injected", {}),
         "ended_by": dict(Counter(r["ended_by"] for r in turns)),
         "spoken_turns": sum(r["spoken"] for r in turns),
+        "turns_planned": summary.get("turns_planned"),
+        "stopped_early": summary.get("stopped_early"),
         "llm": summary.get("llm"), "max_tokens": summary.get("max_tokens"),
         "child_exit_status": child_status,
     }
@@ -78,7 +82,8 @@ def summarize(lines: list[dict[str, Any]], child_status: int | None) -> dict[str
 
 def run_soak(turns: int = 300, seed: int = 1, load: int = 0, llm: str | None = None,
              max_tokens: int = 40, quick_timeouts: bool = False,
-             timeout_s: float | None = None) -> dict[str, Any]:
+             timeout_s: float | None = None, max_minutes: float | None = None
+             ) -> dict[str, Any]:
     """Run the soak in a child process on a private PulseAudio daemon; return the report.
 
     ``quick_timeouts`` shortens the stage timeouts (tests: hangs cost seconds, not tens of
@@ -95,6 +100,8 @@ def run_soak(turns: int = 300, seed: int = 1, load: int = 0, llm: str | None = N
     env.pop("PULSE_SOURCE", None)
     if quick_timeouts:
         env["DESKTOP_AGENT_SOAK_QUICK"] = "1"
+    if max_minutes is not None:
+        env["DESKTOP_AGENT_SOAK_UNTIL"] = str(time.time() + max_minutes * 60)
     cmd = [sys.executable, "-m", "desktop_agent.tools.soak_run", str(out), str(turns),
            str(seed), str(max_tokens), llm or ""]
     t0 = time.monotonic()
@@ -131,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
     """``bench soak``: print the report (one JSON object with --json). 1 if stuck or crashed."""
     if args.turns < 1:
         raise SystemExit("--turns must be at least 1")
-    report = run_soak(args.turns, args.seed, args.load, args.llm, args.max_tokens)
+    report = run_soak(args.turns, args.seed, args.load, args.llm, args.max_tokens,
+                      max_minutes=args.max_minutes)
     if not args.details:
         report.pop("details")
     if args.json:

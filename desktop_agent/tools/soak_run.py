@@ -139,8 +139,12 @@ def _user_wavs(texts: set[str], folder: Path, tts_path: Path) -> dict[str, Path]
 
 
 def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: int = 40,
-         policy: Any = None, llm_stall_s: float | None = None) -> None:
-    """Run ``turns`` turns; write one JSON line per turn to ``out``, then the summary line."""
+         policy: Any = None, llm_stall_s: float | None = None,
+         until: float | None = None) -> None:
+    """Run ``turns`` turns; write one JSON line per turn to ``out``, then the summary line.
+
+    ``until`` (``time.time()`` seconds): start no turn after it (a time-boxed soak).
+    """
     from PySide6.QtCore import QCoreApplication
 
     from desktop_agent.adapters.device_audio import DeviceAudio
@@ -219,8 +223,12 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     wait(lambda: state() is State.LISTENING, HARD_CAP_S)
     rss_start = _rss_mb()
     rng = random.Random(seed + 1)
+    stopped_early = False
     try:
         for i, (kind, spoken, question) in enumerate(scripted):
+            if until is not None and time.time() >= until:
+                stopped_early = True
+                break
             if not wait(lambda: state() is State.LISTENING, 60):
                 c._feed(ev.Reset(turn_id=c.machine.turn_id, at_s=time.monotonic()))
                 wait(lambda: state() is State.LISTENING, 10)
@@ -290,7 +298,8 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
         summary = {"summary": True, "rss_loaded_mb": rss_loaded, "rss_start_mb": rss_start,
                    "rss_end_mb": _rss_mb(),
                    "injected": dict(switch.injected), "llm": llm or "default",
-                   "max_tokens": max_tokens}
+                   "max_tokens": max_tokens, "turns_planned": turns,
+                   "stopped_early": stopped_early}
         sink.write(json.dumps(summary) + "\n")
         sink.close()
         rt.shutdown()
@@ -352,8 +361,10 @@ def main(argv: list[str]) -> None:
         policy = TurnPolicy(asr_timeout_s=8.0, llm_first_token_timeout_s=8.0,
                             tool_timeout_s=4.0, tts_timeout_s=4.0, apology_timeout_s=8.0)
         stall_s = 5.0
+    until = float(os.environ["DESKTOP_AGENT_SOAK_UNTIL"]) if os.environ.get(
+        "DESKTOP_AGENT_SOAK_UNTIL") else None
     soak(turns, seed, out, argv[4] if len(argv) > 4 and argv[4] else None, max_tokens, policy,
-         stall_s)
+         stall_s, until)
 
 
 if __name__ == "__main__":
