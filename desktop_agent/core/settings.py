@@ -20,10 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
 from desktop_agent.core.errors import SettingsError
+from desktop_agent.core.openai_chat import DEFAULT_SERVER_URL, url_problem
 
 INVALID: Final = "invalid_setting"
 UNKNOWN: Final = "unknown_setting"
 MODES: Final = ("push_to_talk", "hands_free")
+LLM_BACKENDS: Final = ("local", "server")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _KEY_NAME = re.compile(r"^[A-Za-z0-9]{1,24}$")
 
@@ -38,7 +41,8 @@ class SettingSpec:
     help: str
     kind: str
     """'bool', 'float', 'int', 'choice', 'text', 'device_in', 'device_out', 'model', 'key',
-    'folders' (a tuple of absolute folder paths)."""
+    'folders' (a tuple of absolute folder paths), 'url' (an http(s) server address), 'env'
+    (an environment variable's name, or '')."""
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
@@ -79,6 +83,10 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("privacy.transcript_retention_days", "Keep transcripts (days)", "Days the kept conversation stays on disk; 0 = none on disk; at most 3650.", "int", minimum=0, maximum=3650, step=1),  # noqa: E501
     _s("ui.font_scale", "Text size", "1.0 is normal; 0.75 to 2.0.", "float", minimum=0.75, maximum=2.0, step=0.05),  # noqa: E501
     _s("ui.high_contrast", "High contrast", "Use a high-contrast colour scheme.", "bool"),
+    _s("llm.backend", "Language model runs", "local: on this computer; server: on an OpenAI-compatible server (llama.cpp's llama-server, vLLM).", "choice", choices=LLM_BACKENDS),  # noqa: E501
+    _s("llm.server_url", "LLM server URL", "The server's API base, e.g. http://127.0.0.1:8080/v1; a server on another computer is used only when its URL is set here.", "url"),  # noqa: E501
+    _s("llm.server_model", "Server model name", "The model the server should use (vLLM needs it); empty = the one it serves.", "text"),  # noqa: E501
+    _s("llm.api_key_env", "API key variable", "Name of the environment variable that holds the server's API key; empty = no key. The key itself is never saved.", "env"),  # noqa: E501
     _s("knowledge.folders", "Knowledge folders", "Folders of your documents (Markdown, text, PDF) that answers come from; absolute paths.", "folders"),  # noqa: E501
 )  # fmt: skip
 SPECS_BY_KEY: Final[Mapping[str, SettingSpec]] = {spec.key: spec for spec in SETTING_SPECS}
@@ -163,6 +171,16 @@ def _check_value(spec: SettingSpec, value: Any) -> Any:
             raise _invalid(key, f"must be an absolute path to a model file (got {value!r})")
         if not looks_like_path and not _MODEL_ID.match(value):
             raise _invalid(key, f"is not a valid model id (got {value!r})")
+    elif kind == "url":
+        value = value.strip()
+        problem = url_problem(value)
+        if problem:
+            raise _invalid(key, problem)
+    elif kind == "env":
+        value = value.strip()
+        if value and not _ENV_NAME.match(value):
+            raise _invalid(key, f"must be an environment variable's name such as "
+                                f"LLM_API_KEY, or empty (got {value!r})")
     elif kind == "key":
         value = value.strip()
         if not _KEY_NAME.match(value):
@@ -170,7 +188,8 @@ def _check_value(spec: SettingSpec, value: Any) -> Any:
     elif kind in ("device_in", "device_out", "text"):
         value = value.strip()
         if len(value) > 200 or any(ord(c) < 32 for c in value):
-            raise _invalid(key, "must be a short device name without control characters")
+            what = "text" if kind == "text" else "device name"
+            raise _invalid(key, f"must be a short {what} without control characters")
     return value
 
 
@@ -296,6 +315,21 @@ class KnowledgeSettings(_Section):
     """Absolute paths of the folders indexed (Markdown, plain text, PDF; sub-folders too)."""
 
 
+@dataclass(frozen=True, slots=True)
+class LlmSettings(_Section):
+    """Where the language model runs: here (``models.llm``) or on a chat server."""
+
+    SECTION: ClassVar[str] = "llm"
+    backend: str = "local"
+    """'local' (llama.cpp in this process) or 'server' (OpenAI-compatible HTTP)."""
+    server_url: str = DEFAULT_SERVER_URL
+    """The server's API base URL; loopback by default."""
+    server_model: str = ""
+    """Model name sent to the server ('' = the server's own)."""
+    api_key_env: str = ""
+    """Name of the environment variable holding the API key ('' = no key)."""
+
+
 _SECTIONS: Final[dict[str, type[_Section]]] = {
     "audio": AudioSettings,
     "models": ModelSettings,
@@ -306,6 +340,7 @@ _SECTIONS: Final[dict[str, type[_Section]]] = {
     "privacy": PrivacySettings,
     "ui": UiSettings,
     "knowledge": KnowledgeSettings,
+    "llm": LlmSettings,
 }
 
 
@@ -333,6 +368,7 @@ class Settings:
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
     ui: UiSettings = field(default_factory=UiSettings)
     knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)
+    llm: LlmSettings = field(default_factory=LlmSettings)
 
     @property
     def knowledge_folders(self) -> tuple[str, ...]:

@@ -39,9 +39,12 @@ from desktop_agent.runtime.view_api import SettingsChoices
 SECTION_TITLES: Final = {
     "audio": "Audio", "models": "Models", "voice": "Voice", "interaction": "Interaction",
     "barge_in": "Interrupting", "endpointing": "End of turn", "privacy": "Privacy",
-    "ui": "Appearance", "knowledge": "Your documents",
+    "ui": "Appearance", "knowledge": "Your documents", "llm": "Language model server",
 }  # fmt: skip
-MODE_LABELS: Final = {"push_to_talk": "Push-to-talk", "hands_free": "Hands-free"}
+MODE_LABELS: Final = {"push_to_talk": "Push-to-talk", "hands_free": "Hands-free",
+                      "local": "On this computer", "server": "On a server"}
+LINE_PLACEHOLDERS: Final = {"key": "e.g. Space, F8", "url": "http://127.0.0.1:8080/v1",
+                            "text": "The server's own", "env": "e.g. LLM_API_KEY (none)"}
 
 
 def key_from_name(name: str) -> int | None:
@@ -78,13 +81,16 @@ class SettingsDialog(QDialog):
         body = QWidget()
         grid = QGridLayout(body)
         sections: dict[str, QFormLayout] = {}
+        cell = 0  # grid cells used so far, two per row
         for spec in SETTING_SPECS:
             if spec.section not in sections:
                 box = QGroupBox(SECTION_TITLES.get(spec.section, spec.section))
                 sections[spec.section] = QFormLayout(box)
-                n = len(sections) - 1
                 span = 2 if spec.section == "knowledge" else 1  # long paths: the full width
-                grid.addWidget(box, n // 2, n % 2, 1, span)
+                if span == 2 and cell % 2:
+                    cell += 1  # a full-width box starts a row
+                grid.addWidget(box, cell // 2, cell % 2, 1, span)
+                cell += span
             self._add_row(sections[spec.section], spec)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
@@ -170,9 +176,9 @@ class SettingsDialog(QDialog):
             spin.setKeyboardTracking(False)
             spin.valueChanged.connect(self._on_editor_changed)
             return spin
-        if kind == "key":
+        if kind in LINE_PLACEHOLDERS:
             line = QLineEdit()
-            line.setPlaceholderText("e.g. Space, F8")
+            line.setPlaceholderText(LINE_PLACEHOLDERS[kind])
             line.textChanged.connect(self._on_editor_changed)
             return line
         combo = QComboBox()

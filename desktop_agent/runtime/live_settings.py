@@ -32,13 +32,15 @@ def barge_settings(settings: Settings) -> BargeInSettings:
 def restart_notice(old: Settings, new: Settings) -> ErrorNotice | None:
     """The notice for changes that apply only after a restart (None when there are none).
 
-    Devices, models and echo cancellation are opened or loaded once, at start-up.
+    Devices, models, the LLM server and echo cancellation are opened or loaded once, at
+    start-up.
     """
     later = [name for name, a, b in (
         ("the audio devices", old.audio.input_device + old.audio.output_device,
          new.audio.input_device + new.audio.output_device),
         ("echo cancellation", old.audio.echo_cancellation, new.audio.echo_cancellation),
-        ("the models", old.models, new.models)) if a != b]
+        ("the models", old.models, new.models),
+        ("the language model server", old.llm, new.llm)) if a != b]
     if not later:
         return None
     return ErrorNotice("restart_needed", f"Saved. Changes to {' and '.join(later)} apply after "
