@@ -71,6 +71,11 @@ class ErrorBanner(QFrame):
         self.fix_label.setVisible(bool(notice.fix))
         fix = f" What to do: {notice.fix}" if notice.fix else ""
         self.setAccessibleDescription(f"Error {notice.code}: {notice.message}{fix}")
+        # The button is what Tab reaches first, and an error announced while the window was
+        # still connecting to the accessibility bus (at start-up) was never heard: reading
+        # the button must read the error.
+        self.dismiss_button.setAccessibleDescription(
+            f"Hide this error: {notice.message}{fix}")
         self.show()
 
     def clear(self) -> None:

@@ -4,7 +4,7 @@ Run by the *system* Python (``/usr/bin/python3``: Debian python3-gi + gir1.2-ats
 project's virtualenv has no ``gi``), on the accessibility bus of the session bus named by
 ``DBUS_SESSION_BUS_ADDRESS``::
 
-    /usr/bin/python3 atspi_probe.py PID
+    /usr/bin/python3 atspi_probe.py PID     (or -: any app until told by {"cmd": "pid"})
 
 It prints one JSON object per line on stdout:
 
@@ -13,6 +13,9 @@ It prints one JSON object per line on stdout:
   event the application sends (but the structural churn in ``IGNORED``, unless
   ``ATSPI_PROBE_ALL=1``); ``NODE`` is
   ``{"name", "role", "parent"}`` (the parent's name) of the object that sent it;
+* ``{"pid": N, "seq": M}`` in answer to ``{"cmd": "pid", "pid": N, "seq": M}``, after
+  the events that app sent before (a probe started with ``-`` keeps them until told: the
+  screen reader is running before the app starts);
 * ``{"found": BOOL, "seq": N}`` in answer to ``{"cmd": "find", "seq": N}``: whether the
   application is registered on the bus yet;
 * ``{"synced": true, "seq": N}`` in answer to ``{"cmd": "sync", "seq": N}``, after every
@@ -125,8 +128,10 @@ def _node(acc: Atspi.Accessible, path: list[int], budget: list[int]) -> dict[str
 class Probe:
     """Listens to one application's events and dumps its tree on request."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int | None) -> None:
         self.pid = pid
+        self.early: list[tuple[int, dict[str, object]]] = []
+        """Events heard before the app's pid was known, with their sender's pid."""
         self.app: Atspi.Accessible | None = None
         self.loop = GLib.MainLoop()
         self.listener = Atspi.EventListener.new(self._on_event)
@@ -149,15 +154,20 @@ class Probe:
         if not self.everything and event.type.startswith(IGNORED):
             return
         source = event.source
-        if source is None or _safe(source.get_process_id, -1) != self.pid:
+        pid = -1 if source is None else _safe(source.get_process_id, -1)
+        if self.pid is not None and pid != self.pid:
             return
         data = event.any_data
         if isinstance(data, Atspi.Accessible):
             data = _brief(data)
         elif not isinstance(data, (str, int, float, bool, type(None))):
             data = str(data)
-        _emit({"event": event.type, "detail1": event.detail1, "detail2": event.detail2,
-               "data": data, "source": _brief(source)})
+        line = {"event": event.type, "detail1": event.detail1, "detail2": event.detail2,
+                "data": data, "source": _brief(source)}
+        if self.pid is None:
+            self.early.append((pid, line))
+        else:
+            _emit(line)
 
     def _on_stdin(self, _fd: int, _cond: GLib.IOCondition) -> bool:
         line = sys.stdin.readline()
@@ -175,7 +185,14 @@ class Probe:
         return True
 
     def _answer(self, cmd: dict[str, object]) -> None:
-        if cmd.get("cmd") == "find":
+        if cmd.get("cmd") == "pid":
+            self.pid = int(cmd["pid"])
+            for pid, line in self.early:
+                if pid == self.pid:
+                    _emit(line)
+            self.early.clear()
+            _emit({"pid": self.pid, "seq": cmd.get("seq")})
+        elif cmd.get("cmd") == "find":
             _emit({"found": self._find_app() is not None, "seq": cmd.get("seq")})
         elif cmd.get("cmd") == "sync":
             self._sync(cmd.get("seq"))
@@ -218,7 +235,7 @@ class Probe:
 def main() -> int:
     """Entry point: ``atspi_probe.py PID``."""
     Atspi.init()
-    Probe(int(sys.argv[1])).run()
+    Probe(None if sys.argv[1] == "-" else int(sys.argv[1])).run()
     return 0
 
 

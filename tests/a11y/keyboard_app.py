@@ -19,7 +19,6 @@ test's failure messages; the test itself checks only what arrives through AT-SPI
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -206,7 +205,7 @@ class KeyboardTurnViewModel(RecordingViewModel):
 
 
 def main() -> int:
-    """Open the window, print ``{"ready": pid}`` and run until the window is closed."""
+    """Open the window and run until it is closed."""
     config = Path(sys.argv[1])
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Desktop Agent")
@@ -215,7 +214,6 @@ def main() -> int:
     window.show()
     for stage in ("vad", "aec", "asr", "llm", "tts"):
         vm.sig_loading.emit(LoadProgress(stage, "ready"))
-    _say({"ready": os.getpid(), "window": int(window.winId())})
     return int(app.exec())
 
 

@@ -6,9 +6,11 @@
   be typed into it through XTest (``xdotool``);
 * a private D-Bus session bus (``dbus-daemon --session``): the AT-SPI bus launcher is
   activated on it when Qt asks for ``org.a11y.Bus``, and the registry on that bus;
-* the app (``tests/a11y/keyboard_app.py``) with Qt's AT-SPI bridge always on;
-* the probe (``tests/a11y/atspi_probe.py``) under the system Python: it is the screen
-  reader's side, and the tests read only what it reports.
+* the probe (``tests/a11y/atspi_probe.py``) under the system Python, before the app, as a
+  user's screen reader runs before the app starts: it is the screen reader's side, and the
+  tests read only what it reports;
+* the app (``tests/a11y/keyboard_app.py``, or the command a test gives) with Qt's AT-SPI
+  bridge always on.
 
 Nothing here reads Qt's own objects: what the tests see is what crossed the bus.
 """
@@ -107,7 +109,9 @@ class _Lines:
 class A11ySession:
     """The desktop, the buses, the app and the probe; see the module docstring."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, private_home: bool = True) -> None:
+        """Args: tmp: a fresh folder for logs, sockets and the app's config; private_home:
+        HOME in ``tmp`` too (False keeps the user's, where the real app finds its models)."""
         self.tmp = tmp
         self.procs: list[subprocess.Popen[Any]] = []
         self.env = {k: v for k, v in os.environ.items()
@@ -116,8 +120,9 @@ class A11ySession:
         runtime_dir = tmp / "xdg-runtime"
         runtime_dir.mkdir(mode=0o700, exist_ok=True)
         self.env["XDG_RUNTIME_DIR"] = str(runtime_dir)
-        self.env["HOME"] = str(tmp / "home")
-        (tmp / "home").mkdir(exist_ok=True)
+        if private_home:
+            self.env["HOME"] = str(tmp / "home")
+            (tmp / "home").mkdir(exist_ok=True)
         self.app_pid = 0
         self.window_id = 0
         self.app: _Lines | None = None
@@ -125,24 +130,38 @@ class A11ySession:
         self._seq = 0
 
     # -- start and stop -------------------------------------------------------------------
-    def start(self, timeout_s: float = 30.0) -> None:
-        """Start everything; raise with the logs when a piece does not come up."""
+    def start(self, app: list[str] | None = None, app_env: dict[str, str] | None = None,
+              timeout_s: float = 30.0) -> None:
+        """Start everything; raise with the logs when a piece does not come up.
+
+        Args:
+            app: the app's command line (default: ``tests/a11y/keyboard_app.py``).
+            app_env: more environment for the app.
+            timeout_s: how long each piece may take to come up.
+        """
         self._start_xvfb(timeout_s)
         self._start_bus(timeout_s)
-        app_env = dict(self.env, QT_QPA_PLATFORM="xcb", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1",
-                       QT_ACCESSIBILITY="1", PYTHONUNBUFFERED="1")
-        app = self._spawn([sys.executable, "-m", "tests.a11y.keyboard_app",
-                           str(self.tmp / "config")], app_env, "app")
-        self.app = _Lines(app, "app")
-        found = self.app.wait(lambda line: "ready" in line, timeout_s)
-        if found is None:
-            raise AssertionError(f"the app did not start:\n{self.log('app')}")
-        self.app_pid, self.window_id = found[1]["ready"], found[1]["window"]
-        probe = self._spawn([SYSTEM_PYTHON, str(HERE / "atspi_probe.py"), str(self.app_pid)],
-                            self.env, "probe", stdin=True)
+        # The screen reader runs before the app starts, as a user's does.
+        probe = self._spawn([SYSTEM_PYTHON, str(HERE / "atspi_probe.py"), "-"], self.env,
+                            "probe", stdin=True)
         self.probe = _Lines(probe, "probe")
         if self.probe.wait(lambda line: "ready" in line, timeout_s) is None:
             raise AssertionError(f"the AT-SPI probe did not start:\n{self.log('probe')}")
+        env = dict(self.env, QT_QPA_PLATFORM="xcb", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1",
+                   QT_ACCESSIBILITY="1", PYTHONUNBUFFERED="1", **(app_env or {}))
+        argv = app or [sys.executable, "-m", "tests.a11y.keyboard_app", str(self.tmp / "config")]
+        proc = self._spawn(argv, env, "app")
+        self.app = _Lines(proc, "app")
+        self.app_pid = proc.pid
+        try:  # Qt names its windows' process (_NET_WM_PID): wait for the first one shown
+            found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--pid",
+                                    str(proc.pid)], env=self.env, capture_output=True,
+                                   text=True, timeout=timeout_s)
+            self.window_id = int(found.stdout.split()[0])
+        except (subprocess.TimeoutExpired, IndexError, ValueError):
+            raise AssertionError(f"the app's window did not show in {timeout_s} s:\n"
+                                 f"{self.log('app')}") from None
+        self._ask("pid", timeout_s, pid=self.app_pid)
         # The bridge registers the app on the bus after the window shows: ask until it is.
         deadline = time.monotonic() + timeout_s
         while not self._ask("find", timeout_s).get("found"):
@@ -256,12 +275,12 @@ class A11ySession:
             return [(line["request"], line["arg"]) for line in self.app.lines
                     if "request" in line]
 
-    def _ask(self, cmd: str, timeout_s: float) -> dict[str, Any]:
+    def _ask(self, cmd: str, timeout_s: float, **args: object) -> dict[str, Any]:
         assert self.probe is not None and self.probe.proc.stdin is not None
         self._seq += 1
         seq = self._seq
         start = self.mark()
-        self.probe.proc.stdin.write(json.dumps({"cmd": cmd, "seq": seq}) + "\n")
+        self.probe.proc.stdin.write(json.dumps({"cmd": cmd, "seq": seq, **args}) + "\n")
         self.probe.proc.stdin.flush()
         found = self.probe.wait(lambda line: line.get("seq") == seq, timeout_s, start)
         if found is None:
