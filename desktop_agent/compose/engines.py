@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 
 from desktop_agent.adapters.asr_whisper import WhisperAsr
 from desktop_agent.adapters.llm_llama import LlamaLlm
+from desktop_agent.adapters.llm_openai import OpenAiLlm
 from desktop_agent.adapters.model_resolver import ModelResolver, ResolvedModel, load_manifest
 from desktop_agent.adapters.tools_builtin import default_tools
 from desktop_agent.adapters.tts_piper import PiperTts
+from desktop_agent.compose.llm_backend import llm_roles, make_llm
 from desktop_agent.core.prompts import dated_system_prompt
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools import ToolRegistry
@@ -33,7 +35,8 @@ class Engines:
     """Loaded engines and how long each took to load."""
 
     asr: WhisperAsr | None = None
-    llm: LlamaLlm | None = None
+    llm: LlamaLlm | OpenAiLlm | None = None
+    """llama.cpp, or a chat server when ``llm.backend`` is 'server'."""
     tts: PiperTts | None = None
     models: dict[str, ResolvedModel] = field(default_factory=dict)
     load_ms: dict[str, float] = field(default_factory=dict)
@@ -54,21 +57,23 @@ def load_engines(settings: Settings | None = None,
                  tools: ToolRegistry | None = None) -> Engines:
     """Resolve and load the engines for ``roles``. Raises ModelError with a fix on failure.
 
+    The LLM is the server's when ``llm.backend`` is 'server' (no local LLM file needed).
+
     ``tools`` are the tools the LLM is warmed with and offered (default: the reads that
     need no store).
     """
     settings = settings or Settings()
     engines = Engines() if tools is None else Engines(tools=tools)
     start = time.perf_counter()
-    engines.models = resolve_models(settings, roles)
+    engines.models = resolve_models(settings, llm_roles(settings, roles))
     engines.load_ms["resolve"] = (time.perf_counter() - start) * 1000
     for role in roles:
         t0 = time.perf_counter()
-        path = engines.models[role].path
+        path = engines.models[role].path if role in engines.models else None
         if role == "asr":
             engines.asr = WhisperAsr(path, cpu_threads=THREADS_ASR)
         elif role == "llm":
-            engines.llm = LlamaLlm(path, n_threads=THREADS_LLM)
+            engines.llm = make_llm(settings, path, THREADS_LLM)
             engines.llm.warm(dated_system_prompt(datetime.datetime.now().astimezone()),
                              engines.tools.specs)
         elif role == "tts":

@@ -54,7 +54,9 @@ def make_proposer(llm: Any | None) -> ClaimProposer:
     Without a model (or when its proposer cannot be built) the deterministic lexical
     proposer, which quotes the best-ranked sentence.
     """
-    if llm is None:
+    from desktop_agent.adapters.llm_openai import OpenAiLlm
+
+    if llm is None or isinstance(llm, OpenAiLlm):  # a server's model: no tokenizer here
         return LexicalProposer()
     from desktop_agent.adapters.llm_claims import LlmClaimProposer
 

@@ -79,7 +79,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     (default: ``assistant.sqlite3`` in the user data dir).
     """
     from desktop_agent.adapters.asr_whisper import WhisperAsr
-    from desktop_agent.adapters.llm_llama import LlamaLlm
     from desktop_agent.adapters.speex import SpeexEchoCanceller
     from desktop_agent.adapters.store_sqlite import default_store_path
     from desktop_agent.adapters.tools_builtin import builtin_tools
@@ -96,6 +95,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         with_knowledge,
     )
     from desktop_agent.compose.ledger import StoreLedger, open_store
+    from desktop_agent.compose.llm_backend import llm_roles, make_llm
     from desktop_agent.core.policy.endpointing import is_hallucination
     from desktop_agent.core.prompts import dated_system_prompt
     from desktop_agent.runtime.controller import AgentController
@@ -109,13 +109,14 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         start_worker,
     )
 
-    models = resolve_models(settings, ("asr", "llm", "tts", "vad"))
+    models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
     tools = builtin_tools(store)
     asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
                     is_hallucination)
     folders = KnowledgeFolders(settings.knowledge_folders)
-    llm = LlmWorker(lambda: with_knowledge(LlamaLlm(models["llm"].path, n_threads=THREADS_LLM),
+    local_llm = models["llm"].path if "llm" in models else None  # None: a server answers
+    llm = LlmWorker(lambda: with_knowledge(make_llm(settings, local_llm, THREADS_LLM),
                                            store, folders), tools,
                     dated_system_prompt(datetime.datetime.now().astimezone()))
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,

@@ -1,0 +1,75 @@
+"""Which chat engine the assistant gets: the local llama.cpp model, or a server.
+
+``llm.backend = "local"`` loads ``models.llm`` with llama.cpp in this process;
+``"server"`` talks to the OpenAI-compatible server at ``llm.server_url`` (llama.cpp's
+``llama-server``, vLLM) with ``adapters/llm_openai.OpenAiLlm``, and no local LLM file is
+needed. The URL in the settings is the user's explicit choice, so it may name another
+computer; the API key comes from the environment variable named by ``llm.api_key_env``
+and is never written anywhere. Used by ``load_engines`` (``ask``, the benchmarks) and
+``build_runtime`` (the app).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop_agent.adapters.llm_openai import OpenAiLlm
+from desktop_agent.core.settings import Settings
+
+if TYPE_CHECKING:
+    from desktop_agent.adapters.llm_llama import LlamaLlm
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def uses_server(settings: Settings) -> bool:
+    """True when the chat model runs on a server (``llm.backend = "server"``)."""
+    return settings.llm.backend == "server"
+
+
+def llm_roles(settings: Settings, roles: Sequence[str]) -> tuple[str, ...]:
+    """``roles`` whose models must be resolved locally: without 'llm' when a server answers."""
+    return tuple(r for r in roles if r != "llm" or not uses_server(settings))
+
+
+def api_key(settings: Settings, environ: Mapping[str, str] | None = None) -> str | None:
+    """The server's API key from the variable named by ``llm.api_key_env`` (None: no key).
+
+    Only the variable's name is ever logged.
+    """
+    name = settings.llm.api_key_env
+    if not name:
+        return None
+    key = (os.environ if environ is None else environ).get(name, "").strip()
+    if not key:
+        _LOGGER.warning("turn=0 the environment variable %s is not set: the LLM server gets "
+                        "no API key", name)
+    return key or None
+
+
+def server_llm(settings: Settings, environ: Mapping[str, str] | None = None, **kw: Any
+               ) -> OpenAiLlm:
+    """The server engine that ``settings`` describe (a remote URL is allowed: it was set).
+
+    Raises:
+        LlmError: ``server_url_invalid`` for a URL the settings could not have validated.
+    """
+    llm = settings.llm
+    return OpenAiLlm(llm.server_url, llm.server_model, api_key(settings, environ),
+                     allow_remote=True, **kw)
+
+
+def make_llm(settings: Settings, model_path: Path | None, n_threads: int
+             ) -> LlamaLlm | OpenAiLlm:
+    """The chat engine: the server's, or llama.cpp on ``model_path`` with ``n_threads``."""
+    if uses_server(settings):
+        return server_llm(settings)
+    from desktop_agent.adapters.llm_llama import LlamaLlm
+
+    if model_path is None:
+        raise ValueError("a local LLM needs its resolved model file")
+    return LlamaLlm(model_path, n_threads=n_threads)
