@@ -244,7 +244,7 @@ class OpenAiLlm:
                            f"within {self.connect_timeout_s:g} s.", _FIX_UNREACHABLE) from None
         except OSError as exc:  # refused, unknown host, no route, TLS failure
             conn.close()
-            why = exc.strerror or exc.__class__.__name__
+            why = exc.strerror or str(exc)[:200] or exc.__class__.__name__
             raise LlmError("server_unreachable",
                            f"Cannot reach the LLM server {server.display()} ({why}).",
                            _FIX_UNREACHABLE) from None
@@ -281,8 +281,8 @@ class OpenAiLlm:
             try:
                 raw = response.readline(MAX_LINE)
             except (TimeoutError, OSError, http.client.HTTPException) as exc:
-                if cancel is not None and cancel.cancelled:
-                    return
+                if (cancel is not None and cancel.cancelled) or state.finish_reason is not None:
+                    return  # cancelled, or the reply was complete (a server that never closed)
                 raise self._read_error(exc) from None
             if cancel is not None and cancel.cancelled:
                 return

@@ -250,3 +250,9 @@ def test_the_runtime_hooks_are_harmless() -> None:
     assert engine.prefill(USER, BUILTIN_SPECS, "what is") == 0
     assert engine.count_tokens("") == 0
     assert engine.count_tokens("twelve characters long") >= len("twelve characters long") // 4
+
+
+def test_a_finished_reply_from_a_server_that_never_closes_ends_without_error() -> None:
+    with scripted(streams([text_event("Done.", "stop")], then_stall=True)) as server:
+        deltas = _collect(OpenAiLlm(server.url, read_timeout_s=0.3))
+    assert _text(deltas) == "Done."
