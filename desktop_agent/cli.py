@@ -73,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
     bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
+    bench.add_argument("--llm-server", metavar="URL",
+                       help="(turns) the LLM on this OpenAI-compatible server, e.g. "
+                            "http://127.0.0.1:8080/v1")
     bench.add_argument("--llm-only", action="store_true",
                        help="(tools) no argument rules: the model's own calls only")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
@@ -335,7 +338,8 @@ def _bench(args: argparse.Namespace) -> int:
         return run_tools(as_json=args.json, model=args.model, llm_only=args.llm_only)
     from desktop_agent.tools.bench_turns import run_bench
 
-    return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick)
+    return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick,
+                     llm_server=args.llm_server)
 
 
 if __name__ == "__main__":

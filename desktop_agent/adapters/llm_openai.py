@@ -29,7 +29,7 @@ import logging
 import math
 import socket
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from desktop_agent.core.cancel import CancelToken
@@ -138,6 +138,15 @@ class OpenAiLlm:
 
     # --- the reply ------------------------------------------------------------------------------
 
+    def complete_json(self, messages: Sequence[ChatMessage], schema: Mapping[str, Any],
+                      cancel: CancelToken | None = None, max_tokens: int = 128) -> str:
+        """The server's answer in the shape of ``schema`` (greedy), as text ('' if cancelled).
+
+        For a structured role such as the reflector's verdict. Runs on: a worker thread.
+        """
+        return "".join(self._stream(messages, (), max_tokens, cancel, json_schema=schema,
+                                    temperature=0.0))
+
     def stream_chat(
         self,
         messages: Sequence[ChatMessage],
@@ -207,16 +216,19 @@ class OpenAiLlm:
 
     def _stream(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
                 max_tokens: int, cancel: CancelToken | None,
-                state: StreamState | None = None) -> Iterator[str]:
+                state: StreamState | None = None, *,
+                json_schema: Mapping[str, Any] | None = None,
+                temperature: float | None = None) -> Iterator[str]:
         """The text pieces of one streamed completion (tool-call fragments go to ``state``).
 
         The connection is closed when the stream ends, fails, is cancelled, or the caller
         stops iterating.
         """
         state = state if state is not None else StreamState()
-        body = json.dumps(chat_body(messages, model=self.model, tools=tools,
-                                    max_tokens=max_tokens, temperature=self.temperature,
-                                    seed=self.seed)).encode("utf-8")
+        body = json.dumps(chat_body(
+            messages, model=self.model, tools=tools, max_tokens=max_tokens,
+            temperature=self.temperature if temperature is None else temperature,
+            seed=self.seed, json_schema=json_schema)).encode("utf-8")
         if cancel is not None and cancel.cancelled:
             return
         conn = self._connect()

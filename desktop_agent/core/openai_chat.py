@@ -153,12 +153,13 @@ def wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def chat_body(messages: Sequence[ChatMessage], *, model: str, tools: Sequence[ToolSpec],
-              max_tokens: int, temperature: float, seed: int | None = None
-              ) -> dict[str, Any]:
+              max_tokens: int, temperature: float, seed: int | None = None,
+              json_schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The JSON body of one streamed chat-completions request.
 
     ``model`` '' leaves the field out (llama-server serves the one model it loaded; vLLM
-    and hosted APIs need the name).
+    and hosted APIs need the name). ``json_schema`` asks for an answer in that shape
+    (``response_format``; llama-server and vLLM enforce it while decoding).
     """
     body: dict[str, Any] = {"messages": wire_messages(messages), "stream": True,
                             "max_tokens": max_tokens, "temperature": temperature}
@@ -169,6 +170,9 @@ def chat_body(messages: Sequence[ChatMessage], *, model: str, tools: Sequence[To
     if tools:
         body["tools"] = wire_tools(tools)
         body["tool_choice"] = "auto"
+    if json_schema is not None:
+        body["response_format"] = {"type": "json_schema", "json_schema": {
+            "name": "answer", "schema": dict(json_schema), "strict": True}}
     return body
 
 

@@ -72,16 +72,15 @@ def _questions(wav_dir: Path | None, quick: bool) -> list[tuple[str, Any]]:
     return [(q, _speech(q)) for q in chosen]
 
 
-def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
+def _streaming(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str, float]]:
     from PySide6.QtCore import QCoreApplication
 
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.compose.runtime import build_runtime
-    from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns.model import State
 
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    runtime = build_runtime(Settings(), VirtualAudio(), echo_cancellation=False)
+    runtime = build_runtime(settings, VirtualAudio(), echo_cancellation=False)
     c, backend = runtime.controller, runtime.backend
 
     def wait(cond: Any, seconds: float) -> bool:
@@ -124,7 +123,7 @@ def _streaming(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
     return results
 
 
-def _serial(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
+def _serial(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str, float]]:
     """Whole transcript, whole reply, whole synthesis, then the first sample plays."""
     import numpy as np
 
@@ -133,7 +132,7 @@ def _serial(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
     from desktop_agent.core.prompts import SYSTEM_PROMPT
     from desktop_agent.core.text.normalize import normalize_for_speech
 
-    engines = load_engines()
+    engines = load_engines(settings)
     assert engines.asr and engines.llm and engines.tts
     out: list[dict[str, float]] = []
     for i, (_name, audio) in enumerate([questions[0], *questions]):
@@ -169,11 +168,18 @@ def _serial(questions: list[tuple[str, Any]]) -> list[dict[str, float]]:
     return out
 
 
-def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = False) -> int:
-    """Run both cascades and print the figures."""
+def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = False,
+              llm_server: str | None = None) -> int:
+    """Run both cascades and print the figures (the LLM on ``llm_server`` when given)."""
+    from desktop_agent.core.settings import Settings
+
+    settings = Settings()
+    if llm_server:  # an OpenAI-compatible server (llama-server, vLLM) answers instead
+        settings = settings.replace_field("llm.backend", "server").replace_field(
+            "llm.server_url", llm_server)
     questions = _questions(wav_dir, quick)
-    streaming = _streaming(questions)
-    serial = _serial(questions)
+    streaming = _streaming(questions, settings)
+    serial = _serial(questions, settings)
     report = summarize(streaming, serial)
     if as_json:
         print(json.dumps(report))

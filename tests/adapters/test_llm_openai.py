@@ -256,3 +256,28 @@ def test_a_finished_reply_from_a_server_that_never_closes_ends_without_error() -
     with scripted(streams([text_event("Done.", "stop")], then_stall=True)) as server:
         deltas = _collect(OpenAiLlm(server.url, read_timeout_s=0.3))
     assert _text(deltas) == "Done."
+
+
+def test_the_reflector_on_a_server_asks_for_the_verdict_schema_and_reads_it() -> None:
+    from desktop_agent.adapters.verdict_server import ServerVerdictJudge
+    from desktop_agent.core.reflection.model import Verdict
+    from desktop_agent.core.reflection.prompts import VERDICT_SCHEMA
+
+    answer = ['{"verdict": "rep', 'air", "guidance": "Two plus two is four."}']
+    with scripted(streams([*map(text_event, answer), "[DONE]"])) as server:
+        judge = ServerVerdictJudge(OpenAiLlm(server.url))
+        judgement = judge.judge("What is 2 plus 2?", "Two plus two is five.", CancelToken())
+        assert judge.judge("q", "u", _cancelled()).verdict is Verdict.GOOD
+    assert judgement.verdict is Verdict.REPAIR
+    assert judgement.guidance == "Two plus two is four."
+    assert len(server.requests) == 1  # the cancelled judgement sent nothing
+    body = server.requests[0].json()
+    assert body["temperature"] == 0.0 and "tools" not in body
+    assert body["response_format"]["json_schema"]["schema"] == VERDICT_SCHEMA
+    assert "UTTERANCE: Two plus two is five." in body["messages"][-1]["content"]
+
+
+def _cancelled() -> CancelToken:
+    token = CancelToken()
+    token.cancel("barge-in")
+    return token

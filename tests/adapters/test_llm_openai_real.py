@@ -107,3 +107,19 @@ def test_chit_chat_offers_no_tools_and_gets_prose(server: LlamaServer) -> None:
         tools=BUILTIN_SPECS, max_tokens=12))
     assert deltas and all(d.tool_call is None for d in deltas)
     assert "".join(d.text for d in deltas).strip()
+
+
+def test_the_reflector_on_the_real_server_answers_in_the_verdict_schema(
+        server: LlamaServer) -> None:
+    """llama-server enforces the schema: the 0.5B's answer is always a valid verdict."""
+    from desktop_agent.adapters.verdict_server import ServerVerdictJudge
+
+    judge = ServerVerdictJudge(_engine(server))
+    t0 = time.perf_counter()
+    judgement = judge.judge("What is 2 plus 2?", "Two plus two is five.", CancelToken())
+    print(f"\nverdict {judgement.verdict.value!r} in {time.perf_counter() - t0:.1f} s: "
+          f"{judge.last_raw}")
+    assert judge.last_raw is not None
+    data = json.loads(judge.last_raw)
+    assert data["verdict"] in ("good", "refine", "repair", "working")
+    assert isinstance(data["guidance"], str)
