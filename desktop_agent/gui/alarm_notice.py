@@ -57,6 +57,9 @@ class AlarmNotice(QFrame):
         line = alarm_line(row)
         self.text_label.setText(line)
         self.setAccessibleDescription(line)
+        # Its announcement may have gone unheard (a screen reader presents announcements
+        # of the window in front): the button Tab reaches first reads the alarm itself.
+        self.dismiss_button.setAccessibleDescription(f"Hide this notification: {line}")
         self.show()
         return line
 

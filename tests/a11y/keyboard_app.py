@@ -10,7 +10,8 @@ transitions, causes, card, captions and HeardReport), on short timers:
 * the card's answer (Ctrl+Y / Ctrl+N / the buttons) -> done or cancelled, spoken;
 * a question -> a long reply with captions, for as long as nobody interrupts;
 * push-to-talk while it speaks -> barge-in: INTERRUPTED, the HeardReport of the captions
-  played so far, the floor to the user, and the next utterance answered briefly.
+  played so far, the floor to the user, and the next utterance answered briefly;
+* then a timer goes off (the alarm notice).
 
 Each request the window makes is printed as a JSON line (``{"request": ...}``) for the
 test's failure messages; the test itself checks only what arrives through AT-SPI.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +33,7 @@ from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.turns.model import State
 from desktop_agent.gui.main_window import MainWindow
-from desktop_agent.runtime.view_api import ActionRow, LoadProgress
+from desktop_agent.runtime.view_api import ActionRow, AlarmRow, LoadProgress
 from desktop_agent.tools.demo_view_model import RecordingViewModel
 
 S = State
@@ -54,6 +56,8 @@ SENTENCES = (
 )
 AFTER_BARGE_IN = "Stop. What time is it?"
 SHORT_ANSWER = "It is ten past nine."
+ALARM_LABEL = "pasta"
+"""The timer that goes off after the last answer."""
 UTTERANCES = (NOTE, TIMER, NOTE_2, QUESTION, AFTER_BARGE_IN)
 """What the user says, turn by turn (a barge-in's continuation is the next one)."""
 CAPTION_MS = 700
@@ -202,6 +206,8 @@ class KeyboardTurnViewModel(RecordingViewModel):
         self.sig_heard.emit(HeardReport(TurnId(self.turn), self.reply, self.reply, "",
                                         len(self.spoken) * CAPTION_MS / 1000, False))
         self._go(S.LISTENING, "reply_done")
+        if self.reply == SHORT_ANSWER:  # and then a timer set long ago goes off
+            self.sig_alarm_fired.emit(AlarmRow(7, "timer", ALARM_LABEL, time.time()))
 
 
 def main() -> int:

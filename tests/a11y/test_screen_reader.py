@@ -18,7 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.a11y.keyboard_app import CARDS, NOTE, NOTE_2, SENTENCES, SHORT_ANSWER, TIMER
+from tests.a11y.keyboard_app import (
+    ALARM_LABEL,
+    CARDS,
+    NOTE,
+    NOTE_2,
+    SENTENCES,
+    SHORT_ANSWER,
+    TIMER,
+)
 from tests.a11y.reader import (
     ASSERTIVE,
     POLITE,
@@ -96,7 +104,8 @@ def test_every_control_has_a_name_a_role_and_states(desktop: A11ySession) -> Non
 
 
 def test_a_whole_turn_with_the_keyboard_alone(desktop: A11ySession) -> None:
-    """Tab round the window; three confirmation cards; a reply cut off by push-to-talk."""
+    """Tab round the window; three confirmation cards; a reply cut off by push-to-talk; an
+    alarm read and dismissed."""
     # Tab visits every control once, each with its name, and comes back round.
     visited = [activate_window(desktop)]
     for _ in range(25):
@@ -110,6 +119,8 @@ def test_a_whole_turn_with_the_keyboard_alone(desktop: A11ySession) -> None:
     assert all(visited), visited
     assert [n for n in visited if n in TAB_CONTROLS] == list(TAB_CONTROLS), visited
     assert "Push-to-talk" in visited  # the mode combo box, named by its value on Linux
+    focusable = {c["name"] for c in controls(desktop.tree()) if "focusable" in c["states"]}
+    assert focusable <= set(visited), f"not reached with Tab: {focusable - set(visited)}"
     assert focus_after(desktop, "alt+m") == "Push-to-talk"  # its label's mnemonic
 
     # A checkable menu entry, toggled by its shortcut: the tree says checked, and it is said.
@@ -185,6 +196,21 @@ def test_a_whole_turn_with_the_keyboard_alone(desktop: A11ySession) -> None:
     start = desktop.mark()
     desktop.keys("keyup", "space")
     in_order(desktop, start, "Thinking", (SHORT_ANSWER, POLITE), "Listening")
+
+    # A timer goes off: said at once; its Dismiss button reads it and Enter dismisses it.
+    alarm = announced(desktop, f"Timer \u201c{ALARM_LABEL}\u201d finished", start, ASSERTIVE)
+    for _ in range(15):
+        if focus_after(desktop, "shift+Tab") == "Dismiss alarm":
+            break
+    else:
+        raise AssertionError("Shift+Tab never reached the alarm's Dismiss button")
+    button = next(n for n in walk(desktop.tree()) if n["name"] == "Dismiss alarm")
+    assert alarm["data"] in button["description"], button
+    start = desktop.mark()
+    desktop.keys("key", "Return")
+    desktop.wait_event(lambda e: e["event"] == "object:state-changed:showing"
+                       and e["detail1"] == 0 and e["source"]["name"] == "Dismiss alarm",
+                       "the alarm notice hidden", start)
 
     tree = desktop.tree()
     nodes = {n["name"]: n for n in walk(tree)}
