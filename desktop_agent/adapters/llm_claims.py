@@ -7,6 +7,12 @@ states the condition that keeps it true::
 
     {"answer": "S2", "condition": "none"}
 
+The model always picks an answer: whether it answers the question is the support gate's
+and the relevance check's decision (``core.grounded.plan_answer``), which refuse a pick
+that does not address the question. Measured on the fixtures, the 0.5B said "none" for
+table rows that answered the question exactly ("What does E4 mean?" with the E4 row as
+S1), while the deterministic check refused every unanswerable question.
+
 The output is constrained to that fixed shape with ids from the fixed set S1..S{CANDIDATES}
 or "none": the JSON scaffolding is put into the prompt (evaluated in one batch, not
 generated token by token), and each id is decoded greedily over a token trie of the allowed
@@ -16,8 +22,9 @@ vocabulary at every step (20-50% per token on the 0.5B); the trie is built and c
 at load, from the fixed id set.
 
 A claim's text is the picked sentence itself, so a faithful pick passes the support gate
-and anything else is refused there. When the model names no condition, the sentence
-next to the answer that states one (``core.grounded.lexical.condition_for``) is proposed.
+and anything else is refused there. The condition: the sentence next to the answer that
+states one (``core.grounded.lexical.condition_for``, a rule) when there is one, else the
+model's pick when it is in the answer's passage (its picks across passages were noise).
 
 Runs on: the LLM worker thread (it shares the ``LlamaLlm``'s model and KV cache).
 """
@@ -45,8 +52,8 @@ NONE: Final = "none"
 SYSTEM: Final = (
     "You answer questions from the user's documents. You get numbered sentences from the "
     "documents and a question. Reply with JSON: \"answer\" is the id of the sentence that "
-    "answers the question, or \"none\" if no sentence answers it; \"condition\" is the id "
-    "of a sentence that limits when the answer is true, or \"none\".")
+    "best answers the question; \"condition\" is the id of another sentence that says when "
+    "the answer is not true (a warning or a limit), or \"none\".")
 ANSWER_HEAD: Final = '{"answer": "'
 CONDITION_HEAD: Final = ', "condition": "'
 
@@ -80,7 +87,9 @@ class LlmClaimProposer:
         self.last_pick: Pick | None = None
         """The model's last choice (for the benchmark and logs)."""
         self._ids = [f"S{i + 1}" for i in range(candidates)]
-        self._tries = {n: self._trie([*self._ids[:n], NONE]) for n in range(1, candidates + 1)}
+        self._answer_tries = {n: self._trie(self._ids[:n]) for n in range(1, candidates + 1)}
+        self._condition_tries = {n: self._trie([*self._ids[:n], NONE])
+                                 for n in range(1, candidates + 1)}
         self._head_answer = self._tokens(ANSWER_HEAD)
         self._head_condition = self._tokens(CONDITION_HEAD)
 
@@ -116,16 +125,18 @@ class LlmClaimProposer:
             return []
         pick = self.pick(question, ranked, cancel)
         self.last_pick = pick
-        if pick is None or pick.answer == NONE:
+        if pick is None:
             return []
         answer = ranked[self._ids.index(pick.answer)]
         claims = [Claim("c1", answer.sentence.text, (answer.passage.passage_id,), "answer")]
-        if pick.condition not in (NONE, pick.answer):
-            cond = ranked[self._ids.index(pick.condition)]
-            claims.append(Claim("c2", cond.sentence.text, (cond.passage.passage_id,),
-                                "condition"))
-        elif self.rule_conditions and (near := condition_for(answer)) is not None:
+        near = condition_for(answer) if self.rule_conditions else None
+        if near is not None:
             claims.append(Claim("c2", near.text, (answer.passage.passage_id,), "condition"))
+        elif pick.condition not in (NONE, pick.answer):
+            cond = ranked[self._ids.index(pick.condition)]
+            if cond.passage.passage_id == answer.passage.passage_id:
+                claims.append(Claim("c2", cond.sentence.text, (cond.passage.passage_id,),
+                                    "condition"))
         return claims
 
     def prompt(self, question: str, ranked: Sequence[Ranked]) -> str:
@@ -147,14 +158,13 @@ class LlmClaimProposer:
             cached = self._owner._cached_prefix(tokens)
             llm.n_tokens = cached
             llm.eval(tokens[cached:])
-            trie = self._tries[len(ranked)]
-            answer = self._choose(trie, cancel)
+            answer = self._choose(self._answer_tries[len(ranked)], cancel)
             if answer is None:
                 return None
-            condition = NONE
-            if answer != NONE:
-                llm.eval(self._head_condition)
-                condition = self._choose(trie, cancel) or NONE
+            llm.eval(self._head_condition)
+            condition = self._choose(self._condition_tries[len(ranked)], cancel)
+            if condition is None:
+                return None
         except LlmError:
             raise
         except Exception as exc:

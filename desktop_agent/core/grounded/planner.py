@@ -35,6 +35,7 @@ from desktop_agent.core.grounded.text import (
     codes,
     join_spelled_codes,
     numbers,
+    sentences,
     topic_terms,
     words,
 )
@@ -137,7 +138,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
 
     Every code and number the question names must be in the claim, and at least
     ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim, the
-    heading above its sentence, or its file's title ("E2" in "what does E2 mean").
+    heading above its sentence, or its file's title ("fault" in "how do I fix an E2
+    fault" is in the table's header "Fault code Meaning What to do").
     """
     q_tokens = join_spelled_codes(words(question))
     c_tokens = set(words(claim.text))
@@ -151,7 +153,10 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     if not q_terms:
         return ""
     by_id = {p.passage_id: p for p in passages}
-    context = " ".join([claim.text, *[q.quote for q in verdict.quotes],
+    quoted = {q.quote for q in verdict.quotes}
+    headings = [s.context for e in claim.evidence if e in by_id
+                for s in sentences(by_id[e].text) if s.raw(by_id[e].text) in quoted]
+    context = " ".join([claim.text, *quoted, *headings,
                         *[by_id[e].title for e in claim.evidence if e in by_id]])
     c_terms = set(topic_terms(context))
     covered = len(q_terms & c_terms) / len(q_terms)
