@@ -46,6 +46,8 @@ from desktop_agent.core.knowledge import KnowledgeIndex
 from desktop_agent.core.policy.endpointing import is_hallucination
 from desktop_agent.core.ports import AsrEngine, LlmEngine, SpeechChunk, TtsEngine
 from desktop_agent.core.prompts import SYSTEM_PROMPT, dated_system_prompt
+from desktop_agent.core.reflection.model import VerdictJudge
+from desktop_agent.core.reflection.reflector import reflect
 from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.tool_answer import guard_llm_run
 from desktop_agent.core.tool_desk import WriteDesk, respond
@@ -95,6 +97,8 @@ class HeadlessTurn:
     """After a scripted interruption: the units of the question that was cut off."""
     plan: AnswerPlan | None = None
     """The grounded answer's plan (claims, refused claims, passages), None for other turns."""
+    reflections: tuple[cmd.PublishReflection, ...] = ()
+    """Verdict-gated speech: each reflection, verdict and continuation, in order."""
 
     @property
     def reply_audio_s(self) -> float:
@@ -121,6 +125,8 @@ class _TurnLog:
     tts_done_s: float | None = None
     error: AgentError | None = None
     over: bool = False
+    reflections: list[cmd.PublishReflection] = field(default_factory=list)
+    chunks_played: int = 0
 
 
 class HeadlessExecutor:
@@ -141,6 +147,8 @@ class HeadlessExecutor:
         knowledge: The user's documents; with ``proposer``, questions about them get
             grounded answers (``core.knowledge_llm``).
         proposer: Proposes claims from passages (the local model).
+        judge: The model reflector for questions no literal check understands (policy
+            ``reflection`` 'on'); None: such replies stand as said.
 
     Runs on: the calling thread (every public method); engines run on the lanes.
     """
@@ -152,6 +160,7 @@ class HeadlessExecutor:
                  session: str = "headless",
                  wall: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
                  knowledge: KnowledgeIndex | None = None, proposer: ClaimProposer | None = None,
+                 judge: VerdictJudge | None = None,
                  ) -> None:
         self._grounded = None
         if knowledge is not None and proposer is not None:
@@ -159,6 +168,7 @@ class HeadlessExecutor:
 
             llm = self._grounded = KnowledgeLlm(llm, knowledge, proposer)
         self._llm, self._tts, self._tools, self._asr = llm, tts, tools, asr
+        self._judge = judge
         self._units = UnitLog()
         self._interrupt: Interrupt | None = None
         self._release_pending = False
@@ -203,6 +213,8 @@ class HeadlessExecutor:
             cmd.PublishHeard: self._publish_heard,
             cmd.PublishAction: self._turn_actions,
             cmd.PublishUnit: lambda c: self._units.record(c),
+            cmd.Reflect: self._reflect,
+            cmd.PublishReflection: lambda c: self._turn.reflections.append(c),
         }
 
     # --- public --------------------------------------------------------------------------------
@@ -287,8 +299,9 @@ class HeadlessExecutor:
                 self._interrupt, self._release_pending = None, False
                 self._feed(ev.PttReleased(turn_id=machine.turn_id, at_s=self._clock()))
             return
-        if (machine.state is State.ASSISTANT_SPEAKING
-                and self._units.queued.get(machine.turn_id, 0) >= cut.after_units):
+        reached = (self._turn.chunks_played >= cut.after_chunks if cut.after_chunks
+                   else self._units.queued.get(machine.turn_id, 0) >= cut.after_units)
+        if machine.state is State.ASSISTANT_SPEAKING and reached:
             self._turn = _TurnLog(text=cut.text)  # what happens from here is the new question's
             self._release_pending = True
             self._feed(ev.PttPressed(turn_id=machine.turn_id, at_s=self._clock()))
@@ -374,7 +387,7 @@ class HeadlessExecutor:
             error=turn.error, tool_commands=tuple(turn.tool_commands),
             actions=tuple(turn.actions), units=self._units.records(self.machine.turn_id),
             earlier_units=self._units.records(self.machine.turn_id, before=True),
-            plan=self._plan_of(self.machine.turn_id))
+            plan=self._plan_of(self.machine.turn_id), reflections=tuple(turn.reflections))
 
     def _plan_of(self, turn_id: TurnId) -> AnswerPlan | None:
         """The grounded plan behind this turn's units (None when the turn had none)."""
@@ -455,8 +468,8 @@ class HeadlessExecutor:
         def job() -> None:
             try:
                 post(ev.LlmStarted(turn_id=c.turn_id, at_s=clock(), job=c.job))
-                deltas: Iterator[Any] = guard_llm_run(
-                    c.messages, llm.stream_chat(c.messages, token, specs, self._max_tokens))
+                deltas: Iterator[Any] = guard_llm_run(c.messages, llm.stream_chat(
+                    c.messages, token, specs if c.tools else (), self._max_tokens))
                 for delta in deltas:
                     if token.cancelled:
                         return
@@ -469,6 +482,26 @@ class HeadlessExecutor:
                                          text=delta.text, unit=delta.unit))
                 if not token.cancelled:
                     post(ev.LlmFinished(turn_id=c.turn_id, at_s=clock(), job=c.job))
+            except Exception as exc:
+                if not token.cancelled:
+                    self._fail(c.turn_id, c.job, Stage.LLM, exc)
+
+        self._lanes["llm"].submit(job)
+
+    def _reflect(self, c: cmd.Reflect) -> None:
+        token = self._token(c)
+        judge, post, clock = self._judge, self._post, self._clock
+
+        def job() -> None:
+            try:
+                if token.cancelled:
+                    return
+                got = reflect(c.question, c.utterance, judge, token)
+                if not token.cancelled:
+                    post(ev.Reflected(turn_id=c.turn_id, at_s=clock(), job=c.job,
+                                      verdict=got.verdict.value, guidance=got.guidance,
+                                      correction=got.correction, flagged_word=got.flagged_word,
+                                      checker=got.checker))
             except Exception as exc:
                 if not token.cancelled:
                     self._fail(c.turn_id, c.job, Stage.LLM, exc)
@@ -514,6 +547,7 @@ class HeadlessExecutor:
         chunk = self._chunks.pop((c.turn_id, c.chunk_index), None)
         if chunk is None:
             raise AgentError("chunk_missing", f"No audio for chunk {c.chunk_index}.")
+        self._turn.chunks_played += 1
         self._speaker.play(c.turn_id, c.job, chunk.audio)
 
     def _apologise(self, c: cmd.SpeakApology) -> None:

@@ -34,6 +34,9 @@ class Interrupt:
     """Cut in once this many units have been queued to play (1: after the first)."""
     text: str
     """What the user says (typed; no ASR)."""
+    after_chunks: int = 0
+    """When above 0: cut in once this many chunks of the reply were queued to play
+    (any reply, grounded or not: e.g. the opening of a reflected answer)."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ times, like the real workers would (queued, late, sometimes after a cancel):
 * Player: consumes samples in real time from ``output_latency_s`` after the first chunk,
   reports progress every ``progress_s``, fades ``fade_ms`` on a flush.
 * Cancelled LLM/tool output still arrives for ``cancel_lag_s`` (a busy worker's queued signal).
+* Reflector: ``Reflected`` ``reflect_s`` after ``Reflect``: the next scripted verdict, else
+  the real literal checks. A continuation run (tools off) says the next ``continuations``.
 
 Usage::
 
@@ -78,6 +80,13 @@ class Script:
     replies: dict[tuple[str, str], ScriptedReply] = field(default_factory=dict)
     tools: dict[str, str] = field(default_factory=dict)
     partials: list[tuple[float, str, bool, float]] = field(default_factory=list)
+    reflect_s: float = 0.05
+    """Seconds from ``Reflect`` to ``Reflected``."""
+    verdicts: list[Any] = field(default_factory=list)
+    """Scripted ``Judgement`` s, one per ``Reflect`` in order; when none is left, the real
+    literal checks judge (core.reflection.reflect, without a model)."""
+    continuations: list[str] = field(default_factory=list)
+    """What the LLM says to each tools-off run (a reflection's continuation), in order."""
 
     def user_ptt(self, press_s: float, release_s: float, text: str) -> None:
         """The user holds push-to-talk from ``press_s`` to ``release_s`` saying ``text``."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.ports import ToolCall, WordTiming
+from desktop_agent.core.reflection.reflector import reflect
 from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
@@ -248,6 +249,8 @@ class Simulator:
                 self.live_recording = None
         elif isinstance(cmd, c.StartLlm):
             self.start_llm(cmd, t)
+        elif isinstance(cmd, c.Reflect):
+            self.reflect(cmd, t)
         elif isinstance(cmd, c.RunTool):
             done, job, call = t + s.tool_s, cmd.job, cmd.call
             result = s.tools.get(call.name, "")
@@ -305,6 +308,8 @@ class Simulator:
             else ("user", normalise_for_compare(last.content))
         )
         reply = s.replies.get(key)
+        if not cmd.tools:  # a reflection's continuation
+            reply = ScriptedReply(s.continuations.pop(0) if s.continuations else "")
         if reply is None:
             self.log.unscripted.append(f"{key}")
             reply = ScriptedReply()
@@ -343,6 +348,15 @@ class Simulator:
             )
             when += 1.0 / s.tokens_per_s
         self.later(when, job, e.LlmFinished(turn_id=tid, job=job, at_s=when))
+
+    def reflect(self, cmd: c.Reflect, t: float) -> None:
+        got = self.s.verdicts.pop(0) if self.s.verdicts else reflect(cmd.question,
+                                                                      cmd.utterance, None)
+        done, job = t + self.s.reflect_s, cmd.job
+        self.at(done, lambda: e.Reflected(
+            turn_id=cmd.turn_id, job=job, verdict=got.verdict.value, guidance=got.guidance,
+            correction=got.correction, flagged_word=got.flagged_word, checker=got.checker,
+            at_s=done) if self.alive(job, done) else None)
 
     def synthesize(self, cmd: c.Synthesize, t: float) -> None:
         start = max(t, self.tts_busy_until)

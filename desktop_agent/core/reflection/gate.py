@@ -67,15 +67,15 @@ def repair_text(correction: str, heard: str, *, confessing: bool) -> str:
         confessing: The gate's answer (``confess``).
 
     Returns:
-        'No, that's not right. 23 times 47 is 1081.' when confessing; otherwise the
-        substance alone, joined to a dangling fragment with 'well,' ('23 times 47 is...
-        well, 23 times 47 is 1081.').
+        'No, that's not right. 23 times 47 is 1081.' when confessing ('— no, that's not
+        right. ...' after a cut mid-sentence); otherwise the substance alone, joined to a
+        dangling fragment with 'well,' ('23 times 47 is — well, 23 times 47 is 1081.').
     """
+    body = _sentence(correction)
+    dangling = bool(heard.strip()) and not _ENDS_SENTENCE.search(heard)
     if confessing:
-        return f"{CONFESSION} {_sentence(correction)}"
-    if heard.strip() and not _ENDS_SENTENCE.search(heard):
-        return f"well, {_sentence(correction)[0].lower()}{_sentence(correction)[1:]}"
-    return _sentence(correction)
+        return f"— no, {CONFESSION[4:]} {body}" if dangling else f"{CONFESSION} {body}"
+    return f"— well, {body[0].lower()}{body[1:]}" if dangling else body
 
 
 def refine_text(correction: str) -> str:

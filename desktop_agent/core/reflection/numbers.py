@@ -11,12 +11,19 @@ from desktop_agent.core.calc import clean_spoken, replace_number_words
 _DIGITS: Final = re.compile(r"\d+(?:\.\d+)?")
 _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_PRONOUN_ONE: Final = re.compile(r"\b(that|this|the|which|each|any|every|no|some|another|"
+                                 r"last|first|next|right|wrong|other|a)\s+one\b")
+_ONE_OF: Final = re.compile(r"\bone\s+of\b")
 _WORD: Final = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
 
 
 def numbers_in(text: str) -> list[Fraction]:
-    """Every number stated in ``text`` in order: '1,081', 'one thousand and eighty-one', '2.5'."""
-    cleaned = _THOUSANDS.sub("", clean_spoken(text))
+    """Every number stated in ``text`` in order: '1,081', 'one thousand and eighty-one', '2.5'.
+
+    'one' as a pronoun ('that one', 'one of them', 'no one') is not a number.
+    """
+    cleaned = _PRONOUN_ONE.sub(r"\1 ~", _THOUSANDS.sub("", clean_spoken(text)))
+    cleaned = _ONE_OF.sub("~ of", cleaned)
     return [Fraction(m.group()) for m in _DIGITS.finditer(replace_number_words(cleaned))]
 
 
