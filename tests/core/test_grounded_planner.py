@@ -199,3 +199,27 @@ def test_admit(canceled: bool, generation: int, age: float, expected: Dispositio
                        generation=5)
     assert admit(plan.units[0], current_generation=generation, canceled=canceled, age_s=age,
                  max_age_s=30.0) is expected
+
+
+def test_a_matched_code_outweighs_a_synonym_the_document_does_not_use() -> None:
+    claims = [Claim("a", "E4 Flue blocked Do not use the boiler; call an engineer.",
+                    (CODES.passage_id,), "answer")]
+    assert not plan_answer("What is error E4?", ALL, claims, generation=1).limitation
+
+
+def test_the_next_row_of_a_table_is_not_a_condition() -> None:
+    rows = dataclasses.replace(CODES, text="E3 Overheating Switch off and call an engineer.\n"
+                               "E4 Flue blocked Do not use the boiler; call an engineer.")
+    plan = compose_answer("What does E3 mean?", MemoryIndex([rows]), LexicalProposer(),
+                          generation=1)
+    assert plan.units[0].text.startswith("E3 Overheating")
+    assert "E4" not in plan.units[0].text
+
+
+def test_a_warning_next_to_an_instruction_is_its_condition() -> None:
+    steps = dataclasses.replace(CODES, text="Switch off and call an engineer.\n"
+                                "Do not switch on the boiler until the engineer has been.")
+    plan = compose_answer("What should I do, switch off the boiler?", MemoryIndex([steps]),
+                          LexicalProposer(), generation=1)
+    assert plan.units[0].text == ("Switch off and call an engineer. Do not switch on the boiler "
+                                  "until the engineer has been.")

@@ -21,6 +21,7 @@ from desktop_agent.core.grounded.model import Claim
 from desktop_agent.core.grounded.text import (
     NEGATIONS,
     Sentence,
+    codes,
     sentences,
     topic_terms,
     words,
@@ -83,7 +84,8 @@ def condition_for(answer: Ranked) -> Sentence | None:
     E.g. "Never top up while the boiler is hot." after "To top up, open the filling loop
     valve ...". Only when the answer states no condition itself; the neighbour (the
     sentence just before or after, in the same passage) must hold a negation or a
-    condition word and share two topic words (numbers aside) with the answer; a warning
+    condition word, name no code the answer does not (the next row of a table is about
+    another item) and share two topic words (numbers aside) with the answer; a warning
     and the next sentence win ties.
     """
     if set(words(answer.sentence.text)) & STRONG_CONDITIONS:
@@ -96,10 +98,11 @@ def condition_for(answer: Ranked) -> Sentence | None:
         return None
     best: Sentence | None = None
     best_score = 0.0
+    own_codes = set(codes(words(answer.sentence.text)))
     for s in all_sentences[max(0, at - 1):at] + all_sentences[at + 1:at + 2]:
         ws = set(words(s.text))
-        if not ws & STRONG_CONDITIONS:
-            continue
+        if not ws & STRONG_CONDITIONS or set(codes(list(ws))) - own_codes:
+            continue  # no condition, or about another item (the next row of a table)
         shared = len(own & set(topic_terms(s.text)))
         # Ties: a warning ("never", "not") before a plain condition, the next sentence
         # before the previous one (documents state the limit after the instruction).

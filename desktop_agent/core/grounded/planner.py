@@ -139,7 +139,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     Every code and number the question names must be in the claim, and at least
     ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim, the
     heading above its sentence, or its file's title ("fault" in "how do I fix an E2
-    fault" is in the table's header "Fault code Meaning What to do").
+    fault" is in the table's header "Fault code Meaning What to do"); a code or number
+    counts twice, so "what is error E3" is addressed by the E3 row.
     """
     q_tokens = join_spelled_codes(words(question))
     c_tokens = set(words(claim.text))
@@ -159,7 +160,11 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     context = " ".join([claim.text, *quoted, *headings,
                         *[by_id[e].title for e in claim.evidence if e in by_id]])
     c_terms = set(topic_terms(context))
-    covered = len(q_terms & c_terms) / len(q_terms)
+
+    def weight(term: str) -> int:  # a code or number the claim names says more than a word
+        return 2 if any(c.isdigit() for c in term) else 1
+
+    covered = sum(weight(t) for t in q_terms & c_terms) / sum(weight(t) for t in q_terms)
     if covered < MIN_QUESTION_COVERAGE:
         missing = sorted(q_terms - c_terms)
         return f"does not address the question ({', '.join(missing)})"
