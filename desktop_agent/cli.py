@@ -5,7 +5,7 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio|tools|soak|idle|answers    benchmarks that print figures
+    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts    benchmarks
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
     desktop-agent install-desktop-entry   add the app to the desktop's menu
@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
                              "their .whl packages, unpacked packages, or a models folder")
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
-    bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle", "answers"])
+    bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle", "answers",
+                                         "verdicts"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
@@ -85,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     from desktop_agent.tools.bench_soak import add_arguments as add_soak  # stdlib at import
 
     add_soak(bench)
+    from desktop_agent.tools.bench_verdicts import add_arguments as add_verdicts  # stdlib
+
+    add_verdicts(bench)
     bench.add_argument("--seconds", type=float, default=30.0, help="(idle) measure this long")
 
     replay = sub.add_parser("replay", help="run a scripted conversation (JSONL) headless")
@@ -328,6 +332,10 @@ def _bench(args: argparse.Namespace) -> int:
 
         run(json_out=args.json, quick=args.quick)
         return EXIT_OK
+    if args.suite == "verdicts":
+        from desktop_agent.tools.bench_verdicts import run_cli as run_verdicts
+
+        return run_verdicts(args)
     if args.suite == "answers":
         from desktop_agent.tools.bench_answers import run_cli
 

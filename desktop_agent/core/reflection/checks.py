@@ -139,7 +139,7 @@ def find_arithmetic(question: str) -> NumberCheck | None:
     words = _ASKING.sub("", re.sub(r"[?!]", " ", question).strip()).split()
     if len(words) > MAX_QUESTION_WORDS:
         return None
-    for size in range(len(words), 2, -1):
+    for size in range(len(words), 1, -1):
         for start in range(len(words) - size + 1):
             span = " ".join(words[start:start + size]).strip(" ,.")
             if not _OPERATOR.search(span.lower()):
