@@ -134,3 +134,12 @@ def test_sentences_keep_spans_join_wrapped_lines_and_use_headings_as_context() -
 def test_a_markdown_table_row_is_one_sentence() -> None:
     text = "| Code | Meaning |\n|---|---|\n| E2 | Low water pressure |\n"
     assert [s.text for s in sentences(text)] == ["Code: Meaning.", "E2: Low water pressure."]
+
+
+@pytest.mark.parametrize("a, b", [("bookings", "book"), ("comes", "come"), ("heating", "heat"),
+                                  ("fees", "fee"), ("stopped", "stop"), ("used", "use"),
+                                  ("batteries", "battery"), ("collected", "collect")])
+def test_word_forms_share_a_stem(a: str, b: str) -> None:
+    from desktop_agent.core.grounded.text import stem
+
+    assert stem(a) == stem(b)

@@ -137,10 +137,12 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     """'' when ``claim`` addresses ``question``, else why not.
 
     Every code and number the question names must be in the claim, and at least
-    ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim, the
-    heading above its sentence, or its file's title ("fault" in "how do I fix an E2
-    fault" is in the table's header "Fault code Meaning What to do"); a code or number
-    counts twice, so "what is error E3" is addressed by the E3 row.
+    ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim or the
+    heading above its sentence ("fault" in "how do I fix an E2 fault" is in the table's
+    header "Fault code Meaning What to do"); a code or number counts twice, so "what is
+    error E3" is addressed by the E3 row. Words of the file's name are the document's
+    subject and are not counted ("how much does a locker cost at the club" is not
+    answered by the membership fee of club_rules.md).
     """
     q_tokens = join_spelled_codes(words(question))
     c_tokens = set(words(claim.text))
@@ -151,15 +153,19 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
         if n not in set(numbers(words(claim.text))):
             return f"does not mention {n}, which the question asks about"
     q_terms = set(topic_terms(question))
+    by_id = {p.passage_id: p for p in passages}
+    # The document's own subject ("boiler" of boiler_manual.pdf, "club" of club_rules.md)
+    # says nothing about whether this sentence answers: it is left out of both sides.
+    subject = set(topic_terms(" ".join(by_id[e].title.rsplit(".", 1)[0].replace("_", " ")
+                                       for e in claim.evidence if e in by_id)))
+    if q_terms - subject:
+        q_terms -= subject
     if not q_terms:
         return ""
-    by_id = {p.passage_id: p for p in passages}
     quoted = {q.quote for q in verdict.quotes}
     headings = [s.context for e in claim.evidence if e in by_id
                 for s in sentences(by_id[e].text) if s.raw(by_id[e].text) in quoted]
-    context = " ".join([claim.text, *quoted, *headings,
-                        *[by_id[e].title for e in claim.evidence if e in by_id]])
-    c_terms = set(topic_terms(context))
+    c_terms = set(topic_terms(" ".join([claim.text, *quoted, *headings])))
 
     def weight(term: str) -> int:  # a code or number the claim names says more than a word
         return 2 if any(c.isdigit() for c in term) else 1

@@ -152,12 +152,27 @@ def named_items(text: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """A crude stem for matching topic words ("bookings" ~ "booking" ~ "book")."""
-    for suffix in ("ings", "ing", "ied", "ies", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+    """A crude stem for matching topic words.
+
+    "bookings" ~ "booked" ~ "book", "comes" ~ "come", "heating" ~ "heat", "fees" ~ "fee",
+    "stopped" ~ "stop", "batteries" ~ "battery", "used" ~ "use". Numbers and codes are
+    left alone.
+    """
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-2] if word.endswith(("sses", "xes", "ches", "shes")) else word[:-1]
+    if word.endswith("ed") and len(word) <= 5:
+        word = word[:-1]  # "used" -> "use", "owed" -> "owe"
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # "stopped" -> "stop"
             break
-    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def topic_terms(text: str) -> list[str]:
