@@ -26,6 +26,7 @@ from typing import Any, Final
 from desktop_agent.core.reflection.gate import CONFESSION_MARKERS
 from desktop_agent.core.reflection.numbers import last_sentence, numbers_in, sentences, words_of
 
+_LEAD: Final = re.compile(r"(?:—\s*)?\bno,\s*(?:that's|that is|it's|it is)?\s*$")
 KINDS: Final = ("number", "word_count", "increasing_lengths", "contains")
 
 
@@ -81,8 +82,8 @@ def confession_at(text: str) -> int | None:
     if not found:
         return None
     at = min(found)
-    dash = max(lower.rfind(" no,", 0, at + 1), lower.rfind("— no", 0, at + 1))
-    return dash + 1 if dash >= 0 and at - dash < 8 else at
+    lead = _LEAD.search(lower[:at])  # "— no, that's " before "not right"
+    return lead.start() if lead else at
 
 
 def wrong_audible(check: Mapping[str, Any], heard: str, question: str) -> bool:
