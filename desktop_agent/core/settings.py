@@ -25,6 +25,7 @@ from desktop_agent.core.openai_chat import DEFAULT_SERVER_URL, url_problem
 INVALID: Final = "invalid_setting"
 UNKNOWN: Final = "unknown_setting"
 MODES: Final = ("push_to_talk", "hands_free")
+REFLECTION_MODES: Final = ("checkable", "on", "off")
 LLM_BACKENDS: Final = ("local", "server")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -73,6 +74,7 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("models.tts", "Voice", "A model id from the manifest or an absolute path.", "model"),
     _s("voice.speaking_rate", "Speaking rate", "1.0 is normal speed; 0.5 to 2.0.", "float", minimum=0.5, maximum=2.0),  # noqa: E501
     _s("interaction.mode", "Interaction mode", "Push-to-talk, or hands-free with voice detection.", "choice", choices=MODES),  # noqa: E501
+    _s("interaction.reflection", "Check answers while speaking", "Check each answer while it is spoken and repair it aloud: only questions a rule can check (sums, counts, units, dates, word limits), every answer, or off.", "choice", choices=REFLECTION_MODES),  # noqa: E501
     _s("interaction.ptt_key", "Push-to-talk key", "Key held to talk while the window has focus, e.g. Space or F8.", "key"),  # noqa: E501
     _s("barge_in.sensitivity", "Barge-in sensitivity", "0 = hard to interrupt, 1 = interrupts easily.", "float", minimum=0.0, maximum=1.0, step=0.05),  # noqa: E501
     _s("barge_in.min_interrupt_speech_s", "Speech needed to interrupt (s)", "Seconds of your speech before the assistant stops; 0 to 5.", "float", minimum=0.0, maximum=5.0),  # noqa: E501
@@ -250,6 +252,9 @@ class InteractionSettings(_Section):
     """'push_to_talk' or 'hands_free'."""
     ptt_key: str = "Space"
     """Qt key name held to talk while the main window has focus."""
+    reflection: str = "checkable"
+    """Verdict-gated speech: 'checkable' (answers a literal check understands), 'on' (every
+    answer; the model judges facts) or 'off'."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,8 @@ class AgentController(AgentViewModel):
                    else History(SYSTEM_PROMPT))
         barge = BargeInDecider(barge_settings(settings))
         self.machine = TurnStateMachine(
-            history, policy=policy or TurnPolicy(duck_gain_db=barge.settings.duck_gain_db),
+            history, policy=policy or TurnPolicy(duck_gain_db=barge.settings.duck_gain_db,
+                                                 reflection=settings.interaction.reflection),
             chunker_factory=first_clause_chunker, session=uuid.uuid4().hex[:12])
         self.backend, self.pipeline = backend, pipeline
         self.mode = settings.interaction.mode
@@ -140,7 +141,9 @@ class AgentController(AgentViewModel):
             .add(cmd.PublishUserText, lambda c: self.sig_user_final.emit(int(c.turn_id), c.text))
             .add(cmd.PublishHeard, lambda c: self.sig_heard.emit(c.report))
             .add(cmd.PublishAction, self._publish_action)
-            .add(cmd.PublishUnit, lambda c: self.sig_unit_changed.emit(c)))
+            .add(cmd.PublishUnit, lambda c: self.sig_unit_changed.emit(c))
+            .add(cmd.Reflect, link.reflect)
+            .add(cmd.PublishReflection, lambda c: self.sig_reflection_changed.emit(c)))
         """Command type -> what runs it (``tests/runtime`` checks that every command has one)."""
 
     # --- life cycle ------------------------------------------------------------------------------
@@ -232,6 +235,7 @@ class AgentController(AgentViewModel):
         """
         old, self.settings = self.settings, settings
         self.set_mode(settings.interaction.mode)
+        self.machine.set_reflection(settings.interaction.reflection)  # from the next reply
         self.barge_tracker.decider = BargeInDecider(barge_settings(settings))
         self.pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         self.recorder.endpointer = Endpointer(endpoint_settings(settings))

@@ -59,6 +59,19 @@ class LlmJob:
     messages: tuple[ChatMessage, ...]
     cancel: CancelToken
     tools: tuple[ToolSpec, ...] = ()
+    no_tools: bool = False
+    """True: offer no tools (a reflection's continuation writes prose only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectJob:
+    """Judge ``utterance`` as an answer to ``question`` (verdict-gated speech)."""
+
+    turn_id: TurnId
+    job: JobId
+    question: str
+    utterance: str
+    cancel: CancelToken
 
 
 @dataclass(frozen=True)

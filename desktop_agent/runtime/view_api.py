@@ -159,6 +159,11 @@ class AgentViewModel(QObject):
     ``alarms`` again."""
     sig_alarm_fired = Signal(object)
     """AlarmRow: a timer ended or a reminder came due (it is being announced aloud)."""
+    sig_reflection_changed = Signal(object)
+    """PublishReflection: verdict-gated speech moved: a reflection started on the opening
+    ('reflecting'), a verdict came back with its guidance ('verdict'), or a continuation or
+    repair is said next ('continuation', ``confessed`` when it says the heard words were
+    wrong). The conversation shows them; the state view shows 'reflecting'."""
     sig_unit_changed = Signal(object)
     """PublishUnit: a grounded answer's spoken unit was queued ('ready'), dropped ('stale',
     'expired', 'canceled') or settled ('heard', 'partly_heard', 'unheard'): show it with its

@@ -41,6 +41,7 @@ from desktop_agent.runtime.payloads import (
     LlmJob,
     LoadState,
     PrefillJob,
+    ReflectJob,
     SynthesizedChunk,
     ToolJob,
     TtsJob,
@@ -94,6 +95,8 @@ class WorkerLink(QObject):
     """A new speaking rate: queued to the TTS worker."""
     sig_llm_prefill_queued = Signal(object)
     """PrefillJob: the next prompt's start, queued to the LLM worker."""
+    sig_reflect_job_queued = Signal(object)
+    """ReflectJob: a reflection, queued to the LLM worker (it runs where the LLM runs)."""
 
     def __init__(self, engines: Engines, feed: Feed, jobs: JobTable,
                  on_partial: Callable[[AsrPartialResult], None],
@@ -127,6 +130,7 @@ class WorkerLink(QObject):
         self.sig_tool_job_queued.connect(e.tool.run)
         self.sig_tts_rate_changed.connect(e.tts.set_rate)
         self.sig_llm_prefill_queued.connect(e.llm.prefill)
+        self.sig_reflect_job_queued.connect(e.llm.reflect)
         # Bound methods of this GUI-thread object, never lambdas: a lambda has no thread
         # affinity, so Qt would call it directly on the worker's thread.
         for worker in (e.asr, e.llm, e.tts, e.tool):
@@ -154,7 +158,14 @@ class WorkerLink(QObject):
         self._llm_watch[c.job] = (c.turn_id, time.monotonic(), False)
         if not self._stall_timer.isActive():
             self._stall_timer.start()
-        self.sig_llm_job_queued.emit(LlmJob(c.turn_id, c.job, c.messages, token))
+        self.sig_llm_job_queued.emit(LlmJob(c.turn_id, c.job, c.messages, token,
+                                            no_tools=not c.tools))
+
+    def reflect(self, c: cmd.Reflect) -> None:
+        """Queue the reflection of ``c`` to the LLM worker."""
+        token = self._jobs.token(c.job, c.turn_id)
+        self.sig_reflect_job_queued.emit(ReflectJob(c.turn_id, c.job, c.question, c.utterance,
+                                                    token))
 
     def run_tool(self, c: cmd.RunTool) -> None:
         """Queue the tool job of ``c``."""

@@ -31,6 +31,8 @@ from desktop_agent.core.ports import (
     ToolSpec,
     TtsEngine,
 )
+from desktop_agent.core.reflection.model import VerdictJudge
+from desktop_agent.core.reflection.reflector import reflect
 from desktop_agent.core.tool_answer import guard_llm_run
 from desktop_agent.core.tool_desk import ToolAnswer, WriteDesk, respond
 from desktop_agent.core.tools import ToolRegistry
@@ -41,6 +43,7 @@ from desktop_agent.core.turns.events import (
     LlmStarted,
     LlmToken,
     LlmToolCall,
+    Reflected,
     StageFailed,
     ToolResult,
     TtsChunkReady,
@@ -53,6 +56,7 @@ from desktop_agent.runtime.payloads import (
     LlmJob,
     LoadState,
     PrefillJob,
+    ReflectJob,
     SpokenAside,
     SynthesizedChunk,
     ToolJob,
@@ -212,6 +216,11 @@ class LlmWorker(EngineWorker[WarmableLlm]):
         self._tools = tools
         self._warm_prompt = warm_prompt
         self.max_tokens = max_tokens
+        self.judge: VerdictJudge | None = None
+        """The model reflector for questions no literal check understands (None: such
+        replies stand as said)."""
+        self.judge_factory: Callable[[Any], VerdictJudge | None] | None = None
+        """Builds ``judge`` from the loaded engine at the first reflection (composition)."""
 
     def _after_load(self) -> None:
         """Evaluate the system prompt so the first turn reuses its KV cache."""
@@ -234,8 +243,9 @@ class LlmWorker(EngineWorker[WarmableLlm]):
             if self.engine is None:
                 raise AgentError("llm_not_ready", "The language model is still loading.")
             emit(LlmStarted(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
+            specs = () if job.no_tools else self._tools.specs
             deltas: Iterator[LlmDelta] = guard_llm_run(job.messages, self.engine.stream_chat(
-                job.messages, job.cancel, self._tools.specs, self.max_tokens))
+                job.messages, job.cancel, specs, self.max_tokens))
             for delta in deltas:
                 if job.cancel.cancelled:
                     return
@@ -244,6 +254,28 @@ class LlmWorker(EngineWorker[WarmableLlm]):
                     break  # the machine runs the tool and starts a new run with the result
             if not job.cancel.cancelled:
                 emit(LlmFinished(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
+        except Exception as exc:
+            if not job.cancel.cancelled:
+                self._fail(job.turn_id, job.job, Stage.LLM, exc)
+
+    @Slot(object)
+    def reflect(self, job: ReflectJob) -> None:
+        """Judge one utterance: a literal check, else the model reflector (``judge``).
+
+        Runs on: the LLM thread (a reflection queued behind a cancelled run waits for it).
+        """
+        try:
+            if job.cancel.cancelled:
+                return
+            if self.judge is None and self.judge_factory is not None and self.engine is not None:
+                self.judge = self.judge_factory(self.engine)
+            got = reflect(job.question, job.utterance, self.judge, job.cancel)
+            if not job.cancel.cancelled:
+                self.sig_event_reported.emit(Reflected(
+                    turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
+                    verdict=got.verdict.value, guidance=got.guidance,
+                    correction=got.correction, flagged_word=got.flagged_word,
+                    checker=got.checker))
         except Exception as exc:
             if not job.cancel.cancelled:
                 self._fail(job.turn_id, job.job, Stage.LLM, exc)

@@ -52,6 +52,13 @@ OPENING_SENTENCES: Final = 2
 class ReflectHandlers(ReplyHandlers):
     """Handlers of verdict-gated speech. Not used on its own."""
 
+    def set_reflection(self, mode: str) -> None:
+        """Change the policy's ``reflection`` ('off', 'on', 'checkable'); the next reply uses it.
+
+        Runs on: GUI thread (the settings dialog applied).
+        """
+        self._policy = dataclasses.replace(self._policy, reflection=mode)
+
     # --- arming and the opening -------------------------------------------------------------------
 
     def _new_reply(self) -> Reply:
