@@ -24,7 +24,9 @@ at load, from the fixed id set.
 A claim's text is the picked sentence itself, so a faithful pick passes the support gate
 and anything else is refused there. The condition: the sentence next to the answer that
 states one (``core.grounded.lexical.condition_for``, a rule) when there is one, else the
-model's pick when it is in the answer's passage (its picks across passages were noise).
+model's pick when it passes the same test (``is_condition_of``: in the answer's passage,
+a warning or limit on the same item); its other condition picks were noise on the
+fixtures (the next row of a table, "the pressure rises a little while it heats").
 
 Runs on: the LLM worker thread (it shares the ``LlamaLlm``'s model and KV cache).
 """
@@ -39,7 +41,7 @@ from typing import Any, Final
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.grounded import Claim, Ranked, rank_sentences
-from desktop_agent.core.grounded.lexical import condition_for
+from desktop_agent.core.grounded.lexical import condition_for, is_condition_of
 from desktop_agent.core.knowledge import Passage
 
 _LOGGER = logging.getLogger(__name__)
@@ -134,7 +136,8 @@ class LlmClaimProposer:
             claims.append(Claim("c2", near.text, (answer.passage.passage_id,), "condition"))
         elif pick.condition not in (NONE, pick.answer):
             cond = ranked[self._ids.index(pick.condition)]
-            if cond.passage.passage_id == answer.passage.passage_id:
+            if is_condition_of(cond.sentence, answer) and \
+                    cond.passage.passage_id == answer.passage.passage_id:
                 claims.append(Claim("c2", cond.sentence.text, (cond.passage.passage_id,),
                                     "condition"))
         return claims

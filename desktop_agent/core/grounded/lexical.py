@@ -78,15 +78,29 @@ STRONG_CONDITIONS: Final = frozenset({"if", "when", "unless", "only", "while"}) 
 usually describe a step, not a limit)."""
 
 
+def is_condition_of(candidate: Sentence, answer: Ranked) -> bool:
+    """True when ``candidate`` states a condition on ``answer``'s statement.
+
+    It must hold a negation or a condition word, name no code the answer does not (the
+    next row of a table is about another item), and share two topic words (numbers
+    aside) with the answer.
+    """
+    ws = set(words(candidate.text))
+    if candidate == answer.sentence or not ws & STRONG_CONDITIONS:
+        return False
+    if set(codes(list(ws))) - set(codes(words(answer.sentence.text))):
+        return False
+    own = {t for t in topic_terms(answer.sentence.text) if not t[0].isdigit()}
+    return len(own & set(topic_terms(candidate.text))) >= 2
+
+
 def condition_for(answer: Ranked) -> Sentence | None:
     """The neighbouring sentence that states a condition on the answer, or None.
 
     E.g. "Never top up while the boiler is hot." after "To top up, open the filling loop
     valve ...". Only when the answer states no condition itself; the neighbour (the
-    sentence just before or after, in the same passage) must hold a negation or a
-    condition word, name no code the answer does not (the next row of a table is about
-    another item) and share two topic words (numbers aside) with the answer; a warning
-    and the next sentence win ties.
+    sentence just before or after, in the same passage) must pass ``is_condition_of``;
+    a warning and the next sentence win ties.
     """
     if set(words(answer.sentence.text)) & STRONG_CONDITIONS:
         return None
@@ -98,16 +112,15 @@ def condition_for(answer: Ranked) -> Sentence | None:
         return None
     best: Sentence | None = None
     best_score = 0.0
-    own_codes = set(codes(words(answer.sentence.text)))
     for s in all_sentences[max(0, at - 1):at] + all_sentences[at + 1:at + 2]:
-        ws = set(words(s.text))
-        if not ws & STRONG_CONDITIONS or set(codes(list(ws))) - own_codes:
-            continue  # no condition, or about another item (the next row of a table)
+        if not is_condition_of(s, answer):
+            continue
         shared = len(own & set(topic_terms(s.text)))
         # Ties: a warning ("never", "not") before a plain condition, the next sentence
         # before the previous one (documents state the limit after the instruction).
-        score = shared + 0.5 * bool(ws & NEGATIONS) + 0.25 * (s.start > answer.sentence.start)
-        if shared >= 2 and score > best_score:
+        score = shared + 0.5 * bool(set(words(s.text)) & NEGATIONS) + 0.25 * (
+            s.start > answer.sentence.start)
+        if score > best_score:
             best, best_score = s, score
     return best
 
