@@ -43,6 +43,9 @@ from desktop_agent.tools.verdict_grade import check_error, false_confession, gra
 
 DEFAULT_TASKS: Final = Path(__file__).with_name("data") / "verdict_tasks.jsonl"
 EXIT_OK, EXIT_USAGE = 0, 2
+LLM_TIMEOUT_S: Final = 90.0
+"""The LLM's first-output limit in the bench (the app's is 20 s): the scoreboard grades
+answers, and on a busy machine a tool decision can take longer than the app would wait."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +145,7 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     engines = load_engines(Settings(), ("llm", "tts"))
     assert engines.llm is not None and engines.tts is not None
     judge = LlamaVerdictJudge(engines.llm) if reflection == "on" else None
-    policy = TurnPolicy(reflection=reflection)
+    policy = TurnPolicy(reflection=reflection, llm_first_token_timeout_s=LLM_TIMEOUT_S)
     rows = []
     for task in tasks:
         with HeadlessExecutor(engines.llm, engines.tts, engines.tools, policy=policy,
@@ -163,7 +166,8 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     plain_first = []
     for task in tasks[:plain]:
         with HeadlessExecutor(engines.llm, engines.tts, engines.tools,
-                              policy=TurnPolicy(reflection="off")) as ex:
+                              policy=TurnPolicy(reflection="off",
+                                                llm_first_token_timeout_s=LLM_TIMEOUT_S)) as ex:
             first = ex.ask_text(task.question).timings_ms.get("first_audio")
         if first is not None:
             plain_first.append(first)
