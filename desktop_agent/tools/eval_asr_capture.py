@@ -3,7 +3,9 @@
 The path is the one ``compose/runtime.py`` builds for hands-free mode: speexdsp's echo
 canceller, Silero VAD, the segmenter, the transcript rule of the endpointer and the
 end-of-turn model (Smart Turn, when installed), fed in 10 ms blocks of 16 kHz audio with
-0.5 s of silence before the recording and 3 s after it.
+0.5 s of silence before the recording and 3 s after it, under a -60 dBFS noise floor (a real
+microphone is never digitally silent; the capture path skips Silero on frames under -70
+dBFS, so digital silence would leave the VAD cold at the onset of a short word).
 
 Partial transcripts are made as the recorder makes them when the speech pauses (0.12 s
 of silence): by the real ASR on the utterance so far; the endpointer's silence follows
@@ -45,6 +47,8 @@ PREROLL_S = 0.15
 """Audio kept before the onset (runtime/recorder.PREROLL_S)."""
 FLUSH_S = 0.1
 """From the confirmed onset to the reply falling silent (a barge-in pause)."""
+NOISE_FLOOR_DBFS = -60.0
+"""White noise under the whole clip: a quiet room through a real microphone."""
 REPLY_TEXT = ("Here is what I found. The library opens at nine in the morning and closes "
               "at six in the evening, except on Sundays, when it opens at noon. You can "
               "borrow up to twelve books at a time, and renew them twice online.")
@@ -107,6 +111,9 @@ class CaptureReplay:
                                np.zeros(int(TAIL_S * FS), np.float32)])
         first, last = speech_bounds(audio)
         speech_start, speech_end = lead + first, lead + last
+        rng = np.random.default_rng(len(audio))  # the same floor for the same file
+        clip += (rng.standard_normal(len(clip)) * 10 ** (NOISE_FLOOR_DBFS / 20)).astype(
+            np.float32)
         far = np.zeros(len(clip), np.float32)
         if self.reply is not None:
             reps = int(np.ceil(len(clip) / len(self.reply)))
