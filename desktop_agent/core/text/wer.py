@@ -49,8 +49,10 @@ from typing import Final
 
 __all__ = [
     "ErrorCounts",
+    "align_counts",
     "entity_errors",
     "normalize_words",
+    "pooled",
     "reference_entities",
     "word_errors",
 ]
