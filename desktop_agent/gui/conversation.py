@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.turns.commands import PublishReflection
 from desktop_agent.gui.theme import NORMAL, Colors
 
 CUT_MARKER: Final = " \u27c2 "
 """Drawn where a reply was cut off: heard text, marker, unheard text struck through."""
 MAX_TURNS: Final = 100
+MAX_REFLECTION_LINES: Final = 12
 
 
 @dataclass(slots=True)
@@ -26,6 +28,8 @@ class TurnEntry:
     user_final: str | None = None
     assistant_text: str = ""
     heard: HeardReport | None = None
+    reflections: list[PublishReflection] = field(default_factory=list)
+    """Verdict-gated speech of the reply: the opening, each verdict, each continuation."""
 
     @property
     def user_text(self) -> str:
@@ -91,6 +95,18 @@ class ConversationView(QTextBrowser):
         entry.assistant_text = report.full_text
         self._changed(int(report.turn_id))
 
+    def add_reflection(self, change: PublishReflection) -> None:
+        """Show a step of verdict-gated speech under the reply of ``change.turn_id``.
+
+        The opening (the first 'reflecting'), each verdict with its guidance, and each
+        continuation (a repair that confessed is marked); 'checking…' while a verdict is
+        awaited. Connect ``AgentViewModel.sig_reflection_changed`` here (through the gate).
+        """
+        entry = self._entry(int(change.turn_id))
+        entry.reflections.append(change)
+        del entry.reflections[:-MAX_REFLECTION_LINES]
+        self._changed(int(change.turn_id))
+
     def set_colors(self, colors: Colors) -> None:
         """Redraw with ``colors``."""
         self._colors = colors
@@ -153,4 +169,23 @@ class ConversationView(QTextBrowser):
                        f"{report.cut_at_s:.1f} s)</span><br>{body}</p>")
         elif e.assistant_text:
             out.append(f"<p><b>Assistant</b><br>{esc(e.assistant_text)}</p>")
+        if e.reflections:
+            out.append(self._reflection_html(e.reflections))
         return "".join(out)
+
+    def _reflection_html(self, steps: list[PublishReflection]) -> str:
+        c, esc = self._colors, html.escape
+        lines = []
+        for step in steps:
+            if step.kind == "reflecting" and step.round == 1:
+                lines.append(f"opening: \u201c{esc(step.text)}\u201d")
+            elif step.kind == "verdict":
+                why = f" \u2014 {esc(step.guidance)}" if step.guidance else ""
+                lines.append(f"check {step.round} ({esc(step.checker)}): "
+                             f"<b>{esc(step.verdict)}</b>{why}")
+            elif step.kind == "continuation":
+                label = "repair, error was heard" if step.confessed else "continued"
+                lines.append(f"{label}: \u201c{esc(step.text)}\u201d")
+        if steps[-1].kind == "reflecting":
+            lines.append("checking\u2026")
+        return (f"<p style='color:{c.muted}; font-size:small'>" + "<br>".join(lines) + "</p>")
