@@ -8,7 +8,9 @@ playback driver, then its ``TtsChunkReady`` to ``feed``; load progress to the GU
 An LLM that stops in the middle of its answer (no token for ``llm_stall_s`` after its first
 output) fails its job here: the machine's own timer only guards the first token, and a reply
 whose words stopped coming would otherwise stay in ASSISTANT_SPEAKING, silent, for as long
-as the engine stays stuck.
+as the engine stays stuck. One that still writes, but so slowly (a starved machine) that it
+is still at it ``llm_reply_budget_s`` after its first output, is stopped there: the reply
+ends with what it said (a shorter reply), instead of dribbling on for minutes.
 
 Runs on: GUI thread.
 """
@@ -54,6 +56,9 @@ NEEDED: Final = ("asr", "llm", "tts")
 """The engines a turn needs loaded."""
 LLM_STALL_S: Final = 10.0
 """Seconds without output, after an LLM job's first output, before the job is failed."""
+LLM_REPLY_BUDGET_S: Final = 30.0
+"""Seconds an LLM job may write after its first output; then the reply ends there. A
+healthy 200-token reply takes about 10 s on two cores (and plays for a minute)."""
 
 
 @dataclass
@@ -118,8 +123,10 @@ class WorkerLink(QObject):
         self._loading: dict[str, str] = {}
         self.llm_stall_s = LLM_STALL_S
         """Seconds an LLM job may go without output after its first (see the module doc)."""
-        self._llm_watch: dict[JobId, tuple[TurnId, float, bool]] = {}
-        """Running LLM jobs: (turn, when it last reported, whether it produced output)."""
+        self.llm_reply_budget_s = LLM_REPLY_BUDGET_S
+        """Seconds an LLM job may write after its first output (see the module doc)."""
+        self._llm_watch: dict[JobId, tuple[TurnId, float, float | None]] = {}
+        """Running LLM jobs: (turn, when it last reported, when its first output came)."""
         self._stall_timer = QTimer(self)  # runs only while an LLM job runs: no idle wake-ups
         self._stall_timer.setInterval(500)
         self._stall_timer.timeout.connect(self._on_stall_timer_timeout)
@@ -155,7 +162,7 @@ class WorkerLink(QObject):
     def start_llm(self, c: cmd.StartLlm) -> None:
         """Queue the LLM job of ``c``."""
         token = self._jobs.token(c.job, c.turn_id)
-        self._llm_watch[c.job] = (c.turn_id, time.monotonic(), False)
+        self._llm_watch[c.job] = (c.turn_id, time.monotonic(), None)
         if not self._stall_timer.isActive():
             self._stall_timer.start()
         self.sig_llm_job_queued.emit(LlmJob(c.turn_id, c.job, c.messages, token,
@@ -207,25 +214,32 @@ class WorkerLink(QObject):
         job = getattr(event, "job", None)
         if job is not None and job in self._llm_watch:
             if isinstance(event, LlmStarted | LlmToken | LlmToolCall):
-                turn, _at, output = self._llm_watch[job]
-                self._llm_watch[job] = (turn, time.monotonic(),
-                                        output or not isinstance(event, LlmStarted))
+                turn, _at, first = self._llm_watch[job]
+                now = time.monotonic()
+                if first is None and not isinstance(event, LlmStarted):
+                    first = now
+                self._llm_watch[job] = (turn, now, first)
             elif isinstance(event, LlmFinished | StageFailed):
                 del self._llm_watch[job]
         self._feed(event)
 
     def _on_stall_timer_timeout(self) -> None:
-        """Fail an LLM job whose output stopped; forget the jobs that ended or were cancelled."""
+        """Fail a stalled LLM job, end one past its budget; forget ended or cancelled ones."""
         now = time.monotonic()
-        for job, (turn, at, output) in list(self._llm_watch.items()):
+        for job, (turn, at, first) in list(self._llm_watch.items()):
             if not self._jobs.live(job):
                 del self._llm_watch[job]
-            elif output and now - at > self.llm_stall_s:
+            elif first is not None and now - at > self.llm_stall_s:
                 del self._llm_watch[job]
                 self._jobs.cancel(job, "llm stalled")
                 self._feed(StageFailed(
                     turn_id=turn, at_s=now, job=job, stage=Stage.LLM, code="llm_stalled",
                     message=f"The language model stopped answering for {self.llm_stall_s:.0f} s."))
+            elif first is not None and now - first > self.llm_reply_budget_s:
+                # Its later words are dropped by job id; what it said is the reply.
+                del self._llm_watch[job]
+                self._jobs.cancel(job, "llm over its budget")
+                self._feed(LlmFinished(turn_id=turn, at_s=now, job=job))
         if not self._llm_watch:
             self._stall_timer.stop()
 

@@ -205,8 +205,9 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     if not wait(c.loaded, 300):
         raise SystemExit("the engines did not load in 300 s (run `desktop-agent doctor`)")
     soak_faults.install(engines, switch)
-    if llm_stall_s is not None:
+    if llm_stall_s is not None:  # short timeouts (tests): a proportionate reply budget too
         c.link.llm_stall_s = llm_stall_s
+        c.link.llm_reply_budget_s = 3 * llm_stall_s
     engines.llm.max_tokens = max_tokens
     wait(lambda: state() is State.LISTENING, 30)
     pump(2.0)  # the prompt prefill and the echo canceller settle
