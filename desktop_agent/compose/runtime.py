@@ -119,6 +119,9 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     llm = LlmWorker(lambda: with_knowledge(make_llm(settings, local_llm, THREADS_LLM),
                                            store, folders), tools,
                     dated_system_prompt(datetime.datetime.now().astimezone()))
+    from desktop_agent.compose.reflection import verdict_judge_for
+
+    llm.judge_factory = verdict_judge_for  # the model reflector (reflection 'on')
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
                                      speaking_rate=settings.voice.speaking_rate))
     tool = ToolWorker(tools, StoreDesk(store))
