@@ -6,7 +6,8 @@ app's process is counted rather than taking the benchmark down with it. Prints o
 object: ``turns``, ``stuck_turns``, ``crashes`` (the child died, a worker or capture
 thread stopped, or an exception escaped to a last-resort handler), ``overrun_replies``,
 ``rss_loaded_mb`` (engines loaded), ``rss_start_mb`` (after two warm-up turns that are not
-counted)/``rss_end_mb``, ``p50``/``p95_first_audio_ms`` (from the endpoint), the
+counted), ``rss_mid_mb`` (after half the turns: growth that stops is warm-up, growth
+that goes on is a leak), ``rss_end_mb``, ``p50``/``p95_first_audio_ms`` (from the endpoint), the
 faults injected and how the turns ended; ``--details`` adds each stuck, overrun or crashed
 turn. Figures and counts, not asserts: the test (tests/tools/test_bench_soak.py) asserts
 on the counts.
@@ -64,6 +65,7 @@ def summarize(lines: list[dict[str, Any]], child_status: int | None) -> dict[str
         "overrun_replies": sum(r["overrun"] for r in turns),
         "rss_loaded_mb": summary.get("rss_loaded_mb"),
         "rss_start_mb": summary.get("rss_start_mb"),
+        "rss_mid_mb": turns[len(turns) // 2].get("rss_mb") if turns else None,
         "rss_end_mb": summary.get("rss_end_mb"),
         "p50_first_audio_ms": _percentile(firsts, 0.5),
         "p95_first_audio_ms": _percentile(firsts, 0.95),
