@@ -60,7 +60,7 @@ def summarize(lines: list[dict[str, Any]], child_status: int | None) -> dict[str
     firsts = [r["first_audio_ms"] for r in turns if r.get("first_audio_ms") is not None]
     report: dict[str, Any] = {
         "turns": len(turns),
-        "stuck_turns": sum(r["stuck"] for r in turns),
+        "stuck_turns": sum(r["stuck"] for r in turns) + summary.get("stuck_between_turns", 0),
         "crashes": len(crashed) + (0 if child_status == 0 else 1),
         "overrun_replies": sum(r["overrun"] for r in turns),
         "rss_loaded_mb": summary.get("rss_loaded_mb"),

@@ -225,12 +225,14 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     rss_start = _rss_mb()
     rng = random.Random(seed + 1)
     stopped_early = False
+    stuck_between = 0  # the app left LISTENING on its own (echo?) and did not come back
     try:
         for i, (kind, spoken, question) in enumerate(scripted):
             if until is not None and time.time() >= until:
                 stopped_early = True
                 break
-            if not wait(lambda: state() is State.LISTENING, 60):
+            if not wait(lambda: state() is State.LISTENING, HARD_CAP_S):
+                stuck_between += 1
                 c._feed(ev.Reset(turn_id=c.machine.turn_id, at_s=time.monotonic()))
                 wait(lambda: state() is State.LISTENING, 10)
             if kind in soak_faults.ENGINE_FAULTS:
@@ -300,6 +302,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
                    "rss_end_mb": _rss_mb(),
                    "injected": dict(switch.injected), "llm": llm or "default",
                    "max_tokens": max_tokens, "turns_planned": turns,
+                   "stuck_between_turns": stuck_between,
                    "stopped_early": stopped_early}
         sink.write(json.dumps(summary) + "\n")
         sink.close()
