@@ -126,8 +126,7 @@ def plan_answer(question: str, passages: Sequence[Passage], claims: Sequence[Cla
     if offer and last.words + len(OFFER_PHRASE.split()) <= word_budget:
         units[-1] = SpokenUnit(last.key, generation, f"{last.text} {OFFER_PHRASE}",
                                last.claim_keys, last.evidence, last.quotes)
-    used = [cv[0] for cv in [*first_parts, *[cv for cv in more]]] + [
-        cv[0] for cv in details]
+    used = [c for c, _ in [*first_parts, *more, *details]]
     return AnswerPlan(question, generation, tuple(units), offer, False, tuple(passages),
                       tuple(dict.fromkeys(used)), tuple(rejected))
 
