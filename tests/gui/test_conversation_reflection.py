@@ -1,4 +1,4 @@
-"""The conversation shows verdict-gated speech: the opening, verdicts, repairs."""
+"""The conversation shows verdict-gated speech (the opening, verdicts, repairs); Settings."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.cancel import TurnId
+from desktop_agent.core.settings import Settings
 from desktop_agent.core.turns.commands import PublishReflection
 from desktop_agent.gui.conversation import MAX_REFLECTION_LINES, ConversationView
+from desktop_agent.gui.settings_dialog import SettingsDialog
 
 pytestmark = pytest.mark.gui
 
@@ -38,3 +40,14 @@ def test_each_step_is_shown_under_its_reply(qtbot: Any) -> None:
     for _ in range(MAX_REFLECTION_LINES + 5):
         view.add_reflection(step("verdict", verdict="good", checker="x"))
     assert len(view.turn(1).reflections) == MAX_REFLECTION_LINES  # type: ignore[union-attr]
+
+
+def test_the_dialog_offers_the_three_modes(qtbot: Any) -> None:
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    combo: Any = dialog.editor("interaction.reflection")
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "Only checkable questions", "Every answer", "Off"]
+    assert dialog.value("interaction.reflection") == "checkable"
+    dialog.set_value("interaction.reflection", "off")
+    assert dialog.value("interaction.reflection") == "off"
