@@ -22,7 +22,8 @@ It prints one JSON object per line on stdout:
   event the app sent before it answered a call made then;
 * ``{"tree": NODE, "seq": N}`` in answer to a ``{"cmd": "tree", "seq": N}`` line on stdin,
   where each ``NODE`` has name, role, description, states, text (Text interface), value,
-  actions with key bindings, the path of child indices from the window, and children.
+  actions with key bindings, relations (``labelled-by``: the labels' names), object
+  attributes, the path of child indices from the window, and children.
 
 ``{"cmd": "quit"}`` (or end of stdin) ends it. Nothing here imports the project: it is the
 assistive technology's side of the bus, as independent of Qt as a screen reader is.
