@@ -48,6 +48,7 @@ APT_PKGS=(libspeexdsp1 libportaudio2 libasound2-plugins pulseaudio pulseaudio-ut
     libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xinerama0
     libxcb-randr0 libxcb-shape0 libxcb-xkb1 libxcb-cursor0 libxkbcommon-x11-0 libxkbcommon0
     libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core
+    xdotool dbus-daemon at-spi2-core python3-gi gir1.2-atspi-2.0
     cmake g++ make git asterisk-core-sounds-en-wav asterisk-core-sounds-en pocketsphinx-testdata)
 if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
 
