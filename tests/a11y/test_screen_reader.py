@@ -69,6 +69,9 @@ def _talk(desktop: A11ySession) -> int:
     start = desktop.mark()
     desktop.keys("keydown", "space")
     announced(desktop, "You are speaking", start)
+    desktop.wait_event(lambda e: e["event"] == "object:property-change:accessible-description"
+                       and e["source"]["name"] == "Push to talk"
+                       and e["data"].startswith("Listening"), "the talk button listening", start)
     partial = desktop.wait_event(
         lambda e: e["event"] == "object:text-changed:insert"
         and e["source"]["name"] == "Conversation", "the live transcript in the conversation",
@@ -183,6 +186,10 @@ def test_a_whole_turn_with_the_keyboard_alone(desktop: A11ySession) -> None:
     start = desktop.mark()
     desktop.keys("keydown", "space")
     cut = in_order(desktop, start, "Assistant interrupted", "Interrupted after")
+    desktop.wait_event(lambda e: e["event"] == "object:property-change:accessible-description"
+                       and e["source"]["name"] == "Turn state diagram"
+                       and "Assistant speaking to Interrupted" in e["data"],
+                       "the state diagram's new state", start)
     captions = [e["data"] for e in desktop.events
                 if e["event"] == "object:announcement" and e["data"] in SENTENCES]
     last_heard = captions[-1].rstrip(".").split()[-3:]
