@@ -75,13 +75,18 @@ def repair_text(correction: str, heard: str, *, confessing: bool) -> str:
     dangling = bool(heard.strip()) and not _ENDS_SENTENCE.search(heard)
     if confessing:
         return f"— no, {CONFESSION[4:]} {body}" if dangling else f"{CONFESSION} {body}"
-    return f"— well, {body[0].lower()}{body[1:]}" if dangling else body
+    return f"— well, {_clause(correction)}" if dangling else body
 
 
 def refine_text(correction: str) -> str:
     """What a refinement says: connective words, then the substance ('So, ... is 1081.')."""
-    body = _sentence(correction)
-    return f"So, {body[0].lower()}{body[1:]}" if body else ""
+    return f"So, {_clause(correction)}" if correction.strip() else ""
+
+
+def _clause(text: str) -> str:
+    """``text`` as the rest of a sentence: its case kept ('March ...', 'the letter ...')."""
+    text = text.strip()
+    return text if _ENDS_SENTENCE.search(text) else text + "."
 
 
 def join_heard(before: HeardReport, after: HeardReport) -> HeardReport:
