@@ -6,7 +6,9 @@ through the real loop (``compose.headless.HeadlessExecutor`` with the knowledge 
 the claim proposer: the turn machine, unit admission, Piper) and prints one object per
 question and a final totals object:
 
-- ``answer_correct``: answerable questions whose spoken units hold every key term;
+- ``answer_correct``: answerable questions whose spoken units hold every key term
+  (``answer_correct_grounded``: and the reply was grounded units: the clock's "It is ...
+  on Tuesday" holds the key term "Tuesday" of a bin question but is no answer);
 - ``condition_kept``: questions with a required condition that have it in the FIRST unit;
 - ``refusal_correct``: unanswerable questions answered with the limitation only;
 - ``supported_rate``: questions whose whole reply is grounded units (each with sources,
@@ -180,9 +182,13 @@ def totals(rows: Sequence[dict[str, Any]], plain_ms: Sequence[float] = ()) -> di
         return round(sum(bool(v) for v in vals) / len(vals), 3) if vals else None
 
     first = [r["first_audio_ms"] for r in rows if r["first_audio_ms"] is not None]
+    answerable = [r for r in rows if r["answer_correct"] is not None]
+    grounded_right = sum(bool(r["answer_correct"] and r["supported"]) for r in answerable)
     return {
         "n": len(rows),
         "answer_correct": rate("answer_correct"),
+        "answer_correct_grounded": round(grounded_right / len(answerable), 3)
+        if answerable else None,
         "condition_kept": rate("condition_kept"),
         "refusal_correct": rate("refusal_correct"),
         "supported_rate": rate("supported"),

@@ -92,7 +92,10 @@ def test_totals_count_only_applicable_questions() -> None:
                                      first_audio_ms=700.0))]
     t = totals(rows, plain_ms=[600.0, 640.0, 700.0])
     assert t["n"] == 3
-    assert t["answer_correct"] == 0.5
+    assert t["answer_correct"] == 0.5 and t["answer_correct_grounded"] == 0.5
+    by_chance = [score(Q_GUESTS, Spoken((), False, reply="It is two o'clock."))]
+    assert totals(by_chance)["answer_correct"] == 1.0
+    assert totals(by_chance)["answer_correct_grounded"] == 0.0
     assert t["condition_kept"] == 1.0 and t["with_condition"] == 1
     assert t["refusal_correct"] == 1.0 and t["unanswerable"] == 1
     assert t["supported_rate"] == 1.0
