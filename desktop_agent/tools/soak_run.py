@@ -277,10 +277,10 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
             with watch.lock:
                 audio_s = watch.audio_s - audio0
             spans = c.machine.spans_since(spans_seen)
-            filler = any("filler" in s.marks for s in spans)
+            fillers = sum("filler" in s.marks for s in spans)  # a voice barge-in: two replies
             record = _turn_record(i, kind, spoken, question, watch.transitions[first_t:],
                                   (started, input_end, ended), audio_s, outage, back, policy,
-                                  filler, c.link.llm_stall_s)
+                                  fillers, c.link.llm_stall_s)
             firsts = [v for s in spans if (v := s.since_endpoint_ms("first_audio")) is not None]
             record["first_audio_ms"] = round(firsts[0], 1) if firsts else None
             record["threads_alive"] = all(t.isRunning() for t in threads)
@@ -311,7 +311,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
 
 def _turn_record(i: int, kind: str, spoken: bool, question: str, trans: list[tuple[float, Any]],
                  times: tuple[float, float, float], audio_s: float, outage: float, back: bool,
-                 policy: Any, filler: bool, stall_s: float) -> dict[str, Any]:
+                 policy: Any, fillers: int, stall_s: float) -> dict[str, Any]:
     """One turn's JSON line: how it ended, how long it took, and whether it was stuck.
 
     ``times``: when the turn started, when the user's input ended, when it was LISTENING.
@@ -341,7 +341,7 @@ def _turn_record(i: int, kind: str, spoken: bool, question: str, trans: list[tup
     # While a filler plays, the reply is still waiting for the model or a tool (their
     # timeouts bound it); a hung voice or a stalled model is bound by its own timeout.
     allowed = audio_s + SPEAK_MARGIN_S + outage
-    allowed += policy.llm_first_token_timeout_s + policy.tool_timeout_s if filler else 0.0
+    allowed += fillers * (policy.llm_first_token_timeout_s + policy.tool_timeout_s)
     allowed += policy.tts_timeout_s if kind.startswith("tts") else 0.0
     allowed += stall_s if kind == "llm_stall" else 0.0
     took = ended - input_end
@@ -350,7 +350,8 @@ def _turn_record(i: int, kind: str, spoken: bool, question: str, trans: list[tup
             "path": path, "took_s": round(took, 2), "deadline_s": round(deadline, 1),
             "stuck": (not back) or took > deadline, "speaking_s": round(speaking, 2),
             "audio_s": round(audio_s, 2), "overrun": speaking > allowed,
-            "input_s": round(input_end - started, 2), "outage_s": round(outage, 2)}
+            "input_s": round(input_end - started, 2), "outage_s": round(outage, 2),
+            "fillers": fillers}
 
 
 def main(argv: list[str]) -> None:

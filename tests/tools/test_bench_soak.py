@@ -100,19 +100,19 @@ def test_a_turn_past_its_deadline_is_stuck_and_a_long_silent_reply_overruns() ->
              (1.0, _transition("PROCESSING", "ASSISTANT_SPEAKING", "playback_started")),
              (21.0, _transition("ASSISTANT_SPEAKING", "LISTENING", "reply_done"))]
     ok = _turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 21.0),
-                      audio_s=19.0, outage=0.0, back=True, policy=policy, filler=False,
+                      audio_s=19.0, outage=0.0, back=True, policy=policy, fillers=0,
                       stall_s=10.0)
     assert not ok["stuck"] and not ok["overrun"] and ok["ended_by"] == "reply_done"
     silent = _turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 21.0),
-                          audio_s=2.0, outage=0.0, back=True, policy=policy, filler=False,
+                          audio_s=2.0, outage=0.0, back=True, policy=policy, fillers=0,
                           stall_s=10.0)
     assert silent["overrun"] and not silent["stuck"]  # 20 s speaking for 2 s of audio
     late = _turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 60.0),
-                        audio_s=2.0, outage=0.0, back=True, policy=policy, filler=False,
+                        audio_s=2.0, outage=0.0, back=True, policy=policy, fillers=0,
                         stall_s=10.0)
     assert late["stuck"]  # 60 s for 2 s of audio: more than the first-token timeout + margin
     never = _turn_record(0, "none", False, "Name a primary colour.", trans[:3], (0.0, 0.1, 5.0),
-                         audio_s=2.0, outage=0.0, back=False, policy=policy, filler=False,
+                         audio_s=2.0, outage=0.0, back=False, policy=policy, fillers=0,
                          stall_s=10.0)
     assert never["stuck"]
 
