@@ -547,7 +547,8 @@ class HeadlessExecutor:
         chunk = self._chunks.pop((c.turn_id, c.chunk_index), None)
         if chunk is None:
             raise AgentError("chunk_missing", f"No audio for chunk {c.chunk_index}.")
-        self._turn.chunks_played += 1
+        if getattr(chunk, "text", "") != self.machine.policy.filler_text:
+            self._turn.chunks_played += 1  # the filler is not part of the answer
         self._speaker.play(c.turn_id, c.job, chunk.audio)
 
     def _apologise(self, c: cmd.SpeakApology) -> None:

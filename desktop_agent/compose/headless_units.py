@@ -35,8 +35,8 @@ class Interrupt:
     text: str
     """What the user says (typed; no ASR)."""
     after_chunks: int = 0
-    """When above 0: cut in once this many chunks of the reply were queued to play
-    (any reply, grounded or not: e.g. the opening of a reflected answer)."""
+    """When above 0: cut in once this many chunks of the answer (the filler not counted)
+    were queued to play (any reply, grounded or not: e.g. a reflected answer's opening)."""
 
 
 @dataclass(frozen=True)
