@@ -17,6 +17,7 @@ Runs on: GUI thread.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,6 +52,12 @@ from desktop_agent.runtime.payloads import (
 from desktop_agent.runtime.ports import Feed
 from desktop_agent.runtime.view_api import LOAD_STAGES, ErrorNotice, LoadProgress
 from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
+
+_LOGGER = logging.getLogger(__name__)
+STOP_WAIT_MS: Final = 120_000
+"""How long shutdown waits for a worker still busy with an uninterruptible job."""
+_STUCK: list[QThread] = []
+"""Threads that never stopped: kept referenced so that they are never destroyed running."""
 
 NEEDED: Final = ("asr", "llm", "tts")
 """The engines a turn needs loaded."""
@@ -208,7 +215,15 @@ class WorkerLink(QObject):
         """Quit the worker threads and wait for them (shutdown, processing phase)."""
         for thread in self.engines.threads:
             thread.quit()
-            thread.wait(5000)
+        for thread in self.engines.threads:
+            if not thread.wait(5000):
+                # A llama.cpp prefill cannot be interrupted and runs long on a starved
+                # machine; a QThread destroyed while it runs aborts the process, so wait.
+                _LOGGER.warning("turn=0 waiting for the %s thread to finish its job",
+                                thread.objectName())
+                if not thread.wait(STOP_WAIT_MS):
+                    _LOGGER.error("turn=0 the %s thread did not stop", thread.objectName())
+                    _STUCK.append(thread)
 
     def _on_worker_sig_event_reported(self, event: Event) -> None:
         job = getattr(event, "job", None)
