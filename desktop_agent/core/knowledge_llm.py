@@ -34,7 +34,8 @@ from desktop_agent.core.grounded import (
     repeat_units,
     rephrase,
 )
-from desktop_agent.core.knowledge import KnowledgeIndex
+from desktop_agent.core.grounded.text import topic_terms
+from desktop_agent.core.knowledge import KnowledgeIndex, Passage
 from desktop_agent.core.ports import ChatMessage, LlmDelta, LlmEngine, ToolSpec
 from desktop_agent.core.tool_router import candidate_tools, is_request
 
@@ -42,6 +43,27 @@ _LOGGER = logging.getLogger(__name__)
 
 WORD_BUDGET: Final = 30
 """Words per spoken unit (the answer with its condition fits; detail is offered)."""
+ABOUT_DOCUMENTS: Final = 0.5
+"""Share of a question's topic words the best passages must contain for the question to be
+about the documents: then the documents answer it (or say they cannot), even when a tool
+rule or the chat model would also take it ("Until what time can we use the floodlights?")."""
+COVERAGE_PASSAGES: Final = 3
+TOOL_WORDS: Final = frozenset({"time", "date", "day", "today", "tonight", "tomorrow", "now",
+                               "clock", "year", "month", "week", "timer", "remind", "note",
+                               "minute", "hour", "second"})
+"""Words that name what a tool does: they never make a question about the documents."""
+_TOOL_STEMS: Final = frozenset(topic_terms(" ".join(sorted(TOOL_WORDS))))
+
+
+def coverage(question: str, passages: Sequence[Passage]) -> float:
+    """Share of ``question``'s topic words (tool words left out) found in ``passages``."""
+    terms = {t for t in topic_terms(question) if t not in _TOOL_STEMS}
+    if not terms:
+        return 0.0
+    found = set()
+    for passage in passages:
+        found.update(topic_terms(f"{passage.title} {passage.text}"))
+    return len(terms & found) / len(terms)
 
 
 class KnowledgeLlm:
@@ -113,11 +135,18 @@ class KnowledgeLlm:
                 return clarify_referent(last, generation=self._next())
             if kind is Followup.CORRECTION:
                 return self._answer(corrected_question(last.question, question), cancel)
-        if not is_request(question) or candidate_tools(question, tools):
+        passages = self._index.search(question, limit=COVERAGE_PASSAGES)
+        if not passages:
+            return None  # no document mentions it: the model (or a tool) answers
+        covered = coverage(question, passages)
+        if candidate_tools(question, tools) and covered < ABOUT_DOCUMENTS:
+            return None  # "what time is it": a tool's request, not the documents' subject
+        plan = self._answer(question, cancel)
+        if plan.limitation and covered < ABOUT_DOCUMENTS and not is_request(question):
+            return None  # a remark that merely shares a word with a document
+        if plan.limitation and covered < ABOUT_DOCUMENTS and candidate_tools(question, tools):
             return None
-        if not self._index.search(question, limit=1):
-            return None
-        return self._answer(question, cancel)
+        return plan
 
     def _answer(self, question: str, cancel: CancelToken | None) -> AnswerPlan:
         plan = compose_answer(question, self._index, self._proposer, generation=self._next(),

@@ -256,6 +256,7 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
             for q in qs:
                 cut = Interrupt(q.interrupt_after, q.interrupt_question) \
                     if q.interrupt_after is not None else None
+                ex.machine.history.clear()  # each question on its own, as a fresh ask
                 if hasattr(claims, "last_pick"):
                     claims.last_pick = None  # a turn the model did not answer shows none
                 t0 = time.perf_counter()

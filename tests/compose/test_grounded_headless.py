@@ -89,12 +89,12 @@ class TwoAnswers:
 
 @dataclass
 class HeldTts(FakeTts):
-    """Synthesises ``held`` only once its job is cancelled (it can never be ready in time)."""
+    """Synthesises the clauses of ``held`` only once their job is cancelled (never in time)."""
 
     held: str = BOOKING[1]
 
     def synthesize(self, text: str, cancel: CancelToken | None = None) -> Iterator[SpeechChunk]:
-        if text == self.held and cancel is not None:
+        if text in self.held and cancel is not None:
             done = threading.Event()
             while not cancel.cancelled and not done.wait(0.01):
                 pass
@@ -131,3 +131,10 @@ def test_repeat_says_the_same_units_again_under_a_new_generation(executor) -> No
     again = executor.ask_text("say that again")
     assert [u.text for u in again.units] == [u.text for u in first.units]
     assert again.units[0].generation > first.units[0].generation
+
+
+def test_a_question_about_the_documents_wins_over_a_tool_rule(executor) -> None:
+    # "what time" would go to the clock; the floodlights are the documents' subject.
+    turn = executor.ask_text("Until what time can we use the floodlights?")
+    assert turn.units and "10" in " ".join(u.text for u in turn.units)
+    assert not executor.ask_text("what time is it").units  # the clock's question stays its

@@ -35,7 +35,7 @@ class ReplyOutput(MachineBase):
     # --- a grounded answer's spoken units ---------------------------------------------------------
 
     def _speak_unit(self, reply: Reply, event: LlmToken, at_s: float) -> None:
-        """Admit a unit as it arrives and synthesise it as one chunk of its own."""
+        """Admit a unit as it arrives and synthesise it clause by clause (one slot)."""
         unit = event.unit
         assert unit is not None
         for clause in reply.chunker.flush():  # text streamed before the unit goes first
@@ -49,8 +49,10 @@ class ReplyOutput(MachineBase):
                                    at_s=at_s))
             return
         reply.text = f"{reply.text} {unit.text}".strip()
-        index = self._synthesize(reply, unit.text)
-        reply.units.slots[index] = UnitSlot(unit=unit, arrived_s=at_s)
+        slot = UnitSlot(unit=unit, arrived_s=at_s)
+        chunker = self._chunker_factory()  # the first clause plays while the rest is made
+        for clause in [*chunker.push(unit.text), *chunker.flush()]:
+            reply.units.slots[self._synthesize(reply, clause)] = slot
 
     def _unit_admitted(self, reply: Reply, chunk_index: int, at_s: float, *,
                        queueing: bool) -> bool:
@@ -66,8 +68,9 @@ class ReplyOutput(MachineBase):
             return False
         verdict = reply.units.judge(slot.unit, slot.arrived_s, at_s, canceled=False,
                                     max_age_s=self._policy.unit_max_age_s)
-        if verdict is Disposition.READY and not queueing:
-            return True
+        if verdict is Disposition.READY and (not queueing or slot.queued):
+            return True  # 'ready' is published once, with the unit's first queued clause
+        slot.queued = slot.queued or queueing
         slot.disposition = verdict.value
         if verdict is not Disposition.READY:
             _LOGGER.info("turn %d: unit %s dropped (%s)", self._turn_id, slot.unit.key,

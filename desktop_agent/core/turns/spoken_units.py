@@ -1,8 +1,9 @@
 """Spoken units of a grounded answer inside a reply: admission and what became of each.
 
 A grounded answer arrives as immutable ``SpokenUnit`` s (``LlmToken.unit``), each spoken as
-one chunk. A unit is admitted three times (``core.grounded.admit``): when it arrives, after
-its synthesis, and right before it is queued to the speaker; a unit from another generation
+its clauses (the first plays while the rest is synthesised). A unit is admitted three times
+(``core.grounded.admit``): when it arrives, after each clause's synthesis, and right before
+that clause is queued to the speaker; a unit from another generation
 (an older question), past its age limit, or of a reply that was cut is dropped there and
 its disposition published. When the reply ends (played out or cut), every unit that was
 queued is settled from the samples the device consumed: heard, partly heard or unheard.
@@ -50,11 +51,13 @@ class UnitSlot:
     """When the unit reached the machine (its age is measured from here)."""
     disposition: str = Disposition.READY.value
     """The last disposition published."""
+    queued: bool = False
+    """True once one of its chunks was queued to the speaker ('ready' was published)."""
 
 
 @dataclass(slots=True)
 class ReplyUnits:
-    """The units of one reply, by chunk index."""
+    """The units of one reply, by chunk index (a unit's clauses share its slot)."""
 
     generation: int | None = None
     """The generation the reply speaks (its first unit's); other generations are stale."""
@@ -76,24 +79,35 @@ class ReplyUnits:
             queued: The chunks queued on the speaker, in order.
             played_samples: Samples of the stream the device consumed.
         """
+        spans: dict[int, tuple[UnitSlot, int, int]] = {}  # id(slot) -> slot, first, end
         start = 0
         for chunk in queued:
             end = start + chunk.n_samples
             slot = self.slots.get(chunk.chunk_index)
-            if slot is not None and slot.disposition == Disposition.READY.value:
-                if played_samples >= end:
-                    final = HEARD
-                elif played_samples > start:
-                    final = PARTLY_HEARD
-                else:
-                    final = UNHEARD
-                slot.disposition = final
-                yield slot, final
+            if slot is not None:
+                first = spans[id(slot)][1] if id(slot) in spans else start
+                spans[id(slot)] = (slot, first, end)
             start = end
+        for slot, first, end in spans.values():
+            if slot.disposition != Disposition.READY.value:
+                continue
+            if played_samples >= end:
+                final = HEARD
+            elif played_samples > first:
+                final = PARTLY_HEARD
+            else:
+                final = UNHEARD
+            slot.disposition = final
+            yield slot, final
 
     def cancel_pending(self, queued_indices: set[int]) -> Iterator[tuple[UnitSlot, str]]:
-        """Units never queued (still synthesising or waiting their turn): canceled."""
-        for index, slot in self.slots.items():
-            if index not in queued_indices and slot.disposition == Disposition.READY.value:
+        """Units none of whose chunks were queued (still synthesising, waiting): canceled."""
+        queued = {id(self.slots[i]) for i in queued_indices if i in self.slots}
+        seen: set[int] = set()
+        for slot in self.slots.values():
+            if id(slot) in queued or id(slot) in seen:
+                continue
+            seen.add(id(slot))
+            if slot.disposition == Disposition.READY.value:
                 slot.disposition = Disposition.CANCELED.value
                 yield slot, slot.disposition
