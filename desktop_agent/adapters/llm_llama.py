@@ -261,9 +261,9 @@ class LlamaLlm:
         # Arguments the user's own words give (core.tool_args): once the model has named
         # such a tool, the rest of the call is not generated (faster, and not invented).
         user = messages[-1].content
-        said = {t.name: args for t in candidates if self.use_words
+        from_words = {t.name: args for t in candidates if self.use_words
                 and (args := arguments_from_words(t.name, user)) is not None}
-        explicit = [name for name, args in said.items() if args]
+        explicit = [name for name, args in from_words.items() if args]
         only = [t.name for t in candidates]
         if not explicit and only in (["get_current_time"], ["list_notes"]):
             # "What time is it?", "read me my notes": the router's patterns for these are
@@ -277,11 +277,11 @@ class LlamaLlm:
             # timer"): the request is explicit, and the 0.5B often answered such requests
             # "none". The call is validated again before anything runs.
             self.last_decision = "(from the user's words)"
-            return ToolCall(name=explicit[0], arguments=said[explicit[0]], call_id="call_1")
+            return ToolCall(name=explicit[0], arguments=from_words[explicit[0]], call_id="call_1")
         payload = [_to_openai(m) for m in _tool_results_as_notes(
             [*messages, ChatMessage("system", decision_note(candidates))])]
         no_args = ({t.name for t in candidates if not _takes_arguments(t)} | {NONE_TOOL}
-                   | set(said))
+                   | set(from_words))
         try:
             rendered = self._chat_formatter()(messages=payload)
             tokens = self._llm.tokenize(rendered.prompt.encode("utf-8"),
@@ -299,8 +299,9 @@ class LlamaLlm:
             return None
         self.last_decision = text
         head = _NAME_HEAD.match(text)
-        if head is not None and head.group(1) in said:
-            return ToolCall(name=head.group(1), arguments=said[head.group(1)], call_id="call_1")
+        if head is not None and head.group(1) in from_words:
+            return ToolCall(name=head.group(1), arguments=from_words[head.group(1)],
+                            call_id="call_1")
         call = parse_decision(text, candidates)
         if call is not None and not is_grounded(call.arguments, user):
             _LOGGER.info("turn=0 dropping a call with words the user did not say: %s %s",
