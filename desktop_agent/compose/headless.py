@@ -301,7 +301,9 @@ class HeadlessExecutor:
             return
         reached = (self._turn.chunks_played >= cut.after_chunks if cut.after_chunks
                    else self._units.queued.get(machine.turn_id, 0) >= cut.after_units)
-        if machine.state is State.ASSISTANT_SPEAKING and reached:
+        before_audio = (not cut.after_chunks and cut.after_units == 0
+                        and machine.state in (State.PROCESSING, State.WAITING_FOR_TOOL))
+        if before_audio or (machine.state is State.ASSISTANT_SPEAKING and reached):
             self._turn = _TurnLog(text=cut.text)  # what happens from here is the new question's
             self._release_pending = True
             self._feed(ev.PttPressed(turn_id=machine.turn_id, at_s=self._clock()))

@@ -31,7 +31,8 @@ class Interrupt:
     """A scripted barge-in during a grounded answer."""
 
     after_units: int
-    """Cut in once this many units have been queued to play (1: after the first)."""
+    """Cut in once this many units have been queued to play (1: after the first; 0: while
+    the answer is being prepared, before any of it plays: the words join the question)."""
     text: str
     """What the user says (typed; no ASR)."""
     after_chunks: int = 0

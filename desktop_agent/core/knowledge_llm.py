@@ -19,6 +19,7 @@ Runs on: the LLM worker thread (one call at a time; the last plan is that thread
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
@@ -53,6 +54,18 @@ TOOL_WORDS: Final = frozenset({"time", "date", "day", "today", "tonight", "tomor
                                "minute", "hour", "second"})
 """Words that name what a tool does: they never make a question about the documents."""
 _TOOL_STEMS: Final = frozenset(topic_terms(" ".join(sorted(TOOL_WORDS))))
+
+
+def _corrected_in_place(question: str) -> str:
+    """The question a correction in its own last sentence asks.
+
+    "Which day is the black bin collected? Wait, the recycling one." (said before any answer
+    played, so it joined the question) asks which day the recycling bin is collected.
+    """
+    parts = [p for p in re.split(r"(?<=[.?!])\s+", question) if p]
+    if len(parts) < 2 or classify_followup(parts[-1]) is not Followup.CORRECTION:
+        return question
+    return corrected_question(" ".join(parts[:-1]), parts[-1])
 
 
 def coverage(question: str, passages: Sequence[Passage]) -> float:
@@ -124,6 +137,7 @@ class KnowledgeLlm:
         question = messages[-1].content.strip()
         if not question:
             return None
+        question = _corrected_in_place(question)
         last = self._last
         if last is not None:
             kind = classify_followup(question)

@@ -138,3 +138,11 @@ def test_a_question_about_the_documents_wins_over_a_tool_rule(executor) -> None:
     turn = executor.ask_text("Until what time can we use the floodlights?")
     assert turn.units and "10" in " ".join(u.text for u in turn.units)
     assert not executor.ask_text("what time is it").units  # the clock's question stays its
+
+
+def test_a_correction_said_before_any_answer_played_joins_the_question(executor) -> None:
+    turn = executor.ask_text("Which day is the black bin collected?",
+                             interrupt=Interrupt(after_units=0, text="Wait, the recycling one."))
+    assert turn.earlier_units == ()  # nothing of the first reading was ever played
+    said = " ".join(u.text for u in turn.units).lower()
+    assert "recycling" in said and "friday" in said
