@@ -27,6 +27,7 @@ from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.turns.commands import PublishReflection
 from desktop_agent.core.turns.model import State, Transition
 from desktop_agent.gui import theme
 from desktop_agent.gui.a11y import Announcer, announce, last_words, name
@@ -256,6 +257,7 @@ class MainWindow(QMainWindow):
         vm.sig_loading.connect(self._on_view_model_loading)
         vm.sig_caption.connect(self._on_view_model_caption)
         vm.sig_unit_changed.connect(self.evidence.on_unit_changed)
+        vm.sig_reflection_changed.connect(self._on_view_model_reflection_changed)
         self.ptt_button.pressed.connect(self._on_ptt_button_pressed)
         self.ptt_button.released.connect(self._on_ptt_button_released)
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)
@@ -320,6 +322,10 @@ class MainWindow(QMainWindow):
     def _on_view_model_assistant_text(self, turn_id: int, text: str) -> None:
         if self.gate.admit_live(turn_id, "assistant text"):
             self.conversation.set_assistant_text(turn_id, text)
+
+    def _on_view_model_reflection_changed(self, change: PublishReflection) -> None:
+        if self.gate.admit_live(int(change.turn_id), "reflection"):
+            self.conversation.add_reflection(change)
 
     def _on_view_model_heard(self, report: HeardReport) -> None:
         # A late report of an older turn only corrects that turn's own record.
