@@ -42,13 +42,16 @@ die() {
 # Runtime: libspeexdsp1 (echo canceller, bound with ctypes), libportaudio2 (sounddevice),
 # Qt's xcb platform libraries, xvfb (a real window with no screen: tests, screenshots),
 # pulseaudio (virtual devices for the audio tests). Build: cmake + g++ for llama.cpp.
+# Tests: xdotool, dbus-daemon, at-spi2-core, python3-gi, gir1.2-atspi-2.0 (the screen-reader
+# view through AT-SPI), desktop-file-utils (the menu entry), real recorded voices (asterisk,
+# pocketsphinx-testdata: eval asr).
 # Real recorded voices with their texts (eval asr, endpointing tests): asterisk-core-sounds-en(-wav),
 # pocketsphinx-testdata.
 APT_PKGS=(libspeexdsp1 libportaudio2 libasound2-plugins pulseaudio pulseaudio-utils xvfb xauth
     libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xinerama0
     libxcb-randr0 libxcb-shape0 libxcb-xkb1 libxcb-cursor0 libxkbcommon-x11-0 libxkbcommon0
     libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core
-    xdotool dbus-daemon at-spi2-core python3-gi gir1.2-atspi-2.0
+    xdotool dbus-daemon at-spi2-core python3-gi gir1.2-atspi-2.0 desktop-file-utils
     cmake g++ make git asterisk-core-sounds-en-wav asterisk-core-sounds-en pocketsphinx-testdata)
 if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
 
