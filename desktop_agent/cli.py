@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="(tools) no argument rules: the model's own calls only")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
     bench.add_argument("--questions", type=Path, help="(answers) the questions JSONL")
-    bench.add_argument("--proposer", choices=["llm", "lexical"], default="llm",
+    bench.add_argument("--proposer", choices=["llm", "lexical"], default="lexical",
                        help="(answers) who proposes claims: the LLM or the word ranking")
     from desktop_agent.tools.bench_soak import add_arguments as add_soak  # stdlib at import
 
@@ -224,7 +224,7 @@ def _ask(args: argparse.Namespace) -> int:
     index = proposer = None
     if folders:
         index, report = open_index(folders, args.index, notes=store.list_notes)
-        proposer = make_proposer(engines.llm)
+        proposer = make_proposer(engines.llm, settings.knowledge.proposer)
         if report.problems:
             print(f"note: {len(report.problems)} file(s) not indexed; "
                   "`desktop-agent knowledge list` says why", file=sys.stderr)

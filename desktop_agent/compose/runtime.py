@@ -117,7 +117,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     folders = KnowledgeFolders(settings.knowledge_folders)
     local_llm = models["llm"].path if "llm" in models else None  # None: a server answers
     llm = LlmWorker(lambda: with_knowledge(make_llm(settings, local_llm, THREADS_LLM),
-                                           store, folders), tools,
+                                           store, folders,
+                                           proposer=settings.knowledge.proposer), tools,
                     dated_system_prompt(datetime.datetime.now().astimezone()))
     from desktop_agent.compose.reflection import verdict_judge_for
 

@@ -27,6 +27,8 @@ UNKNOWN: Final = "unknown_setting"
 MODES: Final = ("push_to_talk", "hands_free")
 REFLECTION_MODES: Final = ("checkable", "on", "off")
 LLM_BACKENDS: Final = ("local", "server")
+PROPOSERS: Final = ("lexical", "model")
+"""Who picks the sentences of a document answer: the ranking alone, or the local model."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _KEY_NAME = re.compile(r"^[A-Za-z0-9]{1,24}$")
@@ -90,6 +92,7 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("llm.server_model", "Server model name", "The model the server should use (vLLM needs it); empty = the one it serves.", "text"),  # noqa: E501
     _s("llm.api_key_env", "API key variable", "Name of the environment variable that holds the server's API key; empty = no key. The key itself is never saved.", "env"),  # noqa: E501
     _s("knowledge.folders", "Knowledge folders", "Folders of your documents (Markdown, text, PDF) that answers come from; absolute paths.", "folders"),  # noqa: E501
+    _s("knowledge.proposer", "Document answers chosen by", "lexical: the best-ranked sentence (fast; as accurate on the project's checks); model: the local model picks among the best sentences (about 2 s slower on 2 cores).", "choice", choices=PROPOSERS),  # noqa: E501
 )  # fmt: skip
 SPECS_BY_KEY: Final[Mapping[str, SettingSpec]] = {spec.key: spec for spec in SETTING_SPECS}
 
@@ -318,6 +321,8 @@ class KnowledgeSettings(_Section):
     SECTION: ClassVar[str] = "knowledge"
     folders: tuple[str, ...] = ()
     """Absolute paths of the folders indexed (Markdown, plain text, PDF; sub-folders too)."""
+    proposer: str = "lexical"
+    """'lexical' or 'model': who proposes a document answer's sentences (see PROPOSERS)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -222,7 +222,7 @@ def spoken_from_turn(turn: Any, interrupt_after: int | None = None) -> Spoken:
 
 
 def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
-              model: str | None = None, proposer: str = "llm") -> int:
+              model: str | None = None, proposer: str = "lexical") -> int:
     """Index ``knowledge``, ask every question through the headless loop, print the figures."""
     import dataclasses
 
