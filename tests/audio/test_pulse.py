@@ -94,6 +94,7 @@ def test_devices_are_listed_and_chosen_by_name(pulse_server: str) -> None:
     assert "no such microphone" in err.value.message
 
 
+@pytest.mark.flaky(reruns=1)  # an underrun on a starved machine glitches the echo
 def test_played_speech_comes_back_as_echo_and_counter_matches(io) -> None:
     player, mic, _ = io
     audio, rate = synth()
