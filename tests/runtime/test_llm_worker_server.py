@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
+
 from desktop_agent.adapters.llm_openai import OpenAiLlm
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.ports import ChatMessage
@@ -25,8 +27,10 @@ def _start(qtbot: Any, url: str) -> tuple[LlmWorker, Any, list[Any], list[Any]]:
     worker = LlmWorker(lambda: OpenAiLlm(url, read_timeout_s=600), ToolRegistry(), "Be brief.")
     events: list[Any] = []
     states: list[Any] = []
-    worker.sig_event_reported.connect(events.append)
-    worker.sig_load_state_changed.connect(states.append)
+    # Direct: the test calls the slot on its own thread; a queued delivery to the worker's
+    # thread could still be pending when the thread stops (a lost LlmFinished).
+    worker.sig_event_reported.connect(events.append, Qt.ConnectionType.DirectConnection)
+    worker.sig_load_state_changed.connect(states.append, Qt.ConnectionType.DirectConnection)
     thread = start_worker(worker, "llm")
     try:
         qtbot.waitUntil(lambda: any(s.status == "ready" for s in states), timeout=10_000)
