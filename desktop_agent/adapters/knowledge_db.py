@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
+
+from desktop_agent.adapters.sqlite_files import move_aside as move_db_aside
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -138,15 +139,7 @@ class ThreadConnections:
             Where the damaged file now is (None when there was no file).
         """
         self.close()
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now))
-        moved: Path | None = None
-        if self.path.exists():
-            moved = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-            self.path.replace(moved)
-        for suffix in ("-wal", "-shm"):
-            side = self.path.with_name(self.path.name + suffix)
-            if side.exists():
-                side.replace(side.with_name(f"{self.path.name}.corrupt-{stamp}{suffix}"))
+        moved = move_db_aside(self.path, now)
         _LOGGER.warning("turn=0 knowledge index %s was damaged (%s); moved aside to %s and "
                         "rebuilt empty", self.path, exc, moved)
         self.get()

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from desktop_agent.adapters.sqlite_files import move_aside
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.privacy import redact
 
@@ -342,16 +343,7 @@ class Store:
         """
         with self._lock:
             self._close()
-            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None
-                                                               else now))
-            moved: Path | None = None
-            if self.path.exists():
-                moved = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-                self.path.replace(moved)
-            for suffix in ("-wal", "-shm"):
-                side = self.path.with_name(self.path.name + suffix)
-                if side.exists():
-                    side.replace(side.with_name(f"{self.path.name}.corrupt-{stamp}{suffix}"))
+            moved = move_aside(self.path, time.time() if now is None else now)
             self.error = None
             self._open()
             _LOGGER.warning("store %s rebuilt empty; the old file is %s", self.path, moved)
