@@ -94,13 +94,19 @@ def test_devices_are_listed_and_chosen_by_name(pulse_server: str) -> None:
     assert "no such microphone" in err.value.message
 
 
-@pytest.mark.flaky(reruns=1)  # an underrun on a starved machine glitches the echo
 def test_played_speech_comes_back_as_echo_and_counter_matches(io) -> None:
     player, mic, _ = io
     audio, rate = synth()
-    recorded, info = _play_and_record(player, mic, audio, rate)
     played16 = resample(int16_to_float32(audio), rate, FS)
-    lag, peak = _echo_delay(recorded, played16)
+    # An underrun of the loopback (PulseAudio's, not ours: the player's counter still
+    # matches) glitches the recorded echo to ~0.7 now and then, even on a quiet machine
+    # (2 of 9 runs of this file, before any change of ours). Up to three plays: a path that
+    # does not carry the echo fails all three.
+    for _attempt in range(3):
+        recorded, info = _play_and_record(player, mic, audio, rate)
+        lag, peak = _echo_delay(recorded, played16)
+        if peak > 0.8:
+            break
     st = info["after"]
     print(f"echo delay {lag / FS * 1000:.1f} ms from the start of playback, correlation "
           f"{peak:.3f}")
