@@ -27,6 +27,14 @@ from desktop_agent.core.ports import ASR_SAMPLE_RATE
 
 _LOGGER = logging.getLogger(__name__)
 
+MIC_BLOCK_S = 0.032
+"""Microphone callback period: one VAD frame (512 samples at 16 kHz). Nothing is decided on
+less than a frame, and each callback and capture loop costs a fixed amount of CPU: 10 ms
+blocks made the idle app three times as busy (README, Reliability: Idle)."""
+SPEAKER_BLOCK_S = 0.02
+"""Speaker callback period: at least the player's fade; 20 ms halves the idle callbacks of
+10 ms for at most 10 ms more between a flush and silence."""
+
 
 def _output_rate(device: str | None) -> int:
     try:
@@ -43,12 +51,13 @@ class DeviceAudio:
     rate = ASR_SAMPLE_RATE
 
     def __init__(self, input_device: str = "", output_device: str = "",
-                 block_s: float = 0.01) -> None:
+                 mic_block_s: float = MIC_BLOCK_S, speaker_block_s: float = SPEAKER_BLOCK_S
+                 ) -> None:
         out_rate = _output_rate(output_device or None)
         self.tap = FarEndTap(out_rate)
         self.player = Player(out_rate, tap=self.tap)
-        self.mic = MicInput(input_device or None, block_s)
-        self.speaker = SpeakerOutput(self.player, output_device or None, block_s)
+        self.mic = MicInput(input_device or None, mic_block_s)
+        self.speaker = SpeakerOutput(self.player, output_device or None, speaker_block_s)
         self.mic_start_s = 0.0
         self.samples = 0
         self._need_reopen = False
@@ -76,9 +85,12 @@ class DeviceAudio:
         self.mic.close()
         self.speaker.close()
 
-    def read(self, timeout_s: float = 0.1
+    def read(self, timeout_s: float = 0.1, min_samples: int | None = None
              ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None:
-        """The next mic block (16 kHz) and the far-end played meanwhile. Runs on: capture."""
+        """The next mic block (16 kHz) and the far-end played meanwhile. Runs on: capture.
+
+        Waits for about ``min_samples`` (default 10 ms) and returns all that is available.
+        """
         if self._need_reopen:
             self._reopen()
         try:
@@ -86,7 +98,7 @@ class DeviceAudio:
             if now - self._last_check > 1.0:
                 self._last_check = now
                 self.speaker.check()
-            near, adc = self.mic.read(160, timeout_s)
+            near, adc = self.mic.read(min_samples or 160, timeout_s)
         except DeviceError:
             self._need_reopen = True
             raise

@@ -40,8 +40,11 @@ class AudioBackend(Protocol):
         """Close them."""
         ...
 
-    def read(self, timeout_s: float = 0.1) -> MicBlock | None:
+    def read(self, timeout_s: float = 0.1, min_samples: int | None = None) -> MicBlock | None:
         """The next mic block and its far-end block, or None after ``timeout_s`` seconds.
+
+        ``min_samples``: wait for about that many mic samples (a hint: a clocked backend
+        may deliver its own block size instead).
 
         Runs on: the capture thread. Raises ``DeviceError`` when the device failed.
         """

@@ -54,6 +54,8 @@ AEC_IDLE_S = 0.3
 """Seconds of a silent far end after which the echo canceller is bypassed: longer than its
 filter (200 ms), so there is no echo left for it to remove, and it costs nothing while the
 assistant is quiet (most of the time). It resumes with the first far-end sample."""
+AEC_BLOCK = ASR_SAMPLE_RATE // 100
+"""The echo canceller's frame (10 ms): the smallest mic read worth making."""
 VAD_FLOOR_POWER = 10 ** (-70 / 10)
 """Mean square below which a VAD frame is silence without asking the model (-70 dBFS RMS:
 far under any speech; a digitally silent or very quiet microphone, as when idle)."""
@@ -211,6 +213,18 @@ class CapturePipeline:
         if self.trace is not None:
             self.trace.block(near, far, cleaned)
         return self._detect(cleaned)
+
+    def samples_wanted(self) -> int:
+        """Mic samples worth reading next: what completes the next VAD frame while idle.
+
+        While the echo canceller runs (something played in the last ``AEC_IDLE_S``) it works
+        in 10 ms frames, and the far end must keep pace: one 10 ms block. Otherwise nothing
+        is decided before the next VAD frame is full, so reading less only wakes the capture
+        thread for nothing (three times as often, the main idle cost).
+        """
+        if self.aec is not None and self._far_silent_s < AEC_IDLE_S:
+            return AEC_BLOCK
+        return max(AEC_BLOCK, VAD_FRAME - len(self._vad_pending) - len(self._near_pending))
 
     def _cancel_echo(self, near: npt.NDArray[np.float32],
                      far: npt.NDArray[np.float32] | None) -> npt.NDArray[np.float32]:

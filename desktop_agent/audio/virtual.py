@@ -88,8 +88,11 @@ class VirtualAudio:
             self._inject.append((start, np.asarray(audio, dtype=np.float32)))
         return start
 
-    def read(self, timeout_s: float = 0.1) -> MicBlock | None:
-        """The next mic block and its far-end block, or None after ``timeout_s``."""
+    def read(self, timeout_s: float = 0.1, min_samples: int | None = None) -> MicBlock | None:
+        """The next mic block and its far-end block, or None after ``timeout_s``.
+
+        Blocks come at the virtual clock's own size; ``min_samples`` is ignored.
+        """
         try:
             return self._queue.get(timeout=timeout_s)
         except queue.Empty:

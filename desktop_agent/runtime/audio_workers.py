@@ -76,7 +76,7 @@ class CaptureWorker(QObject):
         path_version = echo_path_version(self.backend)
         while not self._stop.is_set():
             try:
-                block = self.backend.read(0.1)
+                block = self.backend.read(0.1, self.pipeline.samples_wanted())
             except Exception as exc:  # a vanished device: report, back off, retry
                 self.sig_failed.emit(exc)
                 time.sleep(0.5)

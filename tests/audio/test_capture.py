@@ -124,3 +124,24 @@ def test_trace_records_blocks_and_frames(tmp_path: Path, monkeypatch: pytest.Mon
     assert len(saved["near"]) == len(saved["far"]) == len(saved["cleaned"]) == 10 * VAD_FRAME
     assert saved["frames"].shape == (10, 6)
     assert list(saved["mark_label"]) == ["echo_path_changed"]
+
+
+def test_reads_are_one_vad_frame_while_idle_and_aec_frames_while_playing() -> None:
+    """The capture loop asks for what completes the next VAD frame once nothing plays (one
+    wake-up per decision instead of three), and for 10 ms blocks while the canceller runs."""
+    from desktop_agent.audio.capture import AEC_BLOCK, AEC_IDLE_S
+
+    pipe = CapturePipeline(LoudnessVad(), PassThroughAec())
+    silence = np.zeros(AEC_BLOCK, np.float32)
+    assert pipe.samples_wanted() == AEC_BLOCK  # just started: the far end may still play
+    for _ in range(int(AEC_IDLE_S * 100) + 1):
+        pipe.process(silence, silence)
+    want = pipe.samples_wanted()
+    assert AEC_BLOCK <= want <= VAD_FRAME
+    pipe.process(np.zeros(want, np.float32), np.zeros(want, np.float32))
+    assert pipe.samples_wanted() == VAD_FRAME  # frame-aligned: exactly one frame next
+    far = np.full(AEC_BLOCK, 0.1, np.float32)
+    pipe.process(silence, far)  # something plays: back to the canceller's pace
+    assert pipe.samples_wanted() == AEC_BLOCK
+    # Without a canceller nothing needs the 10 ms pace.
+    assert CapturePipeline(LoudnessVad()).samples_wanted() == VAD_FRAME
