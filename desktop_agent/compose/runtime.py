@@ -144,6 +144,12 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         keep_history(store, settings, history, purge=False), history.clear,
         controller.sig_error.emit, parent=controller)
     controller.passage_lookup = passage_lookup()
+    from desktop_agent.adapters.heap_trim import trimmer
+    from desktop_agent.runtime.heap_keeper import HeapKeeper
+
+    if (trim := trimmer()) is not None:  # freed engine buffers go back after each turn
+        controller.heap_keeper = HeapKeeper(trim, parent=controller)
+        controller.sig_state_changed.connect(controller.heap_keeper.on_state)
     if store_note:
         controller.notices_at_start.append(ErrorNotice("store_rebuilt", store_note))
     # Start the workers only now that the controller listens: a "ready" reported before its

@@ -40,6 +40,7 @@ from desktop_agent.runtime.alarm_clock import AlarmClock
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.capture_router import CaptureRouter
 from desktop_agent.runtime.extras import Extras
+from desktop_agent.runtime.heap_keeper import HeapKeeper
 from desktop_agent.runtime.history_keeper import HistoryKeeper
 from desktop_agent.runtime.jobs import HandlerTable, JobTable
 from desktop_agent.runtime.live_settings import (
@@ -118,6 +119,8 @@ class AgentController(AgentViewModel):
         self.history_keeper: HistoryKeeper | None = None
         """The kept history on disk (set by the composition root; None keeps nothing)."""
         """Shown when ``start`` runs (the window is listening by then)."""
+        self.heap_keeper: HeapKeeper | None = None
+        """Gives freed memory back after each turn (composed where glibc has malloc_trim)."""
         self.alarm_clock = None if ledger is None else AlarmClock(
             ledger, m, lambda turn, text: self.driver.speak_aside(turn, text, chime=True),
             self.sig_alarm_fired.emit,

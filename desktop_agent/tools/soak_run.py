@@ -38,6 +38,10 @@ FAULTS: Final = ("none", *ENGINE_FAULTS, "barge_in_ptt", "barge_in_voice", "devi
 """Every kind of turn; the first ``len(FAULTS)`` turns hold each once (shuffled)."""
 MARGIN_S: Final = 12.0
 SPEAK_MARGIN_S: Final = 3.0
+BETWEEN_TURNS_S: Final = 0.6
+"""Pause after a turn is back in LISTENING, before the next: no one speaks again within a
+few hundred milliseconds, and the app trims its heap once a turn has settled
+(runtime/heap_keeper.py). RSS is read after it."""
 HARD_CAP_S: Final = 150.0
 """A turn not back in LISTENING after this long is reset, so the soak goes on."""
 
@@ -171,7 +175,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     scripted = plan(turns, seed)
     folder = Path(tempfile.mkdtemp(prefix="da-soak-"))
     tts_model = resolve_models(settings, ("tts",))["tts"].path
-    wavs = _user_wavs({q for _k, s, q in scripted if s} | {BARGE}, folder, tts_model)
+    wavs = _user_wavs({q for _k, s, q in scripted if s} | {BARGE, SHORT[1]}, folder, tts_model)
     rt = build_runtime(settings, DeviceAudio("pulse", "pulse"), echo_cancellation=True,
                        policy=policy, store_path=folder / "store.sqlite3")
     c = rt.controller
@@ -212,8 +216,9 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     wait(lambda: state() is State.LISTENING, 30)
     pump(2.0)  # the prompt prefill and the echo canceller settle
     rss_loaded = _rss_mb()
-    # One spoken and one typed turn, not counted: the engines' first-use buffers (Whisper's,
-    # the KV cache, the voice's) are not growth; RSS at the start is taken after them.
+    # A push-to-talk, a typed and a hands-free turn, not counted: the engines' first-use
+    # buffers (Whisper's, the KV cache, the voice's, the end-of-turn model's) are not
+    # growth; RSS at the start is taken after them.
     c.ptt_press()
     warm = pulse.play(wavs[BARGE])
     wait(lambda: warm.poll() is not None, 30)
@@ -222,6 +227,13 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     wait(lambda: state() is State.LISTENING, HARD_CAP_S)
     c.ask_text(TOOL[0])
     wait(lambda: state() is State.LISTENING, HARD_CAP_S)
+    c.set_mode("hands_free")
+    warm = pulse.play(wavs[SHORT[1]])
+    wait(lambda: warm.poll() is not None, 30)
+    wait(lambda: state() is not State.LISTENING, 10)
+    wait(lambda: state() is State.LISTENING, HARD_CAP_S)
+    c.set_mode("push_to_talk")
+    pump(BETWEEN_TURNS_S)
     rss_start = _rss_mb()
     rng = random.Random(seed + 1)
     stopped_early = False
@@ -284,6 +296,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
             firsts = [v for s in spans if (v := s.since_endpoint_ms("first_audio")) is not None]
             record["first_audio_ms"] = round(firsts[0], 1) if firsts else None
             record["threads_alive"] = all(t.isRunning() for t in threads)
+            pump(BETWEEN_TURNS_S)  # the user draws breath (and the app tidies its heap)
             record["rss_mb"] = _rss_mb()
             with watch.lock:
                 record["exceptions"] = list(watch.exceptions)
