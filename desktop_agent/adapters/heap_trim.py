@@ -7,26 +7,51 @@ so the resident size only ever rises to the highest point any turn reached, then
 the holes fragment. ``malloc_trim(0)`` returns every free page of every arena. Measured
 with ``bench soak`` (README, Reliability): most of the growth was such freed memory.
 
-On a C library without ``malloc_trim`` (musl, macOS) there is nothing to do: ``trimmer``
-returns None.
+Each thread that allocates also gets an arena of its own (up to eight per core), and each
+keeps its own high-water mark and its own holes: ``limit_arenas`` caps them (glibc's
+``M_ARENA_MAX``, as ``MALLOC_ARENA_MAX`` would) before the workers start.
+
+On a C library without ``malloc_trim``/``mallopt`` (musl, macOS) there is nothing to do:
+``trimmer`` returns None and ``limit_arenas`` False.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import logging
 from collections.abc import Callable
 
-_LOGGER = logging.getLogger(__name__)
+M_ARENA_MAX = -8
+"""glibc's mallopt parameter for the most arenas (malloc.h)."""
+ARENAS = 2
+"""Arenas the app allows: the main one and one shared by every worker thread."""
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+
+
+def limit_arenas(count: int = ARENAS) -> bool:
+    """Allow at most ``count`` malloc arenas from now on; True when the C library took it.
+
+    Call it before the worker threads start: a thread that already has an arena keeps it.
+    """
+    libc = _libc()
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is None:
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_ARENA_MAX, count))
 
 
 def trimmer() -> Callable[[], bool] | None:
     """A function that trims the heap (True when memory was released), or None."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
+    trim = getattr(_libc(), "malloc_trim", None)
+    if trim is None:
         return None
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int

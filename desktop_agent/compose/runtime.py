@@ -79,6 +79,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     (default: ``assistant.sqlite3`` in the user data dir).
     """
     from desktop_agent.adapters.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
     from desktop_agent.adapters.speex import SpeexEchoCanceller
     from desktop_agent.adapters.store_sqlite import default_store_path
     from desktop_agent.adapters.tools_builtin import builtin_tools
@@ -109,6 +110,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         start_worker,
     )
 
+    limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
     tools = builtin_tools(store)
@@ -144,7 +146,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         keep_history(store, settings, history, purge=False), history.clear,
         controller.sig_error.emit, parent=controller)
     controller.passage_lookup = passage_lookup()
-    from desktop_agent.adapters.heap_trim import trimmer
     from desktop_agent.runtime.heap_keeper import HeapKeeper
 
     if (trim := trimmer()) is not None:  # freed engine buffers go back after each turn

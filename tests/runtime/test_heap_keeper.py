@@ -81,3 +81,27 @@ def test_malloc_trim_returns_freed_heap_to_the_system() -> None:
     full, freed, trimmed = map(int, out)
     assert full - trimmed > 120, (full, freed, trimmed)  # ~190 MiB allocated
     assert freed - trimmed > 120, (full, freed, trimmed)  # freeing alone gave little back
+
+
+def _arenas_after_threads(limit: bool) -> int:
+    """Arenas glibc reports (malloc_stats) after four threads each allocated."""
+    code = textwrap.dedent(f"""
+        import ctypes, threading
+        from desktop_agent.adapters.heap_trim import limit_arenas
+        if {limit}:
+            assert limit_arenas(1)
+        def work():
+            blocks = [bytearray(4096) for _ in range(200)]
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        ctypes.CDLL("libc.so.6").malloc_stats()
+    """)
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stderr
+    return err.count("Arena ")
+
+
+def test_limit_arenas_keeps_threads_in_one_arena() -> None:
+    assert _arenas_after_threads(limit=False) > 1  # each new thread got its own
+    assert _arenas_after_threads(limit=True) == 1
