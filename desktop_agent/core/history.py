@@ -13,7 +13,13 @@ Rules (the turn machine relies on them):
   user message so that chat templates demanding strict user/assistant alternation still work.
 * A failed turn (ERROR) records nothing: the apology asks the user to say it again.
 * ``prompt`` trims the oldest whole exchanges to a token budget, always keeping the system
-  prompt and the current turn's messages.
+  prompt and the current turn's messages. It trims in steps: once the exchanges since the
+  last trim no longer fit, the oldest go until what is kept fills at most
+  ``KEEP_AFTER_TRIM`` of the budget, and the prompt then starts with the same exchange for
+  many turns. Dropping one exchange per turn instead would change the prompt right after the
+  system prompt every turn: the LLM's cached prefix would end there, and a long conversation
+  would re-evaluate the whole history before every answer (seconds on two cores; the soak
+  found it: every turn after ~60 timed out under load).
 * At most ``max_exchanges`` exchanges are stored (the newest): a session that runs for days
   does not grow without bound. The token budget keeps far fewer in any prompt.
 
@@ -46,6 +52,9 @@ ExchangeSink = Callable[[tuple[ChatMessage, ...]], None]
 """Told each exchange as it is recorded (the kept history on disk: adapters/history_store)."""
 
 DEFAULT_MAX_PROMPT_TOKENS: Final = 2048
+
+KEEP_AFTER_TRIM: Final = 0.5
+"""Share of the history budget that the exchanges kept by a trim may fill (see above)."""
 
 MAX_EXCHANGES_KEPT: Final = 200
 """Default bound on stored exchanges (far more than any prompt budget keeps)."""
@@ -97,6 +106,8 @@ class _Exchange:
     rendered: tuple[ChatMessage, ...]
     cost: int | None = None
     """Tokens of ``rendered`` with the current counter (None: not counted yet)."""
+    seq: int = 0
+    """Position in the conversation (1 for the first exchange recorded)."""
 
 
 class History:
@@ -134,6 +145,8 @@ class History:
         self._system_cost: int | None = None
         self._exchanges: deque[_Exchange] = deque(maxlen=max_exchanges)
         self._sink: ExchangeSink | None = None
+        self._recorded = 0  # exchanges recorded so far (their seq)
+        self._first_seq = 0  # a prompt starts at this exchange or later (the last trim)
 
     @property
     def system(self) -> ChatMessage:
@@ -172,6 +185,7 @@ class History:
     def clear(self) -> None:
         """Forget the conversation (the system prompt stays)."""
         self._exchanges.clear()
+        self._first_seq = self._recorded + 1
 
     def set_token_counter(self, count_tokens: TokenCounter | None, *, framing_tokens: int = 0
                           ) -> None:
@@ -196,6 +210,7 @@ class History:
         else:
             self._count, self._framing = count_tokens, framing_tokens
         self._system_cost = None
+        self._first_seq = 0  # new counts: the next prompt decides afresh what fits
         for exchange in self._exchanges:
             exchange.cost = None
 
@@ -222,7 +237,8 @@ class History:
                 ChatMessage(role="assistant", content=assistant_text, interrupted=interrupted)
             )
         stored = tuple(exchange)
-        self._exchanges.append(_Exchange(stored, render_for_prompt(stored)))
+        self._recorded += 1
+        self._exchanges.append(_Exchange(stored, render_for_prompt(stored), seq=self._recorded))
         if self._sink is not None:
             self._sink(stored)
 
@@ -233,22 +249,29 @@ class History:
             current: This turn's messages (its user message, tool messages); always kept.
 
         Returns:
-            System prompt, the newest exchanges that fit the budget (each interrupted reply
-            followed by its note), then ``current``; adjacent user messages are joined with a
-            space.
+            System prompt, the exchanges since the last trim when they fit the budget (else
+            a new trim: the newest that fill at most ``KEEP_AFTER_TRIM`` of it), each
+            interrupted reply followed by its note, then ``current``; adjacent user messages
+            are joined with a space.
         """
         if self._system_cost is None:
             self._system_cost = self._cost((self._system,))
         budget = self._max_tokens - self._system_cost - self._cost(current)
-        kept: list[tuple[ChatMessage, ...]] = []
-        for exchange in reversed(self._exchanges):
+        since = [ex for ex in self._exchanges if ex.seq >= self._first_seq]
+        for exchange in since:
             if exchange.cost is None:
                 exchange.cost = self._cost(exchange.rendered)
-            if exchange.cost > budget:
-                break
-            budget -= exchange.cost
-            kept.append(exchange.rendered)
-        flat = [m for ex in reversed(kept) for m in ex]
+        if sum(ex.cost or 0 for ex in since) > budget:  # trim: the oldest go, in one step
+            room = int(budget * KEEP_AFTER_TRIM)
+            kept_from = self._recorded + 1
+            for exchange in reversed(since):
+                if (exchange.cost or 0) > room:
+                    break
+                room -= exchange.cost or 0
+                kept_from = exchange.seq
+            self._first_seq = kept_from
+            since = [ex for ex in since if ex.seq >= kept_from]
+        flat = [m for ex in since for m in ex.rendered]
         return (self._system, *_join_adjacent_users([*flat, *current]))
 
     def _cost(self, messages: Sequence[ChatMessage]) -> int:

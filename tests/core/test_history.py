@@ -56,14 +56,8 @@ def test_trimming_drops_oldest_whole_exchanges_and_keeps_system_and_current() ->
     history.record_turn("two two", assistant_text="b b")  # 4
     history.record_turn("three", assistant_text="c")  # 2
     current = [ChatMessage(role="user", content="now")]  # 1; system 3 -> 6 left
-    assert [m.content for m in history.prompt(current)] == [
-        "s y s",
-        "two two",
-        "b b",
-        "three",
-        "c",
-        "now",
-    ]
+    # 10 > 6: a trim keeps the newest that fill half the budget (3): only "three"/"c".
+    assert [m.content for m in history.prompt(current)] == ["s y s", "three", "c", "now"]
     tiny = History("s y s", max_prompt_tokens=2, count_tokens=words)
     tiny.record_turn("old", assistant_text="x")
     assert [m.content for m in tiny.prompt(current)] == ["s y s", "now"]
@@ -145,3 +139,32 @@ def test_stored_exchanges_are_bounded_and_the_oldest_go_first() -> None:
     assert History("sys").max_exchanges == MAX_EXCHANGES_KEPT
     with pytest.raises(ValueError, match="max_exchanges"):
         History("sys", max_exchanges=0)
+
+
+def test_trims_in_steps_so_the_prompt_keeps_its_start_for_many_turns() -> None:
+    """The LLM reuses its cache up to the first change: dropping one exchange per turn would
+    change the prompt right after the system prompt every turn once the budget is full."""
+    history = History("sys", max_prompt_tokens=1 + 20 + 1, count_tokens=words)  # 20 for history
+    current = [ChatMessage(role="user", content="now")]
+    firsts = []
+    for i in range(30):
+        history.record_turn(f"q{i} q", assistant_text=f"a{i} a")  # 4 tokens each
+        firsts.append(history.prompt(current)[1].content)
+        prompt = history.prompt(current)
+        assert sum(words(m.content) for m in prompt) <= 22  # always within the budget
+        assert prompt[-2].content == f"a{i} a"  # the newest exchange is always there
+    # 5 exchanges fit (20 tokens); a trim keeps 2 (half: 10 tokens), so the prompt's first
+    # exchange changes once every 3 turns, not on every turn past the fifth.
+    changes = sum(1 for a, b in zip(firsts, firsts[1:], strict=False) if a != b)
+    assert changes <= 30 // 3 + 1, firsts
+    assert firsts[4] == "q0 q" and firsts[5] != "q0 q"
+
+
+def test_a_cleared_history_starts_afresh() -> None:
+    history = History("sys", max_prompt_tokens=10, count_tokens=words)
+    for i in range(5):
+        history.record_turn(f"q{i}", assistant_text=f"a{i}")
+    history.prompt()
+    history.clear()
+    history.record_turn("new", assistant_text="one")
+    assert [m.content for m in history.prompt()] == ["sys", "new", "one"]
