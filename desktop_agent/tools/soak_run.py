@@ -18,6 +18,7 @@ the voice was made to hang).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -53,11 +54,19 @@ TOOL = ("What time is it?", "What is twelve times seven?")
 BARGE = "Wait, stop. What is the capital of Spain?"
 
 
-def _rss_mb() -> float:
+def _rss_mb(field: str = "VmRSS") -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return round(int(line.split()[1]) / 1024, 1)
     return float("nan")
+
+
+def _memory() -> dict[str, float]:
+    """Where the resident memory is: anonymous (heaps, arenas: a leak grows this) or mapped
+    files (model weights), and how many Python objects are alive (a Python-level leak grows
+    this too; native buffers do not)."""
+    return {"rss_anon_mb": _rss_mb("RssAnon"), "rss_file_mb": _rss_mb("RssFile"),
+            "py_objects": len(gc.get_objects())}
 
 
 def plan(turns: int, seed: int) -> list[tuple[str, bool, str]]:
@@ -298,6 +307,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
             record["threads_alive"] = all(t.isRunning() for t in threads)
             pump(BETWEEN_TURNS_S)  # the user draws breath (and the app tidies its heap)
             record["rss_mb"] = _rss_mb()
+            record.update(_memory())
             with watch.lock:
                 record["exceptions"] = list(watch.exceptions)
                 watch.exceptions.clear()
