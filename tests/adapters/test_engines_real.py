@@ -227,6 +227,11 @@ def test_piper_warm_up_runs_at_load(models: dict[str, Any]) -> None:
     assert calls == ["Okay, ready."]
 
 
+def test_piper_runs_without_a_memory_arena(tts: Any) -> None:
+    """The arena kept the largest clause's buffers for good (+200 MiB): it stays off."""
+    assert tts._voice.session.get_session_options().enable_cpu_mem_arena is False
+
+
 def test_any_chat_gguf_and_whisper_folder_a_user_points_at(tmp_path: Any, models: Any) -> None:
     """A user-set path (not a manifest id) loads through the same resolver and adapters."""
     import shutil
