@@ -13,6 +13,7 @@ falls back to the default device.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Final
@@ -289,7 +290,7 @@ class SpeakerOutput(_Stream):
     kind = "output"
 
     def __init__(self, player: Player, device: str | None = None, block_s: float = 0.01,
-                 latency: str | float = "low") -> None:
+                 latency: str | float = "low", sleep_after_s: float | None = None) -> None:
         """Create (not yet open) the output.
 
         Args:
@@ -297,6 +298,8 @@ class SpeakerOutput(_Stream):
             device: name substring, or None for the default output.
             block_s: callback block duration (keep >= the player's fade).
             latency: PortAudio latency hint.
+            sleep_after_s: stop the stream once nothing has played or been asked for this
+                long (:meth:`sleep_if_idle`); None keeps it running.
         """
         super().__init__(device, block_s)
         self.player = player
@@ -304,8 +307,15 @@ class SpeakerOutput(_Stream):
         self.latency = latency
         self.channels = 1
         self.underflows = 0
+        self.sleep_after_s = sleep_after_s
+        self.wakes = 0
+        """How often a sleeping stream was started again (the far-end timeline re-anchors)."""
+        self._asleep = False
+        self._busy_at = time.monotonic()
+        self._sleep_lock = threading.Lock()
 
     def _open(self, device: str | None) -> None:
+        self._asleep = False
         sd = _sd()
         index = find_device(device, "output")
         try:
@@ -332,3 +342,54 @@ class SpeakerOutput(_Stream):
             self.underflows += 1
         timing = BlockTiming(float(t.currentTime), float(t.outputBufferDacTime))
         outdata[:] = self.player.render(frames, timing)[:, np.newaxis]
+        if self.player.queued_s or self.player.paused:
+            self._busy_at = time.monotonic()
+
+    def check(self) -> None:
+        """Raise if the stream failed or stopped on its own (a sleeping one did neither)."""
+        if self._asleep and not self._failed:
+            return
+        super().check()
+
+    def _on_finished(self) -> None:
+        if not self._asleep:  # (a stream put to sleep ends too)
+            super()._on_finished()
+
+    def wake(self) -> None:
+        """Run the stream again if it sleeps: audio is coming, or someone started talking.
+
+        Runs on: any thread. Never raises: a stream that cannot start is reported by the
+        next :meth:`check` (the capture thread's), which reopens the device.
+        """
+        self._busy_at = time.monotonic()
+        with self._sleep_lock:
+            if not self._asleep or self._stream is None:
+                return
+            self.wakes += 1
+            try:
+                self._stream.start()
+            except Exception as exc:  # the device went while the stream slept
+                self._failed = f"it did not start again ({exc})"
+            self._asleep = False
+
+    def sleep_if_idle(self, now: float) -> bool:
+        """Stop the stream once nothing has played or been asked for ``sleep_after_s``:
+        idle, it still called back 50 times a second, each call in Python (README,
+        Reliability: Idle). True when it was put to sleep. Runs on: the capture thread."""
+        if self.sleep_after_s is None or self._asleep or not self._started:
+            return False
+        with self._sleep_lock:
+            if (self._asleep or self._stream is None or self._failed
+                    or now - self._busy_at < self.sleep_after_s):
+                return False
+            self._asleep = True
+            try:
+                self._stream.abort()  # silence is all it holds
+            except Exception as exc:
+                self._failed = f"it did not stop ({exc})"
+        return True
+
+    @property
+    def asleep(self) -> bool:
+        """True while the stream is stopped for want of anything to play."""
+        return self._asleep

@@ -34,6 +34,11 @@ blocks made the idle app three times as busy (README, Reliability: Idle)."""
 SPEAKER_BLOCK_S = 0.02
 """Speaker callback period: at least the player's fade; 20 ms halves the idle callbacks of
 10 ms for at most 10 ms more between a flush and silence."""
+SPEAKER_SLEEP_S = 3.0
+"""The output stream stops once nothing has played, been queued or been said (a speech
+onset) for this long; it starts again in 1-4 ms when audio is queued or someone speaks
+(README, Reliability: Idle). A speech onset wakes it the moment the user starts, so the
+reply that follows finds it running and its timestamps settled."""
 
 
 def _output_rate(device: str | None) -> int:
@@ -51,13 +56,15 @@ class DeviceAudio:
     rate = ASR_SAMPLE_RATE
 
     def __init__(self, input_device: str = "", output_device: str = "",
-                 mic_block_s: float = MIC_BLOCK_S, speaker_block_s: float = SPEAKER_BLOCK_S
-                 ) -> None:
+                 mic_block_s: float = MIC_BLOCK_S, speaker_block_s: float = SPEAKER_BLOCK_S,
+                 sleep_after_s: float | None = SPEAKER_SLEEP_S) -> None:
         out_rate = _output_rate(output_device or None)
         self.tap = FarEndTap(out_rate)
         self.player = Player(out_rate, tap=self.tap)
         self.mic = MicInput(input_device or None, mic_block_s)
-        self.speaker = SpeakerOutput(self.player, output_device or None, speaker_block_s)
+        self.speaker = SpeakerOutput(self.player, output_device or None, speaker_block_s,
+                                     sleep_after_s=sleep_after_s)
+        self.player.on_enqueue = self.speaker.wake
         self.mic_start_s = 0.0
         self.samples = 0
         self._need_reopen = False
@@ -65,6 +72,7 @@ class DeviceAudio:
         self._last_check = 0.0
         self._started = False
         self._underflows = 0
+        self._wakes = 0
         self.far = FarTimeline()
         self.delay = EchoDelayTracker()
         self.echo_path_version = 0
@@ -98,6 +106,7 @@ class DeviceAudio:
             if now - self._last_check > 1.0:
                 self._last_check = now
                 self.speaker.check()
+                self.speaker.sleep_if_idle(now)
             near, adc = self.mic.read(min_samples or 160, timeout_s)
         except DeviceError:
             self._need_reopen = True
@@ -118,6 +127,13 @@ class DeviceAudio:
             self._underflows = underflows
             self.far.reanchor()
             self.echo_path_version += 1
+        wakes = self.speaker.wakes
+        if wakes != self._wakes:
+            # The stream slept: its clock went on without samples. Place the reference anew
+            # from the next timestamps; the echo path itself did not move (the canceller
+            # keeps what it learnt; the delay tracker still watches).
+            self._wakes = wakes
+            self.far.reanchor()
         self.far.push(far_new, dac)
         aligned = None if adc is None else self.far.take(adc + FAR_MARGIN_S, len(near))
         if adc is not None:
@@ -154,6 +170,11 @@ class DeviceAudio:
             self.mic_start_s = start
         else:
             self.mic_start_s = 0.95 * self.mic_start_s + 0.05 * start
+
+    def wake_output(self) -> None:
+        """Someone started talking: have the speaker running before the reply comes.
+        Runs on: the capture thread."""
+        self.speaker.wake()
 
     def _reopen(self) -> None:
         label = self.mic.reopen()

@@ -58,11 +58,13 @@ class FarTimeline:
             self.written += len(piece)
 
     def reanchor(self) -> None:
-        """The output stream underran: the device timestamps moved and the averaged ones
-        would take seconds to follow. Start the average afresh and place the pointer anew
-        (the delay tracker's correction stays: it belongs to the echo path)."""
+        """The output stream underran or slept: the device timestamps moved and the averaged
+        ones would take seconds to follow. Start the average afresh from the next timed push
+        and place the pointer anew then (the delay tracker's correction stays: it belongs
+        to the echo path)."""
         self._n_t0 = 0
         self._err = 0.0
+        self.t0 = None
         self.pointer = None
 
     def take(self, start_s: float, n: int) -> npt.NDArray[np.float32] | None:

@@ -108,6 +108,8 @@ class Player:
         self.fade_len = max(1, int(round(fade_s * self.device_rate)))
         self.tap = tap
         self._clock = clock
+        self.on_enqueue: Callable[[], None] | None = None
+        """Called (on the producer's thread) before audio is queued: wakes a sleeping stream."""
         self._cond = threading.Condition(threading.Lock())
         self._segments: deque[_Segment] = deque()
         self._queued = 0  # device samples in _segments not yet handed out
@@ -140,6 +142,8 @@ class Player:
             turn is stale or flushed, ``cancel`` fires, or the timeout passes (a blocking
             call may have queued a prefix by then).
         """
+        if self.on_enqueue is not None:
+            self.on_enqueue()
         x = np.asarray(samples).reshape(-1)
         x = int16_to_float32(x) if x.dtype == np.int16 else x.astype(np.float32, copy=False)
         with self._cond:

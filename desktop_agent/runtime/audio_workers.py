@@ -20,7 +20,7 @@ from typing import Any, TypeAlias
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal, Slot
 
-from desktop_agent.audio.backend import AudioBackend, echo_path_version
+from desktop_agent.audio.backend import AudioBackend, MovingEchoPath, echo_path_version
 from desktop_agent.audio.capture import CapturePipeline, level_db
 from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.audio.player import Player
@@ -46,6 +46,8 @@ class CaptureWorker(QObject):
         self.pipeline = pipeline
         self._stop = threading.Event()
         self.enabled = True
+        self._wake_output = getattr(backend, "wake_output", None)
+        """A backend whose speaker sleeps while idle wakes it when someone starts talking."""
 
     def stop(self) -> None:
         """Ask the loop to end. Runs on: any thread."""
@@ -73,6 +75,7 @@ class CaptureWorker(QObject):
     def _loop(self) -> None:
         last_levels = 0.0
         last_reading: tuple[float, float, float | None] = (-100.0, -100.0, None)
+        moving = isinstance(self.backend, MovingEchoPath)  # (a Protocol check: slow, once)
         path_version = echo_path_version(self.backend)
         while not self._stop.is_set():
             try:
@@ -84,7 +87,7 @@ class CaptureWorker(QObject):
             if block is None:
                 continue
             near, far = block
-            version = echo_path_version(self.backend)
+            version = echo_path_version(self.backend) if moving else 0
             if version != path_version:  # the reference moved: relearn the echo path
                 path_version = version
                 self.pipeline.echo_path_changed()
@@ -93,6 +96,8 @@ class CaptureWorker(QObject):
             except Exception as exc:  # never let one bad block end capture
                 _LOGGER.exception("turn=0 capture block failed: %s", exc)
                 continue
+            if self._wake_output is not None and (events or self.pipeline.segmenter.in_speech):
+                self._wake_output()  # the reply that may follow finds the speaker running
             for event in events:
                 self.sig_speech_detected.emit(event)
             now = time.monotonic()

@@ -159,3 +159,58 @@ def test_stream_that_stops_is_a_device_error_and_reopen_falls_back(pulse_server:
         assert len(audio) >= 1600 and adc is not None
     finally:
         mic.close()
+
+
+def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: str) -> None:
+    """Idle, the output stream stops (no callbacks, no device error); queued speech starts it
+    again, plays whole, and the far-end reference still comes just before its echo."""
+    import threading
+
+    from desktop_agent.adapters.device_audio import DeviceAudio
+
+    dev = DeviceAudio("pulse", "pulse", sleep_after_s=0.3)
+    dev.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not dev.speaker.asleep and time.monotonic() < deadline:
+            dev.read(0.1)
+        assert dev.speaker.asleep, "the idle speaker kept running"
+        written = dev.tap._ring.total_written
+        until = time.monotonic() + 1.5  # long enough for read() to check the stream
+        while time.monotonic() < until:
+            dev.read(0.1)
+        assert dev.tap._ring.total_written == written, "a sleeping stream still called back"
+        assert not dev.speaker._stream.active and dev.speaker.wakes == 0
+
+        audio, rate = synth()
+        turn = TurnId(1)
+        feeder = threading.Thread(target=lambda: (dev.player.enqueue(turn, audio, rate),
+                                                  dev.player.end_turn(turn)))
+        feeder.start()
+        near, far = [], []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            block = dev.read(0.1)
+            if block is not None:
+                near.append(block[0])
+                far.append(block[1])
+            st = dev.player.status(turn)
+            if st is not None and st.state == "finished" and sum(map(len, far)) > 2 * FS:
+                break
+        feeder.join(5)
+        assert dev.speaker.wakes == 1  # (and asleep again by now: nothing more to play)
+        st = dev.player.status(turn)
+        assert st is not None and st.state == "finished" and st.played_samples == len(audio)
+        a, b = np.concatenate(near), np.concatenate(far)
+        assert np.sqrt(np.mean(b**2)) > 0.01, "the reference holds no speech"
+        size = 1 << (len(a) + len(b)).bit_length()
+        xc = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
+        max_lag = int(0.3 * FS)
+        lags = np.concatenate([xc[-max_lag:], xc[:max_lag]])
+        lag = int(np.argmax(np.abs(lags))) - max_lag
+        peak = abs(float(lags[lag + max_lag])) / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)
+        print(f"after waking: echo {lag / FS * 1000:.1f} ms after its reference, peak {peak:.2f}")
+        assert peak > 0.5, f"the reference does not match the echo (peak {peak:.2f})"
+        assert 0 < lag <= int(0.15 * FS), f"echo {lag / FS * 1000:.0f} ms after its reference"
+    finally:
+        dev.stop()
