@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -230,6 +231,8 @@ class MicInput(_Stream):
         self._resampler = Resampler(ASR_SAMPLE_RATE, ASR_SAMPLE_RATE)
         self._anchor: tuple[int, float] | None = None
         self.overflows = 0
+        self._arrived = 0.0  # monotonic time of the latest callback
+        self._gaps: deque[float] = deque(maxlen=9)  # between callbacks that came apart
 
     def _open(self, device: str | None) -> None:
         sd = _sd()
@@ -240,6 +243,7 @@ class MicInput(_Stream):
             self._ring = SampleRing(int(self.capacity_s * self.rate), np.float32)
             self._resampler = Resampler(self.rate, ASR_SAMPLE_RATE)
             self._anchor = None
+            self._gaps.clear()  # another device, another period
             self._stream = sd.InputStream(
                 device=index, channels=1, samplerate=self.rate, dtype="float32",
                 blocksize=int(self.block_s * self.rate), callback=self._callback,
@@ -256,6 +260,10 @@ class MicInput(_Stream):
         # Runs on: the audio input callback. Copy only.
         if status.input_overflow:
             self.overflows += 1
+        now = time.monotonic()
+        if 0.002 < now - self._arrived < 0.5:  # (back-to-back blocks and stalls say nothing)
+            self._gaps.append(now - self._arrived)
+        self._arrived = now
         self._anchor = (self._ring.total_written, float(t.inputBufferAdcTime))
         self._ring.write(indata[:, 0])
 
@@ -273,7 +281,7 @@ class MicInput(_Stream):
         """
         self.check()
         need_dev = int(np.ceil(min_samples * self.rate / ASR_SAMPLE_RATE)) if self.rate else 0
-        self._ring.wait(need_dev, timeout_s, self.rate or None)
+        self._ring.wait(need_dev, timeout_s, self.rate or None, self._next_block)
         self.check()
         start = self._ring.total_read
         anchor = self._anchor
@@ -282,6 +290,13 @@ class MicInput(_Stream):
         if anchor is not None and self.rate:
             adc = anchor[1] + (start - anchor[0]) / self.rate - self._resampler.delay_s
         return out, adc
+
+    def _next_block(self) -> float | None:
+        """When the next callback is expected: the device's usual period after the latest
+        (the median of the recent ones: some servers deliver two blocks at once, then none
+        for two periods). None before there is a period to go by."""
+        gaps = sorted(tuple(self._gaps))
+        return self._arrived + gaps[len(gaps) // 2] if gaps else None
 
 
 class SpeakerOutput(_Stream):

@@ -11,6 +11,7 @@ counts them in :attr:`dropped` rather than blocking the audio callback.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -92,13 +93,18 @@ class SampleRing:
         """
         return self.read(self._written - self._read)
 
-    def wait(self, min_samples: int, timeout_s: float, rate: float | None = None) -> bool:
+    def wait(self, min_samples: int, timeout_s: float, rate: float | None = None,
+             next_write: Callable[[], float | None] | None = None) -> bool:
         """Block until at least ``min_samples`` are readable or ``timeout_s`` passes.
 
         Polls: the producer is an audio callback that must never take a lock or signal a
-        condition, so there is nothing to wait on. With the producer's ``rate`` (samples per
-        second) it first sleeps until the missing samples are due, then polls every 2 ms:
-        the same wake-up to within 2 ms, without hundreds of idle wake-ups a second.
+        condition, so there is nothing to wait on. It sleeps until the producer's next
+        write is expected (``next_write``: a monotonic time, or None when unknown), or else,
+        with the producer's ``rate`` (samples per second), until the missing samples are
+        due; then it polls every 2 ms. The same wake-up to within 2 ms, without the idle
+        wake-ups: a device that delivers blocks every 40 ms gets no polls while one is on
+        its way (sleeping by ``rate`` alone, one sample short of a block polled for a whole
+        period).
 
         Runs on: the consumer thread.
 
@@ -110,7 +116,11 @@ class SampleRing:
             now = time.monotonic()
             if now >= deadline:
                 return False
-            due = missing / rate if rate else 0.0
+            expected = next_write() if next_write is not None else None
+            if expected is not None:
+                due = expected - now
+            else:
+                due = missing / rate if rate else 0.0
             time.sleep(min(max(0.002, due), max(0.0, deadline - now)))
         return True
 

@@ -100,6 +100,40 @@ def test_the_ring_wait_sleeps_until_samples_are_due_and_returns_when_they_come()
     assert not ring.wait(10_000, 0.05, rate=48_000)  # a timeout is still a timeout
 
 
+def _blocks_every_40_ms(monkeypatch: Any, ring: SampleRing) -> list[float]:
+    """A fake clock for the ring: each sleep advances it; a device delivers 1411 samples
+    (32 ms at 44.1 kHz) at 40 ms and 80 ms, as the PulseAudio plugin does. Returns the
+    sleeps taken."""
+    import types
+
+    import desktop_agent.audio.ring as ring_module
+
+    clock, sleeps = [0.0], []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        clock[0] += seconds
+        while ring.total_written < 1411 * int(clock[0] / 0.040 + 1e-9):
+            ring.write(np.zeros(1411, np.float32))
+
+    monkeypatch.setattr(ring_module, "time", types.SimpleNamespace(
+        monotonic=lambda: clock[0], sleep=sleep))
+    return sleeps
+
+
+def test_the_ring_wait_sleeps_until_the_next_block_instead_of_polling(monkeypatch: Any) -> None:
+    ring = SampleRing(48_000, np.float32)
+    sleeps = _blocks_every_40_ms(monkeypatch, ring)
+    next_block = lambda: 0.040 * (ring.total_written // 1411 + 1)  # noqa: E731
+    assert ring.wait(1412, 1.0, rate=44_100, next_write=next_block)  # one sample past a block
+    assert len(sleeps) == 2, sleeps  # until each block, and no polls in between
+
+    ring = SampleRing(48_000, np.float32)  # by the rate alone: polled through a whole period
+    sleeps = _blocks_every_40_ms(monkeypatch, ring)
+    assert ring.wait(1412, 1.0, rate=44_100)
+    assert len(sleeps) >= 8, sleeps  # 32 ms, 32 ms, then 2 ms polls from 64 to 80 ms
+
+
 def test_level_readings_are_resent_only_when_a_meter_would_move() -> None:
     quiet = (-100.0, -100.0, None)
     assert not _changed(quiet, quiet)
