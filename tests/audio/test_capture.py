@@ -126,9 +126,10 @@ def test_trace_records_blocks_and_frames(tmp_path: Path, monkeypatch: pytest.Mon
     assert list(saved["mark_label"]) == ["echo_path_changed"]
 
 
-def test_reads_are_one_vad_frame_while_idle_and_aec_frames_while_playing() -> None:
-    """The capture loop asks for what completes the next VAD frame once nothing plays (one
-    wake-up per decision instead of three), and for 10 ms blocks while the canceller runs."""
+def test_reads_are_two_vad_frames_in_silence_one_in_speech_and_aec_frames_while_playing() -> None:
+    """The capture loop asks for what completes the next two VAD frames while nobody speaks
+    and nothing plays (one wake-up per two decisions), one frame once speech is heard (no
+    delay to an utterance's end), and 10 ms blocks while the canceller runs."""
     from desktop_agent.audio.capture import AEC_BLOCK, AEC_IDLE_S
 
     pipe = CapturePipeline(LoudnessVad(), PassThroughAec())
@@ -137,11 +138,20 @@ def test_reads_are_one_vad_frame_while_idle_and_aec_frames_while_playing() -> No
     for _ in range(int(AEC_IDLE_S * 100) + 1):
         pipe.process(silence, silence)
     want = pipe.samples_wanted()
-    assert AEC_BLOCK <= want <= VAD_FRAME
+    assert VAD_FRAME + AEC_BLOCK <= want <= 2 * VAD_FRAME
     pipe.process(np.zeros(want, np.float32), np.zeros(want, np.float32))
-    assert pipe.samples_wanted() == VAD_FRAME  # frame-aligned: exactly one frame next
+    assert pipe.samples_wanted() == 2 * VAD_FRAME  # frame-aligned: exactly two frames next
+    loud = _tone(1, seed=3)
+    pipe.process(loud, np.zeros(len(loud), np.float32))  # a first frame of speech
+    assert pipe.segmenter.onset_pending
+    assert pipe.samples_wanted() == VAD_FRAME  # someone may be starting: frame by frame
+    events = []
+    while not pipe.segmenter.in_speech:
+        events += pipe.process(loud, np.zeros(len(loud), np.float32))
+        assert pipe.samples_wanted() == VAD_FRAME
+    assert events  # the onset was confirmed
     far = np.full(AEC_BLOCK, 0.1, np.float32)
     pipe.process(silence, far)  # something plays: back to the canceller's pace
     assert pipe.samples_wanted() == AEC_BLOCK
     # Without a canceller nothing needs the 10 ms pace.
-    assert CapturePipeline(LoudnessVad()).samples_wanted() == VAD_FRAME
+    assert CapturePipeline(LoudnessVad()).samples_wanted() == 2 * VAD_FRAME

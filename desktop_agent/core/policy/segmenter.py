@@ -118,6 +118,11 @@ class SpeechSegmenter:
         return self._end_reason
 
     @property
+    def onset_pending(self) -> bool:
+        """Speech heard but not yet confirmed as an utterance (False in one, or in silence)."""
+        return not self._in_speech and self._onset_s > 0.0
+
+    @property
     def trailing_silence_s(self) -> float:
         """Silence, seconds, since the current utterance's last speech chunk (0.0 outside one)."""
         return self._gap_s if self._in_speech else 0.0
