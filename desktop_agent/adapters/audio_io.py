@@ -263,9 +263,9 @@ class MicInput(_Stream):
         now = time.monotonic()
         if 0.002 < now - self._arrived < 0.5:  # (back-to-back blocks and stalls say nothing)
             self._gaps.append(now - self._arrived)
-        self._arrived = now
         self._anchor = (self._ring.total_written, float(t.inputBufferAdcTime))
         self._ring.write(indata[:, 0])
+        self._arrived = now  # after the write: a reader that saw it missing waits for the next
 
     def read(self, min_samples: int, timeout_s: float = 1.0
              ) -> tuple[npt.NDArray[np.float32], float | None]:
@@ -378,14 +378,21 @@ class SpeakerOutput(_Stream):
         """
         self._busy_at = time.monotonic()
         with self._sleep_lock:
-            if not self._asleep or self._stream is None:
+            stream = self._stream
+            if not self._asleep or stream is None:
                 return
             self.wakes += 1
             try:
-                self._stream.start()
+                stream.start()
             except Exception as exc:  # the device went while the stream slept
                 self._failed = f"it did not start again ({exc})"
             self._asleep = False
+
+    def close(self) -> None:
+        """Stop and close the stream (idempotent), never while :meth:`wake` starts it."""
+        with self._sleep_lock:
+            super().close()
+            self._busy_at = time.monotonic()  # a reopened stream gets its full idle time
 
     def sleep_if_idle(self, now: float) -> bool:
         """Stop the stream once nothing has played or been asked for ``sleep_after_s``:
@@ -395,7 +402,8 @@ class SpeakerOutput(_Stream):
             return False
         with self._sleep_lock:
             if (self._asleep or self._stream is None or self._failed
-                    or now - self._busy_at < self.sleep_after_s):
+                    or now - self._busy_at < self.sleep_after_s
+                    or self.player.queued_s or self.player.paused):  # (a stalled stream)
                 return False
             self._asleep = True
             try:

@@ -120,6 +120,7 @@ class DeviceAudio:
             # every later onset look like playback warm-up echo).
             self.mic_start_s = time.monotonic() - (self.samples + len(near)) / self.rate
             self._reanchor = False
+        wakes = self.speaker.wakes  # before the tap: what it holds then came before a wake
         far_new, dac = self.tap.read()
         underflows = self.speaker.underflows
         if underflows != self._underflows:
@@ -127,7 +128,6 @@ class DeviceAudio:
             self._underflows = underflows
             self.far.reanchor()
             self.echo_path_version += 1
-        wakes = self.speaker.wakes
         if wakes != self._wakes:
             # The stream slept: its clock went on without samples. Place the reference anew
             # from the next timestamps; the echo path itself did not move (the canceller

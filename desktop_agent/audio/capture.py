@@ -222,14 +222,15 @@ class CapturePipeline:
         in 10 ms frames, and the far end must keep pace: one 10 ms block. Otherwise nothing
         is decided before the next VAD frame is full, so reading less only wakes the capture
         thread for nothing (three times as often, the main idle cost). In silence (no
-        utterance, no onset being confirmed) two frames go per read: an onset is confirmed at
-        most one frame (32 ms) later, the end of an utterance and a barge-in are not delayed
-        at all, and the idle capture thread wakes half as often.
+        utterance, no onset being confirmed, the assistant not speaking) two frames go per
+        read: an onset is confirmed at most one frame (32 ms) later, the end of an utterance
+        and a barge-in are not delayed at all, and the idle capture thread wakes half as
+        often.
         """
         if self.aec is not None and self._far_silent_s < AEC_IDLE_S:
             return AEC_BLOCK
         rest = max(AEC_BLOCK, VAD_FRAME - len(self._vad_pending) - len(self._near_pending))
-        quiet = not (self.segmenter.in_speech or self.segmenter.onset_pending)
+        quiet = not (self.segmenter.in_speech or self.segmenter.onset_pending or self._playing)
         return rest + VAD_FRAME if quiet else rest
 
     def _cancel_echo(self, near: npt.NDArray[np.float32],

@@ -175,6 +175,8 @@ class Player:
                 return
             resampler = turn.resampler
         tail = resampler.flush() if resampler is not None else np.zeros(0, np.float32)
+        if len(tail) and self.on_enqueue is not None:
+            self.on_enqueue()
         with self._cond:
             if turn.state == "flushed":
                 return

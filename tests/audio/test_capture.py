@@ -153,5 +153,8 @@ def test_reads_are_two_vad_frames_in_silence_one_in_speech_and_aec_frames_while_
     far = np.full(AEC_BLOCK, 0.1, np.float32)
     pipe.process(silence, far)  # something plays: back to the canceller's pace
     assert pipe.samples_wanted() == AEC_BLOCK
-    # Without a canceller nothing needs the 10 ms pace.
-    assert CapturePipeline(LoudnessVad()).samples_wanted() == 2 * VAD_FRAME
+    # Without a canceller nothing needs the 10 ms pace, but a reply that plays may be cut in.
+    plain = CapturePipeline(LoudnessVad())
+    assert plain.samples_wanted() == 2 * VAD_FRAME
+    plain.set_playback(True)
+    assert plain.samples_wanted() == VAD_FRAME
