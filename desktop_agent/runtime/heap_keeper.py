@@ -3,7 +3,8 @@
 A turn's engines free hundreds of megabytes that glibc keeps; trimming after each turn keeps
 the resident size near what the app really holds. The trim waits ``SETTLE_MS`` after the
 machine is back in LISTENING (not while a reply is assembled or played), runs at most once
-every ``MIN_GAP_S``, and runs on a short-lived thread: it walks every arena (a few ms to a
+every ``MIN_GAP_S`` (a turn that ends sooner gets its trim once the gap has passed, if the
+app is still listening then), and runs on a short-lived thread: it walks every arena (a few ms to a
 few tens of ms) and the GUI thread must not wait for it.
 
 Runs on: GUI thread (the trim itself on its own thread).
@@ -44,23 +45,25 @@ class HeapKeeper(QObject):
         self._thread: threading.Thread | None = None
         self.trims = 0
         """Trims started (tests, the soak)."""
+        self._settle_ms = settle_ms
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(settle_ms)
         self._timer.timeout.connect(self._due)
 
     def on_state(self, state: State) -> None:
         """The machine's state after an event: arm in LISTENING, disarm elsewhere."""
         if state is State.LISTENING:
             if not self._timer.isActive():
-                self._timer.start()
+                self._timer.start(self._settle_ms)
         else:
             self._timer.stop()
 
     def _due(self) -> None:
         now = self._clock()
         busy = self._thread is not None and self._thread.is_alive()
-        if busy or now - self._last < self._gap:
+        wait_s = self._gap - (now - self._last)
+        if busy or wait_s > 0:  # later, not never: what this turn freed goes back too
+            self._timer.start(max(self._settle_ms, int(wait_s * 1000)))
             return
         self._last = now
         self.trims += 1

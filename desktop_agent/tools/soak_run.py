@@ -42,7 +42,8 @@ SPEAK_MARGIN_S: Final = 3.0
 BETWEEN_TURNS_S: Final = 0.6
 """Pause after a turn is back in LISTENING, before the next: no one speaks again within a
 few hundred milliseconds, and the app trims its heap once a turn has settled
-(runtime/heap_keeper.py). RSS is read after it."""
+(runtime/heap_keeper.py). Each turn's RSS is read after it; the start and the end figures
+once the heap keeper has trimmed after the latest turn."""
 HARD_CAP_S: Final = 150.0
 """A turn not back in LISTENING after this long is reset, so the soak goes on."""
 
@@ -167,6 +168,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     from desktop_agent.core.turns import events as ev
     from desktop_agent.core.turns.model import State
     from desktop_agent.core.turns.policy import TurnPolicy
+    from desktop_agent.runtime.heap_keeper import MIN_GAP_S
     from desktop_agent.tools import soak_faults
     from desktop_agent.tools.pulse_daemon import PulseDaemon
 
@@ -225,6 +227,17 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     wait(lambda: state() is State.LISTENING, 30)
     pump(2.0)  # the prompt prefill and the echo canceller settle
     rss_loaded = _rss_mb()
+
+    def at_rest() -> float:
+        """RSS once the heap keeper has trimmed after the latest turn (the per-turn reading
+        0.6 s after a turn can come before it: the keeper waits 5 s between trims)."""
+        keeper = c.heap_keeper
+        trims = keeper.trims if keeper is not None else 0
+        pump(BETWEEN_TURNS_S)
+        if keeper is not None:
+            wait(lambda: keeper.trims > trims, MIN_GAP_S + 2.0)
+            keeper.join()
+        return _rss_mb()
     # A push-to-talk, a typed and a hands-free turn, not counted: the engines' first-use
     # buffers (Whisper's, the KV cache, the voice's, the end-of-turn model's) are not
     # growth; RSS at the start is taken after them.
@@ -242,8 +255,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     wait(lambda: state() is not State.LISTENING, 10)
     wait(lambda: state() is State.LISTENING, HARD_CAP_S)
     c.set_mode("push_to_talk")
-    pump(BETWEEN_TURNS_S)
-    rss_start = _rss_mb()
+    rss_start = at_rest()
     rng = random.Random(seed + 1)
     stopped_early = False
     stuck_between = 0  # the app left LISTENING on its own (echo?) and did not come back
@@ -322,7 +334,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
                 wait(lambda s=samples: rt.backend.samples > s + 8_000, 20)  # type: ignore[misc]
     finally:
         summary = {"summary": True, "rss_loaded_mb": rss_loaded, "rss_start_mb": rss_start,
-                   "rss_end_mb": _rss_mb(),
+                   "rss_end_mb": at_rest() if state() is State.LISTENING else _rss_mb(),
                    "injected": dict(switch.injected), "llm": llm or "default",
                    "max_tokens": max_tokens, "turns_planned": turns,
                    "stuck_between_turns": stuck_between,

@@ -45,6 +45,24 @@ def test_trims_once_the_turn_has_settled_and_not_inside_it(qtbot: Any) -> None:
     assert calls == [1, 1]
 
 
+def test_a_turn_that_ends_within_the_gap_gets_its_trim_once_the_gap_has_passed(
+        qtbot: Any) -> None:
+    keeper = HeapKeeper(lambda: True, settle_ms=20, min_gap_s=0.4)
+    keeper.on_state(State.LISTENING)
+    qtbot.waitUntil(lambda: keeper.trims == 1, timeout=5_000)
+    keeper.on_state(State.PROCESSING)  # a short turn
+    keeper.on_state(State.LISTENING)
+    qtbot.wait(100)
+    assert keeper.trims == 1  # within the gap: not yet
+    qtbot.waitUntil(lambda: keeper.trims == 2, timeout=5_000)  # but once it has passed
+    keeper.on_state(State.PROCESSING)
+    keeper.on_state(State.LISTENING)
+    keeper.on_state(State.USER_SPEAKING)  # the next turn began: the deferred trim waits too
+    qtbot.wait(700)
+    assert keeper.trims == 2
+    keeper.join()
+
+
 def test_a_failing_trim_is_only_logged(qtbot: Any) -> None:
     def boom() -> bool:
         raise OSError("no")
