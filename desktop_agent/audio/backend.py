@@ -8,6 +8,7 @@ bench tool, not part of the port.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
@@ -69,6 +70,16 @@ class MovingEchoPath(Protocol):
         ...
 
 
+def echo_path_reader(backend: AudioBackend) -> Callable[[], int]:
+    """Reads ``backend``'s echo path version (always 0 for one whose path never moves, a
+    virtual card). The kind is checked once here: a Protocol ``isinstance`` is slow, and the
+    capture loop reads the version for every block."""
+    if isinstance(backend, MovingEchoPath):
+        moving = backend
+        return lambda: moving.echo_path_version
+    return lambda: 0
+
+
 def echo_path_version(backend: AudioBackend) -> int:
     """``backend``'s echo path version; 0 for one whose path never moves (a virtual card)."""
-    return backend.echo_path_version if isinstance(backend, MovingEchoPath) else 0
+    return echo_path_reader(backend)()

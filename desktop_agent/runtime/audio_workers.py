@@ -20,7 +20,7 @@ from typing import Any, TypeAlias
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal, Slot
 
-from desktop_agent.audio.backend import AudioBackend, MovingEchoPath, echo_path_version
+from desktop_agent.audio.backend import AudioBackend, echo_path_reader
 from desktop_agent.audio.capture import CapturePipeline, level_db
 from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.audio.player import Player
@@ -75,8 +75,8 @@ class CaptureWorker(QObject):
     def _loop(self) -> None:
         last_levels = 0.0
         last_reading: tuple[float, float, float | None] = (-100.0, -100.0, None)
-        moving = isinstance(self.backend, MovingEchoPath)  # (a Protocol check: slow, once)
-        path_version = echo_path_version(self.backend)
+        version_of = echo_path_reader(self.backend)
+        path_version = version_of()
         while not self._stop.is_set():
             try:
                 block = self.backend.read(0.1, self.pipeline.samples_wanted())
@@ -87,7 +87,7 @@ class CaptureWorker(QObject):
             if block is None:
                 continue
             near, far = block
-            version = echo_path_version(self.backend) if moving else 0
+            version = version_of()
             if version != path_version:  # the reference moved: relearn the echo path
                 path_version = version
                 self.pipeline.echo_path_changed()
