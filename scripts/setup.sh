@@ -12,7 +12,8 @@
 # apt-get command to run and stops).
 #
 # Environment: PYTHON (interpreter to build the venv from, default python3),
-# DESKTOP_AGENT_VENV (default: <repo>/.venv), PYTEST_ARGS (extra pytest arguments in test mode).
+# DESKTOP_AGENT_VENV (default: <repo>/.venv), PYTEST_ARGS (extra pytest arguments in test mode),
+# DESKTOP_AGENT_BUILD_LLAMA_SERVER=1 (build llama.cpp's llama-server in every mode, not only test).
 set -euo pipefail
 
 MODE="${1:-run}"
@@ -31,11 +32,56 @@ CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/desktop_agent"
 LLAMA_VERSION="0.3.36"
 # Portable CPU flags: the default native build uses AMX here and dies with SIGILL.
 LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF"
+# llama.cpp's own server, from the llama.cpp the same sdist vendors, with the flags above plus:
+# static libraries (one self-contained binary), no web UI (its prebuilt assets would be
+# downloaded at build time), no HTTPS (it serves loopback), nothing else built.
+LLAMA_SERVER_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF"
+# The tests need it (tests/adapters/test_llm_openai_real.py); the app only with llm.backend =
+# "server" on this computer, so run/install skip the build (10-20 minutes on 2 cores) unless asked.
+WANT_SERVER=0
+{ [ "$MODE" = test ] || [ "${DESKTOP_AGENT_BUILD_LLAMA_SERVER:-0}" = 1 ]; } && WANT_SERVER=1
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 die() {
     printf '\033[31m[setup] %s\033[0m\n' "$*" >&2
     exit 1
+}
+
+# The llama-cpp-python sdist, downloaded once: the wheel and the server are built from this
+# file. Prints its path (everything else goes to stderr); call it as sdist=$(llama_sdist).
+llama_sdist() {
+    local dir="$CACHE/sdist" name="llama_cpp_python-$LLAMA_VERSION.tar.gz"
+    if [ ! -f "$dir/$name" ]; then
+        say "downloading the llama-cpp-python $LLAMA_VERSION sdist (76 MB)" >&2
+        rm -rf "$dir.tmp" && mkdir -p "$dir"
+        "${PIP[@]}" download --quiet --no-binary :all: --no-deps -d "$dir.tmp" \
+            "llama-cpp-python==$LLAMA_VERSION" >&2 || die "downloading the llama-cpp-python sdist failed (see above)"
+        mv "$dir.tmp/$name" "$dir/" && rm -rf "$dir.tmp"
+    fi
+    echo "$dir/$name"
+}
+
+# Build llama-server from the sdist's vendor/llama.cpp into $2 (atomically), and check it runs.
+build_llama_server() {
+    local sdist="$1" out="$2" work log=/tmp/desktop_agent-llama-server.log t0=$SECONDS
+    say "building llama.cpp's llama-server from the same sdist (portable CPU flags; 10-20 minutes on 2 cores, once)"
+    # Outside the repository: llama.cpp's cmake asks git for a commit and would read ours.
+    work=$(mktemp -d "${TMPDIR:-/tmp}/desktop_agent-llama-server.XXXXXX")
+    tar -xzf "$sdist" -C "$work" "llama_cpp_python-$LLAMA_VERSION/vendor/llama.cpp" ||
+        die "unpacking $sdist failed; delete it and run this script again"
+    # shellcheck disable=SC2086
+    if ! { cmake -S "$work/llama_cpp_python-$LLAMA_VERSION/vendor/llama.cpp" -B "$work/build" \
+        $LLAMA_CMAKE_ARGS $LLAMA_SERVER_CMAKE_ARGS &&
+        CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" cmake --build "$work/build" --target llama-server; } >"$log" 2>&1; then
+        rm -rf "$work"
+        die "building llama-server failed (log: $log)"
+    fi
+    # A binary this CPU cannot run (SIGILL) fails here, not in the tests.
+    "$work/build/bin/llama-server" --version >>"$log" 2>&1 ||
+        { rm -rf "$work"; die "the llama-server just built does not run on this computer (log: $log)"; }
+    install -m 755 "$work/build/bin/llama-server" "$out.tmp" && mv "$out.tmp" "$out"
+    rm -rf "$work"
+    say "built llama-server in $((SECONDS - t0)) s ($(du -h "$out" | cut -f1))"
 }
 
 # --- 1. Debian packages ------------------------------------------------------------------
@@ -89,27 +135,44 @@ fi
 VPY="$VENV/bin/python"
 PIP=("$VPY" -m pip --disable-pip-version-check)
 
-# Everything the install depends on; when unchanged, steps 3-5 are skipped.
+# Everything the install depends on; when unchanged, steps 3-5 are skipped (unless a
+# llama-server is wanted and the venv has none).
 STAMP="$VENV/.desktop_agent-$MODE.stamp"
 [ "$MODE" = run ] && STAMP="$VENV/.desktop_agent-install.stamp"
 case "$MODE" in install | bundle | desktop-entry) STAMP="$VENV/.desktop_agent-install.stamp" ;; esac
 want=$(cat pyproject.toml models/requirements-*.txt models/manifest.toml scripts/setup.sh | sha256sum | cut -c1-32)
-if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
+    { [ $WANT_SERVER = 0 ] || [ -x "$VENV/bin/llama-server" ]; }; then
     say "dependencies and models are up to date"
 else
-    # --- 3. llama-cpp-python: source-only; built once with portable flags, then cached ------
+    # --- 3. llama.cpp: source-only; built once with portable flags, then cached -------------
+    # The cache key covers the version, the flags and the interpreter (the wheel's ABI).
+    key=$(printf '%s %s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" "$("$VPY" -c 'import sys; print(sys.version)')" | sha256sum | cut -c1-12)
+    wheeldir="$CACHE/wheels/llama-$key"
     if ! "$VPY" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
-        key=$(printf '%s %s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" "$("$VPY" -c 'import sys; print(sys.version)')" | sha256sum | cut -c1-12)
-        wheeldir="$CACHE/wheels/llama-$key"
         if ! ls "$wheeldir"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+            sdist=$(llama_sdist)
             say "building llama-cpp-python $LLAMA_VERSION (portable CPU flags; about 5 minutes on 2 cores)"
             mkdir -p "$wheeldir"
             CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
                 "${PIP[@]}" wheel --quiet --no-cache-dir --no-deps -w "$wheeldir.tmp" \
-                "llama-cpp-python==$LLAMA_VERSION" || die "building llama-cpp-python failed (see above)"
+                "$sdist" || die "building llama-cpp-python failed (see above)"
             mv "$wheeldir.tmp"/llama_cpp_python-*.whl "$wheeldir"/ && rm -rf "$wheeldir.tmp"
         fi
         "${PIP[@]}" install --quiet "$wheeldir"/llama_cpp_python-*.whl
+    fi
+    if [ $WANT_SERVER = 1 ]; then
+        # Cached beside the wheel, named by its own flags too; copied (not linked) into the venv.
+        server="$wheeldir/llama-server-$(printf '%s' "$LLAMA_SERVER_CMAKE_ARGS" | sha256sum | cut -c1-8)"
+        if ! cmp -s "$server" "$VENV/bin/llama-server"; then
+            if [ ! -x "$server" ]; then
+                mkdir -p "$wheeldir"
+                sdist=$(llama_sdist)
+                build_llama_server "$sdist" "$server"
+            fi
+            install -m 755 "$server" "$VENV/bin/llama-server"
+            say "installed $VENV/bin/llama-server"
+        fi
     fi
     # --- 4. Python dependencies (pinned in pyproject.toml) ----------------------------------
     extras=""
