@@ -202,6 +202,10 @@ class CapturePipeline:
         """Ask the model only while this is True. Push-to-talk should turn it off: the
         release ends the turn, and a model call then only delays the capture thread."""
         self._playing = False
+        self.echo_settling = False
+        """The backend is measuring the echo reference back into place (after an output
+        underrun or a wake): the echo gate judges conservatively meanwhile. Set by the
+        capture loop before each block."""
 
     def process(self, near: npt.NDArray[np.float32],
                 far: npt.NDArray[np.float32] | None = None) -> list[CaptureEvent]:
@@ -290,7 +294,8 @@ class CapturePipeline:
             prob = raw = (0.0 if power < VAD_FLOOR_POWER
                           else float(self.vad.speech_probability(frame)))
             if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
-                    self.echo_gate.is_echo(power, holding=self._passed)
+                    self.echo_gate.is_echo(power, holding=self._passed,
+                                           settling=self.echo_settling)
                     or (self.echo_gate.far_active() and self.coherence.is_echo(frame_end))):
                 prob = 0.0  # what the canceller left of the speaker, not the user
             self._passed = prob >= self.segmenter.settings.neg_threshold
@@ -309,6 +314,8 @@ class CapturePipeline:
                 at = (self.segmenter.speech_start_s if kind is SegmentEvent.SPEECH_STARTED
                       else self.segmenter.speech_end_s) or 0.0
                 events.append(CaptureEvent(kind, frame_end, self._segment_to_abs(at)))
+                if self.trace is not None:
+                    self.trace.mark(frame_end, f"{kind.name} playing={self._playing}")
         self._vad_pending = self._vad_pending[offset:]
         return events
 
@@ -352,11 +359,11 @@ class CapturePipeline:
 
     _seg_base = 0
 
-    def echo_path_changed(self) -> None:
+    def echo_path_changed(self, reason: str = "") -> None:
         """The far-end reference moved (or the devices were reopened): the canceller and
         the echo gate must learn the new path from scratch, assuming nothing is removed."""
         if self.trace is not None:
-            self.trace.mark(self.history.end, "echo_path_changed")
+            self.trace.mark(self.history.end, f"echo_path_changed {reason}".strip())
         if self.aec is not None and hasattr(self.aec, "reset"):
             self.aec.reset()
         self.echo_gate.reset()  # (the coherence rule needs no relearning: it keeps judging)

@@ -322,6 +322,9 @@ class AgentController(AgentViewModel):
 
     def _on_transition(self, t: Transition) -> None:
         _LOGGER.info("turn=%d %s -> %s (%s)", t.turn_id, t.source.name, t.target.name, t.cause)
+        if self.pipeline.trace is not None:  # "it hears itself" reports: the turn beside the audio
+            self.pipeline.trace.mark(self.pipeline.history.end,
+                                     f"{t.source.name}->{t.target.name} {t.cause}")
         self.recorder.on_transition(t)
         if t.target is State.ERROR:
             self.sig_error.emit(error_notice(t.cause))
