@@ -34,6 +34,12 @@ blocks made the idle app three times as busy (README, Reliability: Idle)."""
 SPEAKER_BLOCK_S = 0.02
 """Speaker callback period: at least the player's fade; 20 ms halves the idle callbacks of
 10 ms for at most 10 ms more between a flush and silence."""
+SPEAKER_LATENCY = "high"
+"""PortAudio's output latency hint: the device's own "high" suggestion (35 ms through
+PulseAudio's ALSA plugin) rather than its "low" one (9 ms). With "low", on a 2-core machine
+with two busy processes beside the app, the output callback missed its deadline 14 times a
+minute of playback (a click in the reply, and the echo reference placed anew each time);
+with more slack it misses far less. The cost: a pause or flush is heard up to ~25 ms later."""
 SPEAKER_SLEEP_S = 3.0
 """The output stream stops once nothing has played, been queued or been said (a speech
 onset) for this long; it starts again in 1-4 ms when audio is queued or someone speaks
@@ -63,7 +69,7 @@ class DeviceAudio:
         self.player = Player(out_rate, tap=self.tap)
         self.mic = MicInput(input_device or None, mic_block_s)
         self.speaker = SpeakerOutput(self.player, output_device or None, speaker_block_s,
-                                     sleep_after_s=sleep_after_s)
+                                     latency=SPEAKER_LATENCY, sleep_after_s=sleep_after_s)
         self.player.on_enqueue = self.speaker.wake
         self.mic_start_s = 0.0
         self.samples = 0
@@ -77,6 +83,9 @@ class DeviceAudio:
         self.delay = EchoDelayTracker()
         self.echo_path_version = 0
         """Bumped whenever the echo reference moves: the capture pipeline relearns the path."""
+        self.echo_path_reason = ""
+        """Why the version was last bumped ('underflow' before any lag was learnt,
+        'delay_shift', 'restore_failed', 'reopen'): the capture trace marks it."""
 
     def start(self) -> None:
         """Open both streams (once). Raises DeviceError naming the device that failed."""
@@ -125,15 +134,20 @@ class DeviceAudio:
         underflows = self.speaker.underflows
         if underflows != self._underflows:
             # The device skipped ahead or stalled: the echo moved against its reference.
+            # Place the reference anew from the next timestamps and restore, by measuring,
+            # the lag the canceller learnt (it keeps its filter); with no lag learnt yet,
+            # the canceller learns the path anew.
             self._underflows = underflows
             self.far.reanchor()
-            self.echo_path_version += 1
+            if not self.delay.expect_restore():
+                self._relearn("underflow")
         if wakes != self._wakes:
             # The stream slept: its clock went on without samples. Place the reference anew
             # from the next timestamps; the echo path itself did not move (the canceller
-            # keeps what it learnt; the delay tracker still watches).
+            # keeps what it learnt; the delay tracker restores the lag it knows).
             self._wakes = wakes
             self.far.reanchor()
+            self.delay.expect_restore()
         self.far.push(far_new, dac)
         aligned = None if adc is None else self.far.take(adc + FAR_MARGIN_S, len(near))
         if adc is not None:
@@ -143,18 +157,30 @@ class DeviceAudio:
             tail = far_new[-len(near):]
             aligned[len(near) - len(tail):] = tail
         else:
-            shift = self.delay.observe(near, aligned)
-            if shift and self.far.pointer is not None:
+            fix = self.delay.observe(near, aligned)
+            if fix.shift and self.far.pointer is not None:
                 # A positive lag means the echo comes later than wanted: read the far-end
-                # later too (and vice versa). The AEC re-adapts to the new path.
-                self.far.pointer -= shift
-                self.far.shifted += shift
-                self.echo_path_version += 1
-                _LOGGER.info("turn=0 echo reference moved by %.1f ms (echo was %.1f ms after it)",
-                             -shift * 1000 / self.rate,
-                             (shift + self.delay.target) * 1000 / self.rate)
+                # later too (and vice versa).
+                self.far.pointer -= fix.shift
+                self.far.shifted += fix.shift
+                _LOGGER.info("turn=0 echo reference moved by %.1f ms (%s)",
+                             -fix.shift * 1000 / self.rate,
+                             "the canceller relearns" if fix.relearn else "lag restored")
+            if fix.relearn:  # the echo sits where the canceller never learnt it
+                self._relearn("delay_shift" if fix.shift else "restore_failed")
         self.samples += len(near)
         return near, aligned
+
+    @property
+    def echo_path_settling(self) -> bool:
+        """True while the reference, placed anew after an underrun or a wake, is measured
+        back to the lag the canceller learnt (the echo gate judges conservatively)."""
+        return self.delay.restoring
+
+    def _relearn(self, reason: str) -> None:
+        """The echo moved where the canceller never learnt it: the pipeline resets it."""
+        self.echo_path_version += 1
+        self.echo_path_reason = reason
 
     def _anchor_clock(self, adc_s: float) -> None:
         """Keep time_of() on the monotonic clock even when the mic delivers unevenly."""
@@ -182,7 +208,7 @@ class DeviceAudio:
         self.tap.clear()
         self.far = FarTimeline()
         self.delay = EchoDelayTracker()
-        self.echo_path_version += 1
+        self._relearn("reopen")
         self._need_reopen = False
         self._reanchor = True
         _LOGGER.warning("turn=0 audio devices reopened (%s)", label)

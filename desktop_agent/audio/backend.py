@@ -69,6 +69,11 @@ class MovingEchoPath(Protocol):
         """Bumped whenever the echo reference moved: the echo canceller relearns the path."""
         ...
 
+    @property
+    def echo_path_settling(self) -> bool:
+        """True while the reference, placed anew, is measured back to the learnt lag."""
+        ...
+
 
 def echo_path_reader(backend: AudioBackend) -> Callable[[], int]:
     """Reads ``backend``'s echo path version (always 0 for one whose path never moves, a
@@ -78,6 +83,16 @@ def echo_path_reader(backend: AudioBackend) -> Callable[[], int]:
         moving = backend
         return lambda: moving.echo_path_version
     return lambda: 0
+
+
+def echo_settling_reader(backend: AudioBackend) -> Callable[[], bool]:
+    """Reads whether ``backend``'s echo reference is being measured back into place
+    (always False for one whose path never moves). Checked once, like
+    :func:`echo_path_reader`."""
+    if isinstance(backend, MovingEchoPath):
+        moving = backend
+        return lambda: moving.echo_path_settling
+    return lambda: False
 
 
 def echo_path_version(backend: AudioBackend) -> int:

@@ -73,18 +73,26 @@ class EchoGate:
         """Whether the speaker played loud enough recently for its echo to matter."""
         return self.far_db() >= self.settings.far_active_db
 
-    def is_echo(self, cleaned_power: float, holding: bool = False) -> bool:
+    def is_echo(self, cleaned_power: float, holding: bool = False,
+                settling: bool = False) -> bool:
         """Whether a cleaned VAD frame of mean-square ``cleaned_power`` is only echo.
 
         ``holding``: the previous frame passed as the user (``hold_margin_db`` applies).
+        ``settling``: the echo reference was just placed anew and is being measured back
+        to where the canceller learnt it (a few hundred milliseconds): until then the
+        canceller may leave much more than it learnt to, so the frame is judged as if it
+        removed nothing (``initial_ratio_db``), and it teaches the learnt ratio nothing.
         """
         s = self.settings
         far_db = self.far_db()
         if far_db < s.far_active_db:
             return False
         ratio = power_db(cleaned_power) - far_db
-        if ratio >= self.ratio_db + (s.hold_margin_db if holding else s.margin_db):
+        learnt = max(self.ratio_db, s.initial_ratio_db) if settling else self.ratio_db
+        if ratio >= learnt + (s.hold_margin_db if holding else s.margin_db):
             return False  # well above what the canceller leaves: someone is talking
+        if settling:
+            return True
         self.ratio_db += s.ratio_smoothing * (ratio - self.ratio_db)
         self.gated_frames += 1
         return True

@@ -5,6 +5,8 @@ Pure DSP on numpy arrays and stream times; the device adapter feeds it timestamp
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -89,6 +91,28 @@ class FarTimeline:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What the delay tracker says to do with the far-end pointer after a block."""
+
+    shift: int = 0
+    """Samples to move the pointer back by (the caller subtracts it): positive when the echo
+    comes later after its reference than wanted. 0: leave it."""
+    relearn: bool = False
+    """The echo now sits where the canceller never learnt it: reset the canceller and the
+    echo gate. False for a restore: the pointer goes back to where the echo was, and what
+    the canceller learnt still holds."""
+
+
+RESTORE_WINDOW_S = 0.25
+"""Far-end activity per measurement while a placement is being restored, seconds."""
+RESTORE_TRIES = 2
+"""Measurements a restore may take (0.5 s of far-end activity) before the canceller is
+told to learn the path anew instead."""
+RESTORE_PEAK = 0.5
+"""Normalised correlation one measurement needs to be trusted on its own."""
+
+
 class EchoDelayTracker:
     """Measures where the echo really sits relative to the far-end handed to the AEC.
 
@@ -97,7 +121,16 @@ class EchoDelayTracker:
     So, while the speaker plays, the tracker cross-correlates the mic with that far-end
     (FFT, lags within +-300 ms, once per second of far-end activity) and, when two
     estimates agree and the echo is not 5-120 ms after the reference, says how far to move
-    the far-end pointer so that it sits ``target_s`` after it.
+    the far-end pointer so that it sits ``target_s`` after it (the canceller relearns).
+
+    After an output underrun or a wake the reference is placed anew from fresh timestamps,
+    a few milliseconds (sometimes a hundred) off where the canceller learnt the echo: its
+    filter no longer fits, and resetting it left the app deaf to a user as loud as the
+    echo for the ~0.7 s it takes to learn the room again (an underrun a second on a busy
+    machine: deaf most of a reply). ``expect_restore`` measures at once on short windows
+    instead and moves the pointer back to the lag the canceller knows, to the sample: the
+    canceller keeps its filter. Only when no measurement can be trusted within
+    ``RESTORE_TRIES`` windows does it ask for a reset (``Correction.relearn``).
     """
 
     def __init__(self, rate: int = ASR_SAMPLE_RATE, window_s: float = 1.0,
@@ -111,19 +144,76 @@ class EchoDelayTracker:
         self._last: int | None = None
         self.lag: int | None = None
         """Latest agreed echo delay after the reference, samples (None: not measured)."""
+        self._restore_to: int | None = None
+        self._restoring = False
+        self._tries = 0
+        self.restores = 0
+        """Placements restored without a reset (for the log and the benchmark)."""
 
-    def observe(self, near: npt.NDArray[np.float32], far: npt.NDArray[np.float32]) -> int:
-        """Add a block pair; return the pointer correction in samples (0: none needed)."""
+    @property
+    def restoring(self) -> bool:
+        """Whether a placement is being restored (the echo may sit off its learnt lag)."""
+        return self._restoring
+
+    def expect_restore(self) -> bool:
+        """The reference was placed anew: measure at once and restore the learnt lag.
+
+        Returns False when there is no learnt lag to restore (nothing measured yet): the
+        caller resets the canceller as before.
+        """
+        self._near, self._far, self._held, self._last = [], [], 0, None
+        if self.lag is None:
+            return False
+        self._restore_to, self._restoring, self._tries = self.lag, True, 0
+        return True
+
+    def observe(self, near: npt.NDArray[np.float32], far: npt.NDArray[np.float32]
+                ) -> Correction:
+        """Add a block pair; return what to do with the far-end pointer."""
         self._near.append(near)
         self._far.append(far)
         self._held += len(near)
-        if self._held < self.window:
-            return 0
-        a = np.concatenate(self._near)[-self.window:]
-        b = np.concatenate(self._far)[-self.window:]
+        window = int(RESTORE_WINDOW_S * self.rate) if self._restoring else self.window
+        if self._held < window:
+            return Correction()
+        a = np.concatenate(self._near)[-window:]
+        b = np.concatenate(self._far)[-window:]
         self._near, self._far, self._held = [], [], 0
         if float(np.mean(b * b)) < 1e-5 or float(np.mean(a * a)) < 1e-7:
-            return 0  # the speaker is (nearly) silent: nothing to measure
+            return Correction()  # the speaker is (nearly) silent: nothing to measure
+        lag, peak = self._measure(a, b)
+        if self._restoring:
+            return self._restore(lag, peak)
+        agreed = peak > 0.3 and self._last is not None and abs(lag - self._last) <= 32
+        self._last = lag if peak > 0.3 else None
+        if not agreed:
+            return Correction()
+        self.lag = lag
+        if int(0.005 * self.rate) <= lag <= int(0.12 * self.rate):
+            return Correction()
+        self._last = None
+        return Correction(lag - self.target, relearn=True)
+
+    def _restore(self, lag: int, peak: float) -> Correction:
+        """One measurement of a restore: trusted alone, or agreeing with the one before."""
+        assert self._restore_to is not None
+        trusted = peak > RESTORE_PEAK or (
+            peak > 0.3 and self._last is not None and abs(lag - self._last) <= 2)
+        self._last = lag if peak > 0.3 else None
+        self._tries += 1
+        if trusted:
+            self._restoring, self._last = False, None
+            self.lag = self._restore_to
+            self.restores += 1
+            return Correction(lag - self._restore_to)
+        if self._tries >= RESTORE_TRIES:
+            self._restoring, self._last, self.lag = False, None, None
+            return Correction(relearn=True)
+        return Correction()
+
+    def _measure(self, a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]
+                 ) -> tuple[int, float]:
+        """(lag of ``a`` after ``b`` in samples within +-300 ms, normalised peak)."""
         max_lag = int(0.3 * self.rate)
         size = 1 << int(np.ceil(np.log2(len(a) + len(b))))
         xc = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
@@ -131,12 +221,4 @@ class EchoDelayTracker:
         idx = int(np.argmax(np.abs(lags)))
         lag = idx if idx < max_lag else idx - 2 * max_lag
         peak = abs(float(lags[idx])) / (float(np.linalg.norm(a) * np.linalg.norm(b)) + 1e-12)
-        agreed = peak > 0.3 and self._last is not None and abs(lag - self._last) <= 32
-        self._last = lag if peak > 0.3 else None
-        if not agreed:
-            return 0
-        self.lag = lag
-        if int(0.005 * self.rate) <= lag <= int(0.12 * self.rate):
-            return 0
-        self._last = None
-        return lag - self.target
+        return lag, peak

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from desktop_agent.audio.far_alignment import EchoDelayTracker, FarTimeline
+from desktop_agent.audio.far_alignment import Correction, EchoDelayTracker, FarTimeline
 
 
 def test_timeline_hands_out_the_far_end_that_played_with_each_mic_block() -> None:
@@ -28,13 +28,16 @@ def test_delay_tracker_moves_a_reference_that_comes_after_its_echo() -> None:
     rng = np.random.default_rng(3)
     speech = rng.standard_normal(3 * rate).astype(np.float32) * 0.1
     tracker = EchoDelayTracker(rate)
-    shift = 0
+    shift, relearn = 0, False
     # The echo arrives 20 ms BEFORE the reference handed to the AEC: uncancellable.
     near = np.concatenate([speech[320:], np.zeros(320, np.float32)])
     for i in range(0, len(speech), 160):
-        shift = shift or tracker.observe(near[i:i + 160], speech[i:i + 160])
+        fix = tracker.observe(near[i:i + 160], speech[i:i + 160])
+        shift = shift or fix.shift
+        relearn = relearn or fix.relearn
     assert tracker.lag == -320
     assert shift == -320 - tracker.target  # read the far-end 50 ms earlier
+    assert relearn  # the canceller never learnt the echo at its new lag
 
 
 def test_delay_tracker_leaves_a_good_alignment_alone() -> None:
@@ -43,9 +46,9 @@ def test_delay_tracker_leaves_a_good_alignment_alone() -> None:
     speech = rng.standard_normal(3 * rate).astype(np.float32) * 0.1
     near = np.concatenate([np.zeros(480, np.float32), speech[:-480]]) * 0.5  # 30 ms later
     tracker = EchoDelayTracker(rate)
-    shifts = [tracker.observe(near[i:i + 160], speech[i:i + 160])
-              for i in range(0, len(speech), 160)]
-    assert tracker.lag == 480 and not any(shifts)
+    fixes = [tracker.observe(near[i:i + 160], speech[i:i + 160])
+             for i in range(0, len(speech), 160)]
+    assert tracker.lag == 480 and not any(f.shift or f.relearn for f in fixes)
 
 
 def test_an_underrun_places_the_pointer_anew_at_once() -> None:
@@ -58,3 +61,46 @@ def test_an_underrun_places_the_pointer_anew_at_once() -> None:
     far.push(np.arange(2000, 2100, dtype=np.float32), dac_s=11.88)
     block = far.take(10.2, 50)
     assert block is not None and block[0] == 320.0  # not 150, and not 20 ms at a time
+
+
+def _feed(tracker: EchoDelayTracker, near: np.ndarray, far: np.ndarray) -> list[Correction]:
+    return [tracker.observe(near[i:i + 160], far[i:i + 160]) for i in range(0, len(far), 160)]
+
+
+def _delayed(signal: np.ndarray, samples: int) -> np.ndarray:
+    return np.concatenate([np.zeros(samples, np.float32), signal[:-samples]]) * 0.5
+
+
+def test_after_an_underrun_the_learnt_lag_is_restored_without_a_reset() -> None:
+    rate = 16_000
+    speech = np.random.default_rng(5).standard_normal(4 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    _feed(tracker, _delayed(speech[:2 * rate], 480), speech[:2 * rate])  # learnt: 30 ms
+    assert tracker.lag == 480
+    # The reference was placed anew 3.5 ms early: the echo now sits 33.5 ms after it.
+    assert tracker.expect_restore() and tracker.restoring
+    rest = speech[2 * rate:]
+    fixes = _feed(tracker, _delayed(rest, 536), rest)
+    moved = [f for f in fixes if f.shift or f.relearn]
+    # One 0.25 s measurement: back to 30 ms, to the sample, and the canceller keeps its filter.
+    assert [(f.shift, f.relearn) for f in moved] == [(56, False)]
+    assert fixes.index(moved[0]) < int(0.3 * rate) // 160
+    assert not tracker.restoring and tracker.lag == 480 and tracker.restores == 1
+
+
+def test_a_restore_that_finds_no_echo_asks_for_a_reset() -> None:
+    rate = 16_000
+    rng = np.random.default_rng(6)
+    speech = rng.standard_normal(2 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    _feed(tracker, _delayed(speech, 480), speech)
+    assert tracker.expect_restore()
+    # The mic hears something unrelated to the speaker (the path changed beyond measure).
+    other = rng.standard_normal(rate).astype(np.float32) * 0.1
+    fixes = _feed(tracker, other, rng.standard_normal(rate).astype(np.float32) * 0.1)
+    assert [f.relearn for f in fixes if f.relearn] == [True]
+    assert tracker.lag is None and not tracker.restoring
+
+
+def test_with_nothing_learnt_there_is_nothing_to_restore() -> None:
+    assert not EchoDelayTracker().expect_restore()
