@@ -90,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
 
     add_verdicts(bench)
     bench.add_argument("--seconds", type=float, default=30.0, help="(idle) measure this long")
+    bench.add_argument("--no-sound-server", action="store_true",
+                       help="(idle) with no sound server: the app keeps retrying the devices")
 
     replay = sub.add_parser("replay", help="run a scripted conversation (JSONL) headless")
     replay.add_argument("script", type=Path, help='JSONL: {"say": ...} {"wav": ...} '
@@ -325,7 +327,8 @@ def _bench(args: argparse.Namespace) -> int:
     if args.suite == "idle":
         from desktop_agent.tools.bench_idle import run as run_idle
 
-        run_idle(seconds=args.seconds, as_json=args.json)
+        run_idle(seconds=args.seconds, as_json=args.json,
+                 sound_server=not args.no_sound_server)
         return EXIT_OK
     if args.suite == "audio":
         from desktop_agent.tools.bench_audio import run

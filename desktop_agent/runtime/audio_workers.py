@@ -15,18 +15,23 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal, Slot
 
-from desktop_agent.audio.backend import AudioBackend, echo_path_reader
+from desktop_agent.audio.backend import AudioBackend, echo_path_reader, echo_settling_reader
 from desktop_agent.audio.capture import CapturePipeline, level_db
 from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import CancelToken, TurnId
 
 _LOGGER = logging.getLogger(__name__)
+
+RETRY_S: Final = 0.5
+"""Wait after the first failed read of the devices, seconds (it doubles after each)."""
+RETRY_MAX_S: Final = 8.0
+"""The longest wait between two tries to reopen devices that keep failing, seconds."""
 
 
 class CaptureWorker(QObject):
@@ -76,21 +81,29 @@ class CaptureWorker(QObject):
         last_levels = 0.0
         last_reading: tuple[float, float, float | None] = (-100.0, -100.0, None)
         version_of = echo_path_reader(self.backend)
+        settling = echo_settling_reader(self.backend)
         path_version = version_of()
+        failures = 0
         while not self._stop.is_set():
             try:
                 block = self.backend.read(0.1, self.pipeline.samples_wanted())
             except Exception as exc:  # a vanished device: report, back off, retry
                 self.sig_failed.emit(exc)
-                time.sleep(0.5)
+                failures += 1
+                # No sound server, or a device gone for good: each try costs a PortAudio
+                # open (and a notice), so the tries thin out (0.5 s, 1, 2, 4, 8, 8, ...);
+                # a stop request ends the wait at once.
+                self._stop.wait(min(RETRY_MAX_S, RETRY_S * 2 ** min(failures - 1, 8)))
                 continue
+            failures = 0
             if block is None:
                 continue
             near, far = block
             version = version_of()
             if version != path_version:  # the reference moved: relearn the echo path
                 path_version = version
-                self.pipeline.echo_path_changed()
+                self.pipeline.echo_path_changed(getattr(self.backend, "echo_path_reason", ""))
+            self.pipeline.echo_settling = settling()
             try:
                 events = self.pipeline.process(near, far)
             except Exception as exc:  # never let one bad block end capture

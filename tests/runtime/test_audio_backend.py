@@ -11,8 +11,15 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.adapters.device_audio import DeviceAudio
-from desktop_agent.audio.backend import AudioBackend, MovingEchoPath, echo_path_version
+from desktop_agent.audio.backend import (
+    AudioBackend,
+    MovingEchoPath,
+    echo_path_version,
+    echo_settling_reader,
+)
+from desktop_agent.audio.capture import CapturePipeline
 from desktop_agent.audio.virtual import VirtualAudio
+from desktop_agent.core.errors import DeviceError
 from tests.needs import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +63,61 @@ def test_mypy_accepts_both_backends_as_the_port() -> None:
 def test_only_a_backend_whose_echo_path_moves_reports_a_version() -> None:
     class Moved(VirtualAudio):
         echo_path_version = 3
+        echo_path_settling = True
 
     assert echo_path_version(VirtualAudio()) == 0
     assert echo_path_version(Moved()) == 3
+    assert not echo_settling_reader(VirtualAudio())()
+    assert echo_settling_reader(Moved())()
+
+
+class _NoSoundServer(VirtualAudio):
+    """A backend whose every read fails, as with no sound server at all."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def read(self, timeout_s: float = 0.1, min_samples: int | None = None) -> None:
+        self.reads += 1
+        raise DeviceError("audio_device_lost", "no sound server", "start one")
+
+
+class _RecordedStop:
+    """Stands in for the worker's stop event: records each wait, stops after ``n``."""
+
+    def __init__(self, n: int) -> None:
+        self.waits: list[float] = []
+        self.n = n
+
+    def is_set(self) -> bool:
+        return len(self.waits) >= self.n
+
+    def wait(self, seconds: float) -> bool:
+        self.waits.append(seconds)
+        return self.is_set()
+
+
+def test_devices_that_keep_failing_are_retried_less_and_less_often() -> None:
+    from desktop_agent.runtime.audio_workers import RETRY_MAX_S, RETRY_S, CaptureWorker
+
+    backend = _NoSoundServer()
+    worker = CaptureWorker(backend, CapturePipeline(_SilentVad()))
+    stop = _RecordedStop(8)
+    worker._stop = stop  # type: ignore[assignment]
+    failures: list[Exception] = []
+    worker.sig_failed.connect(failures.append)
+    worker._loop()
+    assert stop.waits == [RETRY_S, 1.0, 2.0, 4.0, RETRY_MAX_S, RETRY_MAX_S,
+                                  RETRY_MAX_S, RETRY_MAX_S]
+    assert backend.reads == 8 and len(failures) == 8  # each try still says what is wrong
+
+
+class _SilentVad:
+    frame_samples = 512
+
+    def speech_probability(self, frame: object) -> float:
+        return 0.0
+
+    def reset(self) -> None:
+        pass
