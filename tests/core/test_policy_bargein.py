@@ -29,6 +29,11 @@ decider = BargeInDecider()
         (0.25, "Actually, can you", False, "interrupt", "words"),
         (0.4, "what about tomorrow", True, "interrupt", "words"),
         (0.3, "yeah but", False, "interrupt", "words"),
+        # function words alone are what Whisper makes of residual echo: no words yet
+        (0.3, "for the", False, "wait", "listening"),
+        (0.4, "It is.", True, "resume", "too_short"),
+        (0.3, "okay, the", True, "resume", "backchannel"),
+        (0.3, "the stop", False, "interrupt", "stop_word"),
         # stop words interrupt at once, wherever they are
         (0.05, "stop", False, "interrupt", "stop_word"),
         (0.1, "Wait!", False, "interrupt", "stop_word"),
@@ -139,3 +144,7 @@ def test_echoes_reply_spots_the_assistants_own_words() -> None:
     assert not echoes_reply("Wait, what about Mars?", reply)
     assert not echoes_reply("It is.", reply)  # filler alone proves nothing
     assert not echoes_reply("", reply)
+    # Numbers either way round: Whisper writes the "forty" it heard as "40."
+    assert echoes_reply("40.", "two hundred forty kilometres away")
+    assert echoes_reply("about forty two", "It is about 42 km.")
+    assert not echoes_reply("41", "two hundred forty kilometres away")

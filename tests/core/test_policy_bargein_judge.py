@@ -103,3 +103,17 @@ def test_one_wordless_half_second_is_not_enough_to_resume() -> None:
     judge.answer("")  # the first word, under the reply's echo, came back empty
     history.talk(100)
     assert judge.step(1.7, asr_idle=True).verdict is None  # not yet: 0.8 s of speech needed
+
+
+def test_function_words_alone_are_heard_as_no_words() -> None:
+    # Whisper made "for the" of the residual echo of "...away from the Earth": that
+    # interrupted the reply; it is judged like speech without words now.
+    judge, history = _judge("It is about three hundred thousand kilometres away from the Earth.")
+    history.talk(400)
+    assert judge.step(1.4, asr_idle=True).request is not None
+    judge.answer("for the")
+    history.talk(300)
+    assert judge.step(1.7, asr_idle=False).verdict is None  # 0.7 s of it: not an interruption
+    history.talk(int(WORDLESS_INTERRUPT_S * 1000))
+    verdict = judge.step(4.0, asr_idle=False).verdict
+    assert verdict is not None and verdict.reason == "long_speech"  # long speech still is

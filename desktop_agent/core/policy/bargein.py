@@ -17,6 +17,7 @@ from typing import Final
 
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.policy.tokens import contains_phrase, covered_by, phrase_set, spoken_words
+from desktop_agent.core.text.numbers import number_string_to_words
 
 DEFAULT_BACKCHANNELS: Final = (
     "mm-hm", "mhm", "mm", "uh-huh", "yeah", "yep", "okay", "ok", "right", "sure", "uh",
@@ -132,8 +133,9 @@ class BargeInDecider:
 
         Returns:
             The verdict. Rules, first match wins: echo -> RESUME; a stop phrase anywhere
-            -> INTERRUPT; non-backchannel words with at least ``min_word_speech_s`` of
-            speech -> INTERRUPT; ``min_interrupt_speech_s`` of speech that is not a
+            -> INTERRUPT; non-backchannel words (not function words alone: "for the")
+            with at least ``min_word_speech_s`` of speech -> INTERRUPT;
+            ``min_interrupt_speech_s`` of speech that is not a
             backchannel (including no words yet) -> INTERRUPT; a backchannel longer
             than ``max_backchannel_s`` -> INTERRUPT; speech ended -> RESUME
             (backchannel, or too short to be words); otherwise WAIT.
@@ -144,8 +146,13 @@ class BargeInDecider:
         words = spoken_words(transcript, squeeze=True)
         if contains_phrase(words, self._stops):
             return Verdict(Decision.INTERRUPT, "stop_word")
-        backchannel = covered_by(words, self._backchannels)
-        if words and not backchannel and speech_s >= settings.min_word_speech_s:
+        # Function words alone ("for the", "it is") are what Whisper makes of residual echo
+        # more often than what a person cuts in with: they prove nothing either way, and
+        # the speech is judged as if it had no words yet (below, and in the judge).
+        content = content_words(words)
+        backchannel = (covered_by(words, self._backchannels)  # "got it"
+                       or covered_by(content, self._backchannels))  # "okay, the"
+        if content and not backchannel and speech_s >= settings.min_word_speech_s:
             return Verdict(Decision.INTERRUPT, "words")
         if not backchannel and speech_s >= settings.min_interrupt_speech_s:
             return Verdict(Decision.INTERRUPT, "long_speech")
@@ -198,6 +205,16 @@ _FILLER: Final = frozenset({"a", "an", "the", "is", "it", "its", "this", "that",
                             "and", "in", "on", "at", "for", "so", "as", "be", "are", "was"})
 
 
+def content_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` without function words ("the", "for", "it", ...)."""
+    return tuple(w for w in words if w not in _FILLER)
+
+
+def has_content(transcript: str) -> bool:
+    """Whether ``transcript`` holds a word that says something (not only function words)."""
+    return bool(content_words(spoken_words(transcript, squeeze=True)))
+
+
 def echoes_reply(transcript: str, reply_text: str) -> bool:
     """True when every content word of ``transcript`` is a word the assistant is saying.
 
@@ -205,9 +222,21 @@ def echoes_reply(transcript: str, reply_text: str) -> bool:
     the reply says "...is covered in craters"); a person cutting in says their own words.
     Filler words prove nothing either way; a transcript of filler alone is not an echo.
     """
-    said = set(spoken_words(reply_text))
-    words = [w for w in spoken_words(transcript) if w not in _FILLER]
+    said = set(_read_numbers(spoken_words(reply_text)))
+    words = content_words(_read_numbers(spoken_words(transcript)))
     return bool(words) and all(_heard_in(w, said) for w in words)
+
+
+def _read_numbers(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Digits as the words they are spoken as.
+
+    Whisper writes "40." for the "forty" it heard of the reply, and the reply's text may
+    hold "40" where Piper says "forty".
+    """
+    out: list[str] = []
+    for word in words:
+        out.extend(spoken_words(number_string_to_words(word)) if word.isdigit() else (word,))
+    return tuple(out)
 
 
 def _heard_in(word: str, said: set[str]) -> bool:

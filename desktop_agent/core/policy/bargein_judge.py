@@ -6,7 +6,8 @@ very rules the app runs. The judge gathers facts about one onset (how much speec
 it ended, what the ASR heard of it), asks :class:`BargeInDecider` on every fact, and adds
 the rules that need the runtime's view:
 
-* speech the VAD heard but the ASR turned into no words is what residual echo looks like:
+* speech the VAD heard but the ASR turned into no words (or function words alone, "for
+  the") is what residual echo looks like:
   it interrupts only after ``wordless_interrupt_s`` and resumes once the ASR heard no
   words in 0.8 s of it (``no_words``);
 * a transcript made only of the assistant's own words is its echo (``echo_words``);
@@ -22,7 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict, echoes_reply
+from desktop_agent.core.policy.bargein import (
+    BargeInDecider,
+    Decision,
+    Verdict,
+    echoes_reply,
+    has_content,
+)
 
 MIN_ASR_SPEECH_S: Final = 0.3
 """Speech, seconds, the ASR is given before (and between) transcriptions."""
@@ -138,7 +145,7 @@ class BargeInJudge:
         ended = self.ended_at is not None and (covered or late)
         verdict = self.decider.evaluate(speech_s, self.transcript, speech_ended=ended)
         if (verdict.decision is Decision.INTERRUPT and verdict.reason == "long_speech"
-                and not self.transcript and speech_s < WORDLESS_INTERRUPT_S):
+                and not has_content(self.transcript) and speech_s < WORDLESS_INTERRUPT_S):
             heard_nothing = (not self.pending and
                              self.asked_end - self.onset >= int(NO_WORDS_S * self.rate))
             if not heard_nothing:
