@@ -105,12 +105,13 @@ def test_real_interruption_cuts_the_reply(qtbot: Any, runtime: Any, speak: Any,
     c.sig_heard.connect(heard.append)
     finals: list[str] = []
     c.sig_user_final.connect(lambda _t, text: finals.append(text))
+    cut_in = user_voice("Wait, stop, tell me something else.")  # made now, not mid-reply
     _ask(qtbot, runtime, speak("Explain how a car engine works."))
     # About 2.5 s of the answer itself (a filler may have played first).
     wait_or_explain(qtbot, c, lambda: c.machine.reply_played_s >= 2.5
                     or c.machine.state is not State.ASSISTANT_SPEAKING, 60)
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon to cut"
-    runtime.backend.inject(user_voice("Wait, stop, tell me something else."))
+    runtime.backend.inject(cut_in)
     wait_or_explain(qtbot, c, lambda: bool(heard), 10)
     assert (State.INTERRUPTED, "barge_in_voice") in _causes(c)
     verdict = c.barge_tracker.verdicts[-1]
@@ -132,11 +133,12 @@ def test_real_interruption_cuts_the_reply(qtbot: Any, runtime: Any, speak: Any,
 def test_backchannel_only_pauses_the_reply(qtbot: Any, runtime: Any, speak: Any,
                                           user_voice: Any) -> None:
     c = runtime.controller
+    okay = user_voice("Okay.")  # made now, not while the reply plays
     _ask(qtbot, runtime, speak(QUESTION))
     wait_or_explain(qtbot, c, lambda: c.machine.reply_played_s >= 2.0
                     or c.machine.state is not State.ASSISTANT_SPEAKING, 60)
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon"
-    runtime.backend.inject(user_voice("Okay."))
+    runtime.backend.inject(okay)
     qtbot.waitUntil(lambda: bool(c.barge_tracker.verdicts), timeout=10_000)
     assert c.barge_tracker.verdicts[-1].decision is Decision.RESUME, c.barge_tracker.verdicts
     assert c.machine.state is State.ASSISTANT_SPEAKING

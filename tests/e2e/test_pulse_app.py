@@ -81,6 +81,18 @@ def _say(path: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(["paplay", "--device=micsink", str(path)])
 
 
+def _say_all(qtbot: Any, path: Path, timeout_s: float = 30) -> None:
+    """Play ``path`` into the microphone and wait until it has played, with the app's event
+    loop running meanwhile (a blocking wait would hold back every signal the app's workers
+    send while the user speaks: the pause, the barge-in tracker, the player's feed)."""
+    proc = _say(path)
+    try:
+        qtbot.waitUntil(lambda: proc.poll() is not None, timeout=int(timeout_s * 1000))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 _RUNNING: list[Any] = []  # the module's app, for timeout diagnostics
 
 
@@ -107,7 +119,7 @@ def _causes(c: Any, since: int = 0) -> list[tuple[State, str]]:
 def _ask_hands_free(qtbot: Any, app: Any, path: Path) -> None:
     c = app.controller
     _wait(qtbot, lambda: c.machine.state is State.LISTENING, 60)
-    _say(path).wait(30)
+    _say_all(qtbot, path)
     _wait(qtbot, lambda: c.machine.state is State.ASSISTANT_SPEAKING, 120)
 
 
@@ -138,6 +150,7 @@ def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
     heard: list[Any] = []
     c.sig_heard.connect(heard.append)
     start = len(c.transitions)
+    cut_in = user_wav("Wait, stop, tell me something else.")  # made now, not during the reply
     _ask_hands_free(qtbot, app, user_wav("Explain how a car engine works."))
     turn = int(c.machine.turn_id)
     # About 2.5 s of the answer itself (a filler may have played first).
@@ -146,7 +159,7 @@ def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon to cut"
     assert (State.INTERRUPTED, "barge_in_voice") not in _causes(c, start)  # not by itself
     said_at = time.monotonic()
-    _say(user_wav("Wait, stop, tell me something else."))
+    _say(cut_in)
     _wait(qtbot, lambda: any(r.interrupted for r in heard), 20)
     cut = [t for t in list(c.transitions)[start:] if t.cause == "barge_in_voice"]
     assert cut and cut[0].at_s >= said_at, "the reply was cut before the user spoke"
@@ -169,16 +182,17 @@ def test_hands_free_backchannel_does_not_stop_the_reply(qtbot: Any, app: Any,
     _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)  # a rerun starts clean
     c.set_mode("hands_free")
     start, judged = len(c.transitions), len(c.barge_tracker.verdicts)
+    okay = user_wav("Okay.")  # made now, not while the reply plays
     _ask_hands_free(qtbot, app, user_wav("Tell me about the moon in a few sentences."))
     _wait(qtbot, lambda: c.machine.reply_played_s >= 2.0
           or c.machine.state is not State.ASSISTANT_SPEAKING, 60)
     assert c.machine.state is State.ASSISTANT_SPEAKING, "the answer ended too soon"
-    _say(user_wav("Okay.")).wait(10)
+    _say_all(qtbot, okay, 10)
     _wait(qtbot, lambda: c.machine.state is State.LISTENING, 90)
     causes = _causes(c, start)
-    assert (State.INTERRUPTED, "barge_in_voice") not in causes, causes
-    assert causes[-1] == (State.LISTENING, "reply_done"), causes
     verdicts = [(v.decision.value, v.reason) for v in list(c.barge_tracker.verdicts)[judged:]]
+    assert (State.INTERRUPTED, "barge_in_voice") not in causes, (causes, verdicts)
+    assert causes[-1] == (State.LISTENING, "reply_done"), (causes, verdicts)
     # Heard, paused, resumed: as a backchannel, or as too short to be words when Whisper's
     # filter drops a lone "okay" (a stock hallucination) from so little audio.
     assert any(d == "resume" and r in ("backchannel", "too_short", "no_words")
@@ -210,7 +224,7 @@ def test_push_to_talk_survives_losing_the_devices_mid_turn(qtbot: Any, app: Any,
     def ptt_turn(text: str) -> None:
         _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)
         c.ptt_press()
-        _say(user_wav(text)).wait(30)
+        _say_all(qtbot, user_wav(text))
         qtbot.wait(400)  # the loopback and input buffers still hold the end of it
         c.ptt_release()
         _wait(qtbot, lambda: c.machine.state is State.ASSISTANT_SPEAKING, 120)
