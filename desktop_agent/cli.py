@@ -72,6 +72,10 @@ def _parser() -> argparse.ArgumentParser:
                                          "verdicts"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
+    bench.add_argument("--hands-free", action="store_true",
+                       help="(turns) no key: the app's endpointing ends each turn")
+    bench.add_argument("--asr", default=None,
+                       help="(turns) this ASR model id instead of the settings' default")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
     bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
     bench.add_argument("--llm-server", metavar="URL",
@@ -333,7 +337,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.suite == "audio":
         from desktop_agent.tools.bench_audio import run
 
-        run(json_out=args.json, quick=args.quick)
+        run(json_out=args.json, quick=args.quick, load=args.load)
         return EXIT_OK
     if args.suite == "verdicts":
         from desktop_agent.tools.bench_verdicts import run_cli as run_verdicts
@@ -350,7 +354,7 @@ def _bench(args: argparse.Namespace) -> int:
     from desktop_agent.tools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick,
-                     llm_server=args.llm_server)
+                     llm_server=args.llm_server, hands_free=args.hands_free, asr=args.asr)
 
 
 if __name__ == "__main__":

@@ -27,12 +27,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.tools.busy import busy_processes
+
 
 def add_arguments(bench: argparse.ArgumentParser) -> None:
     """The soak's options on the ``bench`` parser."""
     bench.add_argument("--turns", type=int, default=300, help="(soak) how many turns")
     bench.add_argument("--load", type=int, default=0,
-                       help="(soak) keep this many busy processes running meanwhile")
+                       help="(soak, audio) keep this many busy processes running meanwhile")
     bench.add_argument("--seed", type=int, default=1, help="(soak) which faults, when")
     bench.add_argument("--llm", default=None,
                        help="(soak) LLM model id or GGUF path (default: settings)")
@@ -98,8 +100,8 @@ def run_soak(turns: int = 300, seed: int = 1, load: int = 0, llm: str | None = N
     from desktop_agent.tools.pulse_daemon import PulseDaemon
 
     pulse = PulseDaemon().start()
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                for _ in range(max(0, load))]
+    busy = busy_processes(load)
+    busy.__enter__()
     out = Path(tempfile.mkdtemp(prefix="da-soak-out-")) / "turns.jsonl"
     env = dict(os.environ, **pulse.env)
     env.pop("PULSE_SINK", None)
@@ -123,9 +125,7 @@ def run_soak(turns: int = 300, seed: int = 1, load: int = 0, llm: str | None = N
                 child.wait(10)
                 status = None
     finally:
-        for p in spinners:
-            p.kill()
-            p.wait(5)
+        busy.__exit__(None, None, None)
         pulse.stop()
     lines = []
     if out.exists():
