@@ -93,11 +93,6 @@ def test_own_voice_through_the_echo_path_never_interrupts(qtbot: Any, runtime: A
     assert last.role == "assistant" and not last.interrupted
 
 
-# Real time on real models: the barge-in verdict depends on when Whisper's transcript of the
-# first half second lands (a wordless one resumes the reply: "no_words"), and on a loaded
-# 2-core machine that varies run to run. One rerun; a second failure fails the build. The
-# failure modes are in the README (Known limits).
-@pytest.mark.flaky(reruns=1)
 def test_real_interruption_cuts_the_reply(qtbot: Any, runtime: Any, speak: Any,
                                           user_voice: Any) -> None:
     c = runtime.controller
@@ -125,11 +120,6 @@ def test_real_interruption_cuts_the_reply(qtbot: Any, runtime: Any, speak: Any,
     assert {"something", "else"} <= set(_words(finals[1])), finals
 
 
-# Real time on real models: the barge-in verdict depends on when Whisper's transcript of the
-# first half second lands (a wordless one resumes the reply: "no_words"), and on a loaded
-# 2-core machine that varies run to run. One rerun; a second failure fails the build. The
-# failure modes are in the README (Known limits).
-@pytest.mark.flaky(reruns=1)
 def test_backchannel_only_pauses_the_reply(qtbot: Any, runtime: Any, speak: Any,
                                           user_voice: Any) -> None:
     c = runtime.controller
