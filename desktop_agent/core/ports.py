@@ -50,8 +50,13 @@ class Transcript:
 class AsrEngine(Protocol):
     """Speech to text."""
 
-    def transcribe(self, audio: Any, cancel: CancelToken | None = None) -> Transcript:
+    def transcribe(self, audio: Any, cancel: CancelToken | None = None,
+                   context: str = "") -> Transcript:
         """Transcribe ``audio`` (float32 mono at 16 kHz, values in [-1, 1]).
+
+        ``context`` is what was said just before ``audio`` (words already transcribed): it
+        guides the recogniser and is not part of the result, which holds only what
+        ``audio`` adds.
 
         Runs on: a worker thread. Checks ``cancel`` between segments and raises
         nothing on cancel: it returns what it had.

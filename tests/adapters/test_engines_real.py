@@ -71,6 +71,26 @@ def test_short_utterances_take_the_short_window_and_say_the_same(speak: Any, asr
         asr._model.transcribe = real
 
 
+def test_whisper_decodes_the_tail_after_committed_words(speak: Any, asr: Any) -> None:
+    """With the words before a pause as context, the audio after it gives only what it adds,
+    and the two read as the whole sentence; the context is read in one pass, so it does not
+    change how many tokens the tail may generate."""
+    head = speak("Please tell me the name of")
+    tail = speak("the largest planet in the solar system.")
+    pause = np.zeros(4_800, dtype=np.float32)  # 0.3 s: where the recorder cuts
+    whole = asr.transcribe(np.concatenate([head, pause, tail])).text
+    committed = asr.transcribe(np.concatenate([head, pause[:1_600]])).text
+    assert _words(committed)[:5] == ["please", "tell", "me", "the", "name"], committed
+    rest = asr.transcribe(np.concatenate([pause[:480], tail]), context=committed)
+    assert _words(rest.text)[-3:] == ["the", "solar", "system"], rest.text
+    assert not set(_words(rest.text)[:2]) & {"please", "tell"}, rest.text  # not said again
+    assert _words(committed + " " + rest.text) == _words(whole), (committed, rest.text, whole)
+    assert rest.no_speech_prob < 0.5
+    # Silence after the committed words adds nothing, context or not.
+    silent = asr.transcribe(np.zeros(16_000, dtype=np.float32), context=committed)
+    assert silent.text == "" or silent.no_speech_prob > 0.5, silent
+
+
 def test_whisper_stops_at_cancel(speak: Any, asr: Any) -> None:
     cancel = CancelToken()
     cancel.cancel("test")

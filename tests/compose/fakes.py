@@ -101,7 +101,8 @@ class FakeAsr:
     heard: list[int] = field(default_factory=list)
     """Length of every buffer transcribed."""
 
-    def transcribe(self, audio: Any, cancel: CancelToken | None = None) -> Transcript:
+    def transcribe(self, audio: Any, cancel: CancelToken | None = None,
+                   context: str = "") -> Transcript:
         self.heard.append(len(audio))
         segments = (TranscriptSegment(self.text, 0.0, len(audio) / RATE, self.no_speech_prob,
                                       -0.2),) if self.text else ()

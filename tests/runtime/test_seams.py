@@ -46,7 +46,7 @@ class FakeVoice:
 
 
 class FakeWhisper:
-    def transcribe(self, audio: Any, cancel: Any = None) -> Transcript:
+    def transcribe(self, audio: Any, cancel: Any = None, context: str = "") -> Transcript:
         return Transcript(" hello there", (TranscriptSegment(" hello there", 0.0, 1.0, 0.01,
                                                              -0.2),))
 
