@@ -7,6 +7,13 @@ cascade on the same models (whole transcript, whole reply, whole synthesis, then
 Prints p50/p95 per stage, the time each stage adds, and the ratio of first-audio
 latencies, measured from the endpoint (the key's release) and from the real end of
 speech (found in each clip by its energy). Figures, not asserts: the machine is shared.
+
+``hands_free``: no key; the question is played into the microphone and the app's own
+endpointing (VAD, transcript rule, end-of-turn model) ends the turn. The endpoint is then
+the end of turn, and ``from_speech_end`` is measured as before. A recording that the
+endpointer closes before its speech has ended (a pause between two sentences) is left out
+of the figures and counted in ``split_turns``. ``asr``: the ASR model to use (settings'
+default otherwise), for both cascades.
 """
 
 from __future__ import annotations
@@ -72,7 +79,9 @@ def _questions(wav_dir: Path | None, quick: bool) -> list[tuple[str, Any]]:
     return [(q, _speech(q)) for q in chosen]
 
 
-def _streaming(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str, float]]:
+def _streaming(questions: list[tuple[str, Any]], settings: Any,
+               hands_free: bool = False) -> tuple[list[dict[str, float]], int]:
+    """Per-turn rows of the streaming cascade, and how many turns were split (hands-free)."""
     from PySide6.QtCore import QCoreApplication
 
     from desktop_agent.audio.virtual import VirtualAudio
@@ -93,25 +102,36 @@ def _streaming(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str
         return False
 
     results: list[dict[str, float]] = []
+    split = 0
     try:
         c.start()
         if not wait(c.loaded, 180):
             raise SystemExit("the engines did not load (run `desktop-agent doctor`)")
+        if hands_free:
+            c.set_mode("hands_free")
         for i, (_name, audio) in enumerate([questions[0], *questions]):
             wait(lambda: c.machine.state is State.LISTENING, 30)
             done = c.machine.spans_completed
-            c.ptt_press()
+            if not hands_free:
+                c.ptt_press()
             start = backend.inject(audio)
             speech_end = start + speech_end_index(audio)
             until = max(start + len(audio), speech_end + int(HOLD_S * RATE))
             wait(lambda u=until: backend.samples >= u, 30)
-            c.ptt_release()
+            if hands_free:  # the endpointer ends the turn (it may have, mid-recording)
+                wait(lambda: c.machine.state is not State.USER_SPEAKING, 30)
+            else:
+                c.ptt_release()
             wait(lambda: c.machine.state in (State.ASSISTANT_SPEAKING, State.LISTENING,
                                              State.ERROR), 60)
             wait(lambda: c.machine.state is State.LISTENING, 60)
             new = c.machine.spans_since(done)
             span = new[0] if new else None
             if i == 0 or span is None:  # the first question only warms caches up
+                continue
+            if hands_free and (len(new) > 1 or span.marks.get("endpoint", 0.0)
+                               < backend.time_of(speech_end)):
+                split += 1  # closed inside the speech: not a turn from its end
                 continue
             row = {s: v for s in STAGES if (v := span.since_endpoint_ms(s)) is not None}
             if "first_audio" in span.marks:
@@ -120,7 +140,7 @@ def _streaming(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str
             results.append(row)
     finally:
         runtime.shutdown()
-    return results
+    return results, split
 
 
 def _serial(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str, float]]:
@@ -169,7 +189,8 @@ def _serial(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str, f
 
 
 def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = False,
-              llm_server: str | None = None) -> int:
+              llm_server: str | None = None, hands_free: bool = False,
+              asr: str | None = None) -> int:
     """Run both cascades and print the figures (the LLM on ``llm_server`` when given)."""
     from desktop_agent.core.settings import Settings
 
@@ -177,10 +198,16 @@ def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = 
     if llm_server:  # an OpenAI-compatible server (llama-server, vLLM) answers instead
         settings = settings.replace_field("llm.backend", "server").replace_field(
             "llm.server_url", llm_server)
+    if asr:
+        settings = settings.replace_field("models.asr", asr)
     questions = _questions(wav_dir, quick)
-    streaming = _streaming(questions, settings)
+    streaming, split = _streaming(questions, settings, hands_free)
     serial = _serial(questions, settings)
     report = summarize(streaming, serial)
+    report["mode"] = "hands_free" if hands_free else "push_to_talk"
+    report["asr"] = settings.models.asr or "default"
+    if hands_free:
+        report["split_turns"] = split
     if as_json:
         print(json.dumps(report))
         return 0
@@ -213,8 +240,12 @@ def summarize(streaming: list[dict[str, float]],
 
 
 def _print(report: dict[str, Any]) -> None:
-    print(f"{report['n_turns']} turns; milliseconds after the endpoint (the key's release, "
-          f"{HOLD_S * 1000:.0f} ms after the last word)")
+    if report.get("mode") == "hands_free":
+        print(f"{report['n_turns']} turns ({report['split_turns']} closed inside the speech, "
+              "left out), hands-free; milliseconds after the endpoint (the end of turn)")
+    else:
+        print(f"{report['n_turns']} turns; milliseconds after the endpoint (the key's "
+              f"release, {HOLD_S * 1000:.0f} ms after the last word)")
     print(f"{'stage':18} {'stream p50':>10} {'p95':>8} {'adds p50':>9} {'serial p50':>11} "
           f"{'p95':>8}")
     for stage in STAGES:
