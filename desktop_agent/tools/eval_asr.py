@@ -8,13 +8,16 @@ Each file is transcribed by the chosen ASR model (the settings' by default, ``--
 to choose) and scored after the normalisation of :mod:`desktop_agent.core.text.wer`:
 word error rate (S + D + I) / N and the entity error rate (numbers, clock times and
 capitalised names of the reference missing from the transcript). ``--through capture``
-sends each file through the capture path first (see :mod:`eval_asr_capture`).
+sends each file through the capture path first (see :mod:`eval_asr_capture`);
+``--through partials`` transcribes it as the recorder does while the user speaks (see
+:mod:`eval_asr_partials`).
 
 Output (``--json``): one JSON object per line for each file (``file``, ``ref``, ``hyp``,
 ``wer``, ``latency_ms``, ``entities``, ``entity_errors``), then one totals object
 (``n_files``, ``wer`` pooled over every word, ``entity_error_rate``, ``latency_ms_p50``,
 ``latency_ms_p95``, ``model``; through capture also ``false_endpoint_rate`` and the
-endpoint waits). Latency is the wall time of the ASR call on this machine.
+endpoint waits; through partials ``final_from`` and the final and whole pass times).
+Latency is the wall time of the ASR call on this machine.
 """
 
 from __future__ import annotations
@@ -188,6 +191,14 @@ def totals(records: Sequence[dict[str, Any]], model: str) -> dict[str, Any]:
         "latency_ms_p50": _round(percentile(latency, 50), 1),
         "latency_ms_p95": _round(percentile(latency, 95), 1),
     }
+    replayed = [r["partials"] for r in records if "partials" in r]
+    if replayed:
+        passes = [r for r in records if r["partials"]["final"] != "partial"]
+        out["final_from"] = {kind: sum(p["final"] == kind for p in replayed)
+                             for kind in ("partial", "tail", "whole")}
+        out["final_pass_ms_p50"] = _round(percentile([r["latency_ms"] for r in passes], 50), 1)
+        out["whole_pass_ms_p50"] = _round(percentile(
+            [r["partials"]["whole_asr_ms"] for r in passes], 50), 1)
     capture = [r["capture"] for r in records if "capture" in r]
     if capture:
         waits = [c["endpoint_wait_ms"] for c in capture if c["endpoint_wait_ms"] is not None]
@@ -214,8 +225,8 @@ def evaluate(samples: Sequence[Sample], transcribe: Transcriber, *, model: str =
         samples: the recordings and their texts.
         transcribe: float32 16 kHz mono audio -> text (the ASR engine's ``transcribe``).
         model: the model's id, for the totals.
-        through: when set, (audio, transcribe) -> (text, capture figures): the capture
-            path replay of :mod:`eval_asr_capture`.
+        through: when set, (audio, transcribe) -> (text, figures): the capture path replay
+            of :mod:`eval_asr_capture` or the partials replay of :mod:`eval_asr_partials`.
         on_record: called with each file's record as it is scored.
     """
     from desktop_agent.adapters.audio_files import read_audio
@@ -232,7 +243,7 @@ def evaluate(samples: Sequence[Sample], transcribe: Transcriber, *, model: str =
             hyp, figures = through(audio, transcribe)
             # Latency: the final transcript(s) of the turn(s); partials are not counted.
             record = score(sample, hyp, figures.pop("final_asr_ms"))
-            record["capture"] = figures
+            record["partials" if "partials" in figures else "capture"] = figures
         records.append(record)
         if on_record is not None:
             on_record(record)
@@ -266,11 +277,15 @@ def run(folder: Path | None, *, use_set: str | None = None, asr: str | None = No
     def transcribe(audio: Any) -> str:
         return engine.transcribe(audio).text
 
-    replay = None
+    replay: Any = None
     if through == "capture":
         from desktop_agent.tools.eval_asr_capture import CaptureReplay
 
         replay = CaptureReplay(with_reply=with_reply)
+    elif through == "partials":
+        from desktop_agent.tools.eval_asr_partials import PartialsReplay
+
+        replay = PartialsReplay(engine)
     transcribe(_warm_audio())  # the first call pays for lazy set-up, not the first file
 
     def show(record: dict[str, Any]) -> None:
@@ -283,8 +298,10 @@ def run(folder: Path | None, *, use_set: str | None = None, asr: str | None = No
 
     total = evaluate(samples, transcribe, model=resolved.model_id,
                      through=replay.run if replay else None, on_record=show)
-    if replay is not None:
+    if through == "capture":
         total["through"] = "capture" + (" with a reply playing" if with_reply else "")
+    elif through == "partials":
+        total["through"] = "partials"
     if as_json:
         print(json.dumps(total), file=out)
     else:
@@ -301,6 +318,12 @@ def _summary(total: dict[str, Any]) -> str:
              f"I {total['insertions']}), entity error rate {pct(total['entity_error_rate'])} "
              f"of {total['entities']}",
              f"latency p50 {total['latency_ms_p50']} ms, p95 {total['latency_ms_p95']} ms"]
+    if "final_from" in total:
+        kinds = total["final_from"]
+        lines.append(f"final transcript from a partial {kinds['partial']}, a pass after "
+                     f"committed words {kinds['tail']}, a whole pass {kinds['whole']}; "
+                     f"final pass p50 {total['final_pass_ms_p50']} ms (whole pass "
+                     f"{total['whole_pass_ms_p50']} ms)")
     if "false_endpoint_rate" in total:
         waits = total["endpoint_wait_ms"]
         lines.append(f"false endpoints {pct(total['false_endpoint_rate'])}, no turn "
@@ -333,9 +356,11 @@ def add_parser(sub: Any) -> None:
                         help="the real-voice set of tools/data/asr_eval.toml (installed "
                              "Debian recordings)")
     ev.add_argument("--asr", default=None, help="ASR model id or folder (default: settings)")
-    ev.add_argument("--through", choices=["capture"], default=None,
-                    help="run each file through the capture path (echo canceller, VAD, "
-                         "hands-free endpointer) first")
+    ev.add_argument("--through", choices=["capture", "partials"], default=None,
+                    help="capture: run each file through the capture path (echo canceller, "
+                         "VAD, hands-free endpointer) first; partials: transcribe it as the "
+                         "recorder does while the user speaks (partials, committed words, "
+                         "the final pass over the rest)")
     ev.add_argument("--with-reply", action="store_true",
                     help="(--through capture) a reply plays while the user speaks")
     ev.add_argument("--json", action="store_true", help="JSON lines: one per file, then totals")
