@@ -37,6 +37,10 @@ class AsrJob:
     previous_partial: str = ""
     trailing_silence_s: float = 0.0
     """Seconds of silence at the end of ``audio``."""
+    context: str = ""
+    """Committed words said before ``audio`` (see ``core/policy/partials.py``): the engine
+    reads them as context, and the transcript reported is these words and what ``audio``
+    adds."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,11 @@
 
 Owns the recordings the turn machine opens and closes (StartRecording / StopRecording),
 schedules partial transcripts while the user speaks (every 0.8 s, and at once when the
-speech pauses), and answers Transcribe: with a typed text, with the newest partial when
-it already covers every speech frame (no second Whisper pass), by waiting for the partial
-on the worker when that one will, or with a fresh ASR job.
+speech pauses), commits the words two partials agree on so that later passes decode only
+the audio after them (``core/policy/partials.py``), and answers Transcribe: with a typed
+text, with the newest partial when it already covers every speech frame (no second Whisper
+pass), by waiting for the partial on the worker when that one will, or with an ASR job over
+the audio after the committed words.
 
 Runs on: GUI thread.
 """
@@ -18,10 +20,11 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.audio.backend import AudioBackend
-from desktop_agent.audio.capture import CapturePipeline
+from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.policy.endpointing import Endpointer, EndpointingSettings
+from desktop_agent.core.policy.partials import Launch, PartialTrack
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.context import normalise_for_compare
@@ -33,27 +36,35 @@ PREROLL_S = 0.15
 """Audio kept before the press / onset: the first phoneme often starts early."""
 TAIL_S = 0.1
 """Audio kept after the stop (the key's release), unless the user was silent by then."""
-PARTIAL_EVERY_S = 0.1
-"""Tick of the partial scheduler (it launches only when the ASR worker is idle)."""
-PARTIAL_SPACING_S = 0.8
-"""Cadence of partial transcripts while the user speaks (two cores: tiny.en takes ~0.2 s)."""
+PARTIAL_EVERY_S = 0.03
+"""Tick of the partial scheduler while the user speaks (it launches only when the ASR
+worker is idle): a pause partial starts within a VAD frame of the pause being heard."""
+JUDGED_POLL_MS = 10
+"""How often a Transcribe waits for the capture to judge the recording's last block."""
 
 
 @dataclass
 class _Recording:
     turn_id: TurnId
-    from_idx: int
+    track: PartialTrack
+    """Its partials: the newest, the committed words and where they end."""
     until_idx: int | None = None
     stop_idx: int | None = None
     """Mic index of the stop itself (``until_idx`` adds a short tail after it)."""
-    last_partial: str = ""
-    partial_end_idx: int = 0
-    """Mic index where the audio of ``last_partial`` ended."""
-    inflight_end_idx: int | None = None
-    """Mic index where the audio of the partial being transcribed now ends."""
+    inflight: tuple[Launch, int] | None = None
+    """The partial on the worker now: how it was launched, and where its audio ends."""
     awaiting_final: JobId | None = None
     """A Transcribe job answered by the in-flight partial (it covers every speech frame)."""
-    last_launch_s: float = 0.0
+    final_after: cmd.Transcribe | None = None
+    """A Transcribe to answer once the in-flight partial is back (that one does not cover
+    the speech; the worker is busy with it anyway, and it may commit more words)."""
+    last_launch_idx: int | None = None
+    """Mic index where the audio of the newest partial launched ended (None: none yet)."""
+
+    @property
+    def from_idx(self) -> int:
+        """Mic index where the recording starts."""
+        return self.track.start
 
 
 class Recorder(QObject):
@@ -108,7 +119,8 @@ class Recorder(QObject):
         start = self.backend.sample_at(c.from_s) - int(PREROLL_S * self.backend.rate)
         for job in [j for j, r in self._recordings.items() if r.turn_id < c.turn_id - 1]:
             del self._recordings[job]
-        self._recordings[c.job] = _Recording(c.turn_id, max(0, start))
+        self._recordings[c.job] = _Recording(c.turn_id,
+                                             PartialTrack(max(0, start), self.backend.rate))
 
     def stop(self, c: cmd.StopRecording) -> None:
         """Close a recording at ``c.until_s`` (plus a short tail)."""
@@ -118,7 +130,7 @@ class Recorder(QObject):
             rec.until_idx = rec.stop_idx + int(TAIL_S * self.backend.rate)
 
     def transcribe(self, c: cmd.Transcribe, attempt: int = 0) -> None:
-        """Final transcript: a typed text, the covering partial, or a fresh ASR job."""
+        """Final transcript: a typed text, the covering partial, or an ASR job on the rest."""
         rec = self._recordings.get(c.recording)
         if rec is None or rec.until_idx is None:
             raise AgentError("recording_missing", "The recording to transcribe was lost.")
@@ -129,59 +141,66 @@ class Recorder(QObject):
             return
         history = self.pipeline.history
         self._drop_silent_tail(rec)
-        if history.judged_end < rec.until_idx and attempt < 100:  # capture is a block behind
-            QTimer.singleShot(20, lambda: self.transcribe(c, attempt + 1))
+        if history.judged_end < rec.until_idx and attempt < 2000 // JUDGED_POLL_MS:
+            # The capture is a block behind: whether a partial covers the speech depends on
+            # what the VAD makes of it.
+            QTimer.singleShot(JUDGED_POLL_MS, lambda: self.transcribe(c, attempt + 1))
             return
         if self._partial_is_final(rec):
             # The newest partial already heard every speech frame of the recording: it is
             # the final transcript, and re-transcribing would only add latency.
             self._feed(ev.AsrFinal(turn_id=c.turn_id, at_s=time.monotonic(), job=c.job,
-                                   text=rec.last_partial, no_speech=False))
+                                   text=rec.track.newest, no_speech=False))
             return
-        if self._covers_speech(rec, rec.inflight_end_idx):
-            rec.awaiting_final = c.job  # the partial on the worker now will be the final
+        if rec.inflight is not None:
+            if self._covers_speech(rec, rec.inflight[1]):
+                rec.awaiting_final = c.job  # the partial on the worker now will be the final
+            else:
+                rec.final_after = c  # an ASR job now would only queue behind it
             return
-        audio = history.slice(rec.from_idx, rec.until_idx)
-        ratio = history.speech_ratio(rec.from_idx, rec.until_idx)
+        start = rec.track.audio_start()
+        audio = history.slice(start, rec.until_idx)
+        ratio = history.speech_ratio(start, rec.until_idx)
         self._asr_job(AsrJob(c.turn_id, c.job, audio, self._token(c.job, c.turn_id),
-                                     speech_ratio=max(ratio, 0.0)))
+                             speech_ratio=max(ratio, 0.0), context=rec.track.committed))
 
     def _drop_silent_tail(self, rec: _Recording) -> None:
         """Cut the tail when the user had already stopped speaking at the stop.
 
         The tail catches a last syllable still spoken as the key comes up; when the VAD
         heard no speech for ``TAIL_S`` before the stop, there is none, and waiting for the
-        capture to deliver the tail would only delay the final transcript.
+        capture to deliver the tail would only delay the final transcript. The VAD judges
+        whole 32 ms frames, so its verdicts usually stop short of the stop by part of a
+        frame: that sliver is dropped too when the silence before it is ``TAIL_S`` long
+        (waiting for the next frame cost a capture block, ~35 ms, on every turn).
         """
         history = self.pipeline.history
         judged = history.judged_end  # the VAD's verdicts reach this far (not history.end)
-        if rec.stop_idx is None or rec.until_idx is None or judged < rec.stop_idx:
-            return
-        if judged >= rec.until_idx:
+        if (rec.stop_idx is None or rec.until_idx is None
+                or judged < rec.stop_idx - VAD_FRAME or judged >= rec.until_idx):
             return
         last = history.last_speech_between(rec.from_idx, judged)
-        if last is None or last + int(TAIL_S * self.backend.rate) <= rec.stop_idx:
+        if last is None or last + int(TAIL_S * self.backend.rate) <= min(judged, rec.stop_idx):
             rec.until_idx = judged
 
     def _partial_is_final(self, rec: _Recording) -> bool:
-        """True when no speech frame came after the audio of the last partial (+100 ms)."""
-        if not rec.last_partial or rec.until_idx is None:
+        """True when no speech frame came after the audio of the newest partial."""
+        if not rec.track.newest or rec.until_idx is None:
             return False
         if self.pipeline.history.judged_end < rec.until_idx:
             return False  # capture lags (a busy machine): the VAD has not judged it all
-        return self._covers_speech(rec, rec.partial_end_idx)
+        return self._covers_speech(rec, rec.track.newest_end)
 
     def _covers_speech(self, rec: _Recording, end_idx: int | None) -> bool:
         """True when audio up to ``end_idx`` holds every speech frame of the recording."""
         if (end_idx is None or rec.until_idx is None
                 or self.pipeline.history.judged_end < rec.until_idx):
             return False
-        margin = int(0.1 * self.backend.rate)
         last_speech = self.pipeline.history.last_speech_between(rec.from_idx, rec.until_idx)
-        return last_speech is not None and last_speech + margin <= end_idx
+        return rec.track.covers(end_idx, last_speech)
 
     def _on_timer_timeout(self) -> None:
-        """Launch a partial transcript when one is due.
+        """Launch a partial transcript when one is due (``PartialTrack.next_launch``).
 
         While the user speaks: every 0.8 s, and at once when the speech pauses (that partial
         usually covers the whole utterance, so it can be the final transcript the moment the
@@ -194,39 +213,43 @@ class Recorder(QObject):
         if not live:
             return
         job, rec = live[-1]
+        if rec.inflight is not None:
+            return
         history = self.pipeline.history
-        rate = self.backend.rate
-        if rec.inflight_end_idx is not None or history.end - rec.from_idx < int(0.6 * rate):
+        end, judged = history.end, history.judged_end
+        last_speech = history.last_speech_between(rec.from_idx, judged)
+        # The cadence is in audio time: the mic's clock, not the GUI thread's.
+        since = (float("inf") if rec.last_launch_idx is None
+                 else (end - rec.last_launch_idx) / self.backend.rate)
+        launch = rec.track.next_launch(end=end, judged_end=judged, last_speech=last_speech,
+                                       since_launch_s=since)
+        if launch is None:
             return
-        last_speech = self.pipeline.last_speech_sample
-        trailing = (history.end - last_speech) / rate
-        uncovered = rec.partial_end_idx < last_speech + int(0.1 * rate)
-        now = time.monotonic()
-        due = now - rec.last_launch_s >= PARTIAL_SPACING_S
-        if not (due or (uncovered and trailing >= 0.12)):
-            return
-        rec.last_launch_s = now
-        rec.inflight_end_idx = history.end
-        self._asr_job(AsrJob(rec.turn_id, job, history.slice(rec.from_idx, history.end),
-                                     CancelToken(rec.turn_id), partial=True,
-                                     speech_ratio=history.speech_ratio(rec.from_idx, history.end),
-                                     previous_partial=rec.last_partial,
-                                     trailing_silence_s=trailing))
+        rec.last_launch_idx = end
+        rec.inflight = (launch, end)
+        trailing = (end - (last_speech or end)) / self.backend.rate
+        self._asr_job(AsrJob(rec.turn_id, job, history.slice(launch.audio_start, end),
+                             CancelToken(rec.turn_id), partial=True,
+                             speech_ratio=history.speech_ratio(launch.audio_start, end),
+                             previous_partial=rec.track.newest,
+                             trailing_silence_s=trailing, context=launch.context))
 
     def on_partial(self, result: AsrPartialResult) -> None:
         """A partial transcript came back (possibly empty). Runs on: GUI thread."""
         job, text, no_speech = result.job, result.text, result.no_speech
         rec = self._recordings.get(job.job)
-        if rec is not None and rec.inflight_end_idx is not None:
-            end = rec.inflight_end_idx
-            rec.inflight_end_idx = None
-            if not no_speech:
-                rec.partial_end_idx = end
+        if rec is not None and rec.inflight is not None:
+            launch, end = rec.inflight
+            rec.inflight = None
+            rec.track.add(launch, end, "" if no_speech else text)
             if rec.awaiting_final is not None:
                 final, rec.awaiting_final = rec.awaiting_final, None
                 self._feed(ev.AsrFinal(turn_id=job.turn_id, at_s=time.monotonic(), job=final,
                                        text="" if no_speech else text, no_speech=no_speech))
                 return
+            if rec.final_after is not None:
+                command, rec.final_after = rec.final_after, None
+                self.transcribe(command)
         if no_speech:
             return
         silent_tail = job.trailing_silence_s >= 0.25
@@ -237,8 +260,5 @@ class Recorder(QObject):
                                  trailing_silence_s=job.trailing_silence_s))
 
     def note_partial(self, job: JobId, text: str) -> None:
-        """Remember the newest partial (stability) and adapt the endpointer to it."""
-        rec = self._recordings.get(job)
-        if rec is not None:
-            rec.last_partial = text
+        """Adapt the endpointer to the newest partial of the current turn."""
         self.pipeline.silence_s = self.endpointer.silence_needed_s(text)

@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from desktop_agent.audio.speech_chunk import speak_text
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.policy.partials import join_transcript
 from desktop_agent.core.ports import (
     AsrEngine,
     LlmDelta,
@@ -183,10 +184,16 @@ class AsrWorker(EngineWorker[AsrEngine]):
         try:
             if self.engine is None:
                 raise AgentError("asr_not_ready", "Speech recognition is still loading.")
-            result = self.engine.transcribe(job.audio, job.cancel)
+            if job.context:
+                result = self.engine.transcribe(job.audio, job.cancel, context=job.context)
+            else:
+                result = self.engine.transcribe(job.audio, job.cancel)
             text = result.text.strip()
             no_speech = (not text) or self._is_hallucination(text, result.no_speech_prob,
                                                                 job.speech_ratio)
+            if job.context:  # the audio after committed words: heard silence adds nothing
+                text = join_transcript(job.context, "" if no_speech else text)
+                no_speech = not text
             now = time.monotonic()
             if job.partial:
                 # Partials go to the controller as a result: it decides whether one already
@@ -200,6 +207,10 @@ class AsrWorker(EngineWorker[AsrEngine]):
         except Exception as exc:
             if not job.partial:
                 self._fail(job.turn_id, job.job, Stage.ASR, exc)
+            elif not job.cancel.cancelled:
+                # A failed partial heard nothing: the recorder may be waiting for it.
+                _LOGGER.warning("turn=%d partial transcript failed: %s", job.turn_id, exc)
+                self.sig_partial_transcribed.emit(AsrPartialResult(job, "", True))
         finally:
             self.finished += 1
 
