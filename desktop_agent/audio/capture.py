@@ -262,9 +262,15 @@ class CapturePipeline:
         self.coherence.push(near, far[:len(near)])
         self._far_silent_s = (self._far_silent_s + len(near) / ASR_SAMPLE_RATE
                               if self.far_db <= -100.0 else 0.0)
-        if self._far_silent_s >= AEC_IDLE_S:
+        if self._far_silent_s >= AEC_IDLE_S or self.echo_settling:
             # Nothing played for longer than the filter reaches: the canceller would return
             # the microphone unchanged. Pass it through (with what was pending) instead.
+            # Likewise while the reference is measured back into place after an underrun:
+            # fed a misplaced reference, the canceller would spend that time learning the
+            # wrong path (the restore put the reference back 44 ms, and the filter it had
+            # half-bent then left a burst of echo that Whisper heard as "It's a problem."),
+            # so it sees nothing and keeps what it learnt; the gate judges the raw mic
+            # as if nothing were removed meanwhile.
             out = np.concatenate([self._near_pending, near])
             self._near_pending = np.zeros(0, dtype=np.float32)
             self._far_pending = np.zeros(0, dtype=np.float32)

@@ -190,3 +190,26 @@ def test_the_echo_gate_weighs_the_user_before_the_residual_suppressor() -> None:
         assert _frames_to_onset(p, warm, warm) is None  # the echo alone: learnt, never speech
         heard = _frames_to_onset(p, rest + user, rest) is not None
         assert heard is expected  # after the suppressor: 23 dB under the speaker, unheard
+
+
+def test_while_the_reference_settles_the_canceller_learns_nothing() -> None:
+    class CountingAec(PassThroughAec):
+        frames = 0
+
+        def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+            self.frames += 1
+            return super().process(near, far)
+
+    aec = CountingAec()
+    pipe = CapturePipeline(LoudnessVad(), aec)
+    pipe.set_playback(True)
+    far = _tone(4, seed=9)
+    pipe.process(far[:VAD_FRAME], far[:VAD_FRAME])
+    assert aec.frames == 3  # 512 samples: three 10 ms frames (a partial one waits)
+    pipe.echo_settling = True  # a misplaced reference: the filter must not bend to it
+    cleaned_before = pipe.history.end
+    pipe.process(far[VAD_FRAME:2 * VAD_FRAME], far[VAD_FRAME:2 * VAD_FRAME])
+    assert aec.frames == 3 and pipe.history.end - cleaned_before > VAD_FRAME  # passed through
+    pipe.echo_settling = False
+    pipe.process(far[2 * VAD_FRAME:3 * VAD_FRAME], far[2 * VAD_FRAME:3 * VAD_FRAME])
+    assert aec.frames == 6
