@@ -140,7 +140,7 @@ def test_hands_free_own_voice_never_interrupts(qtbot: Any, app: Any, user_wav: A
 def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
                                                      user_wav: Any) -> None:
     c = app.controller
-    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)  # the test before may still be replying
+    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)  # the test before may still reply
     c.set_mode("hands_free")
     heard: list[Any] = []
     c.sig_heard.connect(heard.append)
@@ -169,7 +169,7 @@ def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
 def test_hands_free_backchannel_does_not_stop_the_reply(qtbot: Any, app: Any,
                                                        user_wav: Any) -> None:
     c = app.controller
-    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)  # the test before may still be replying
+    _wait(qtbot, lambda: c.machine.state is State.LISTENING, 120)  # the test before may still reply
     c.set_mode("hands_free")
     start, judged = len(c.transitions), len(c.barge_tracker.verdicts)
     okay = user_wav("Okay.")  # made now, not while the reply plays
