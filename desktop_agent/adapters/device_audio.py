@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from typing import Any
 
 import numpy as np
@@ -83,6 +84,9 @@ class DeviceAudio:
         self.delay = EchoDelayTracker()
         self.echo_path_version = 0
         """Bumped whenever the echo reference moves: the capture pipeline relearns the path."""
+        self.echo_notes: deque[str] = deque(maxlen=32)
+        """What happened to the echo reference (wakes, underruns, restores), for the capture
+        trace; the capture loop takes them."""
         self.echo_path_reason = ""
         """Why the version was last bumped ('underflow' before any lag was learnt,
         'delay_shift', 'restore_failed', 'reopen'): the capture trace marks it."""
@@ -139,6 +143,7 @@ class DeviceAudio:
             # the canceller learns the path anew.
             self._underflows = underflows
             self.far.reanchor()
+            self.echo_notes.append("underflow: reference placed anew")
             if not self.delay.expect_restore():
                 self._relearn("underflow")
         if wakes != self._wakes:
@@ -147,6 +152,7 @@ class DeviceAudio:
             # keeps what it learnt; the delay tracker restores the lag it knows).
             self._wakes = wakes
             self.far.reanchor()
+            self.echo_notes.append("wake: reference placed anew")
             self.delay.expect_restore()
         self.far.push(far_new, dac)
         aligned = None if adc is None else self.far.take(adc + FAR_MARGIN_S, len(near))
@@ -163,9 +169,10 @@ class DeviceAudio:
                 # later too (and vice versa).
                 self.far.pointer -= fix.shift
                 self.far.shifted += fix.shift
-                _LOGGER.info("turn=0 echo reference moved by %.1f ms (%s)",
-                             -fix.shift * 1000 / self.rate,
-                             "the canceller relearns" if fix.relearn else "lag restored")
+                note = (f"echo reference moved by {-fix.shift * 1000 / self.rate:.1f} ms ("
+                        + ("the canceller relearns)" if fix.relearn else "lag restored)"))
+                self.echo_notes.append(note)
+                _LOGGER.info("turn=0 %s", note)
             if fix.relearn:  # the echo sits where the canceller never learnt it
                 self._relearn("delay_shift" if fix.shift else "restore_failed")
         self.samples += len(near)

@@ -106,11 +106,13 @@ class Correction:
 
 RESTORE_WINDOW_S = 0.25
 """Far-end activity per measurement while a placement is being restored, seconds."""
-RESTORE_TRIES = 2
-"""Measurements a restore may take (0.5 s of far-end activity) before the canceller is
-told to learn the path anew instead."""
-RESTORE_PEAK = 0.5
-"""Normalised correlation one measurement needs to be trusted on its own."""
+RESTORE_TRIES = 4
+"""Measurements a restore may take (1 s of far-end activity) before the canceller is told
+to learn the path anew instead."""
+RESTORE_AGREE = 2
+"""Samples within which two successive measurements must agree to be trusted. One alone
+is not: a 0.25 s window of speech once put the echo 127 ms off, the reference then read
+nothing the speaker played, and the app heard its own reply as the user."""
 
 
 class EchoDelayTracker:
@@ -128,8 +130,8 @@ class EchoDelayTracker:
     filter no longer fits, and resetting it left the app deaf to a user as loud as the
     echo for the ~0.7 s it takes to learn the room again (an underrun a second on a busy
     machine: deaf most of a reply). ``expect_restore`` measures at once on short windows
-    instead and moves the pointer back to the lag the canceller knows, to the sample: the
-    canceller keeps its filter. Only when no measurement can be trusted within
+    instead (two that agree) and moves the pointer back to the lag the canceller knows, to
+    the sample: the canceller keeps its filter. Only when no measurement can be trusted within
     ``RESTORE_TRIES`` windows does it ask for a reset (``Correction.relearn``).
     """
 
@@ -195,10 +197,9 @@ class EchoDelayTracker:
         return Correction(lag - self.target, relearn=True)
 
     def _restore(self, lag: int, peak: float) -> Correction:
-        """One measurement of a restore: trusted alone, or agreeing with the one before."""
+        """One measurement of a restore: trusted when it agrees with the one before."""
         assert self._restore_to is not None
-        trusted = peak > RESTORE_PEAK or (
-            peak > 0.3 and self._last is not None and abs(lag - self._last) <= 2)
+        trusted = peak > 0.3 and self._last is not None and abs(lag - self._last) <= RESTORE_AGREE
         self._last = lag if peak > 0.3 else None
         self._tries += 1
         if trusted:

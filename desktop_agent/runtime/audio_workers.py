@@ -104,6 +104,9 @@ class CaptureWorker(QObject):
                 path_version = version
                 self.pipeline.echo_path_changed(getattr(self.backend, "echo_path_reason", ""))
             self.pipeline.echo_settling = settling()
+            notes = getattr(self.backend, "echo_notes", None)
+            while notes and self.pipeline.trace is not None:
+                self.pipeline.trace.mark(self.pipeline.history.end, notes.popleft())
             try:
                 events = self.pipeline.process(near, far)
             except Exception as exc:  # never let one bad block end capture

@@ -82,9 +82,10 @@ def test_after_an_underrun_the_learnt_lag_is_restored_without_a_reset() -> None:
     rest = speech[2 * rate:]
     fixes = _feed(tracker, _delayed(rest, 536), rest)
     moved = [f for f in fixes if f.shift or f.relearn]
-    # One 0.25 s measurement: back to 30 ms, to the sample, and the canceller keeps its filter.
+    # Two 0.25 s measurements that agree: back to 30 ms, to the sample, and the canceller
+    # keeps its filter.
     assert [(f.shift, f.relearn) for f in moved] == [(56, False)]
-    assert fixes.index(moved[0]) < int(0.3 * rate) // 160
+    assert fixes.index(moved[0]) < int(0.55 * rate) // 160
     assert not tracker.restoring and tracker.lag == 480 and tracker.restores == 1
 
 
@@ -98,6 +99,7 @@ def test_a_restore_that_finds_no_echo_asks_for_a_reset() -> None:
     # The mic hears something unrelated to the speaker (the path changed beyond measure).
     other = rng.standard_normal(rate).astype(np.float32) * 0.1
     fixes = _feed(tracker, other, rng.standard_normal(rate).astype(np.float32) * 0.1)
+    fixes += _feed(tracker, other, rng.standard_normal(rate).astype(np.float32) * 0.1)
     assert [f.relearn for f in fixes if f.relearn] == [True]
     assert tracker.lag is None and not tracker.restoring
 
