@@ -49,6 +49,15 @@ PLAYBACK_THRESHOLD = 0.4
 """While the assistant speaks, the VAD probability a frame needs to count towards an onset
 (0.5 otherwise): the echo rules already took out what the speaker left, and a soft first
 syllable ("Ac-tually") often scores just under 0.5, which cost a quarter second."""
+COHERENCE_VETO_ERLE_DB = 15.0
+"""The coherence rule judges frames only while the linear filter removes less than this
+(over the last second of playback): it is there for a canceller that fell behind a
+drifting path (the recorded loopback: 5-12 dB). With a canceller that follows the path
+(30 dB and more on a fixed one), a user 6 dB under the echo keeps the raw mic coherent
+with the speaker (0.89) and the rule took them for echo although the power gate, with the
+residual 25 dB under them, knew better: a quiet "okay" over a reply went unheard."""
+LINEAR_ERLE_SMOOTHING = 0.97
+"""Weight of the past in the linear filter's echo removal, per 32 ms frame (about 1 s)."""
 TURN_WINDOW_S = 8.0
 """Seconds of the utterance's end that the end-of-turn model hears (Smart Turn: 8 s)."""
 TURN_PREROLL_S = 0.2
@@ -188,6 +197,9 @@ class CapturePipeline:
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._far_pending = np.zeros(0, dtype=np.float32)
         self._vad_pending = np.zeros(0, dtype=np.float32)
+        self._raw_pending = np.zeros(0, dtype=np.float32)
+        self._lin_in = 0.0
+        self._lin_out = 0.0
         self._gate_pending = np.zeros(0, dtype=np.float32)
         """The echo gate's view of ``_vad_pending``: the linear filter's output when the
         canceller gives it (``gate_on_linear``), else the same samples."""
@@ -221,11 +233,11 @@ class CapturePipeline:
         """Consume one mic block (and the far-end block played meanwhile)."""
         near = np.asarray(near, dtype=np.float32).reshape(-1)
         self.mic_db = level_db(near)
-        cleaned, linear = self._cancel_echo(near, far)
+        cleaned, linear, raw = self._cancel_echo(near, far)
         self.history.append(cleaned)
         if self.trace is not None:
             self.trace.block(near, far, cleaned)
-        return self._detect(cleaned, linear)
+        return self._detect(cleaned, linear, raw)
 
     def samples_wanted(self) -> int:
         """Mic samples worth reading next: what completes the next VAD frame, or the next
@@ -247,10 +259,12 @@ class CapturePipeline:
         return rest + VAD_FRAME if quiet else rest
 
     def _cancel_echo(self, near: npt.NDArray[np.float32], far: npt.NDArray[np.float32] | None
-                     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """(the cleaned signal, the linear filter's output: what the echo gate weighs)."""
+                     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32],
+                                npt.NDArray[np.float32]]:
+        """(the cleaned signal, the linear filter's output: what the echo gate weighs, the
+        raw mic samples they came from)."""
         if self.aec is None:
-            return near, near
+            return near, near, near
         if far is None:
             far = np.zeros(len(near), dtype=np.float32)
         far = np.asarray(far, dtype=np.float32).reshape(-1)
@@ -274,7 +288,7 @@ class CapturePipeline:
             out = np.concatenate([self._near_pending, near])
             self._near_pending = np.zeros(0, dtype=np.float32)
             self._far_pending = np.zeros(0, dtype=np.float32)
-            return out, out
+            return out, out, out
         self._near_pending = np.concatenate([self._near_pending, near])
         self._far_pending = np.concatenate([self._far_pending, far[:len(near)]])
         n = self.aec.frame_samples
@@ -291,6 +305,7 @@ class CapturePipeline:
                 out[i:i + n] = np.asarray(fin, dtype=np.float32) / 32768.0
             else:
                 out[i:i + n] = np.asarray(self.aec.process(nf, ff), dtype=np.float32) / 32768.0
+        raw = self._near_pending[:usable]
         self._near_pending = self._near_pending[usable:]
         self._far_pending = self._far_pending[usable:]
         if self.far_db > -50:  # ERLE only means something while the speaker plays
@@ -300,19 +315,21 @@ class CapturePipeline:
             self.erle_db = 10 * math.log10(self._erle_in / self._erle_out)
         # Keep the history aligned with the mic: the AEC's pending remainder is
         # delivered with the next block (at most one 10 ms frame late).
-        return out, linear
+        return out, linear, raw
 
-    def _detect(self, cleaned: npt.NDArray[np.float32],
-                linear: npt.NDArray[np.float32]) -> list[CaptureEvent]:
+    def _detect(self, cleaned: npt.NDArray[np.float32], linear: npt.NDArray[np.float32],
+                raw: npt.NDArray[np.float32]) -> list[CaptureEvent]:
         events: list[CaptureEvent] = []
         self._vad_pending = np.concatenate([self._vad_pending, cleaned])
         self._gate_pending = np.concatenate([self._gate_pending, linear])
+        self._raw_pending = np.concatenate([self._raw_pending, raw])
         frame_s = VAD_FRAME / ASR_SAMPLE_RATE
         consumed_before = self.history.end - len(self._vad_pending)
         offset = 0
         while len(self._vad_pending) - offset >= VAD_FRAME:
             frame = self._vad_pending[offset:offset + VAD_FRAME]
             gate_frame = self._gate_pending[offset:offset + VAD_FRAME]
+            raw_frame = self._raw_pending[offset:offset + VAD_FRAME]
             offset += VAD_FRAME
             frame_end = consumed_before + offset
             power = float(np.mean(np.square(frame, dtype=np.float64)))
@@ -320,10 +337,14 @@ class CapturePipeline:
             prob = raw = (0.0 if power < VAD_FLOOR_POWER
                           else float(self.vad.speech_probability(frame)))
             power = float(np.mean(np.square(gate_frame, dtype=np.float64)))  # the gate's
+            far_active = self.echo_gate.far_active()
+            if far_active and not self.echo_settling:
+                self._track_linear_erle(raw_frame, power)
             if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
                     self.echo_gate.is_echo(power, holding=self._passed,
                                            settling=self.echo_settling)
-                    or (self.echo_gate.far_active() and self.coherence.is_echo(frame_end))):
+                    or (far_active and not self.canceller_converged
+                        and self.coherence.is_echo(frame_end))):
                 prob = 0.0  # what the canceller left of the speaker, not the user
             self._passed = prob >= self.segmenter.settings.neg_threshold
             if self.trace is not None:
@@ -345,7 +366,27 @@ class CapturePipeline:
                     self.trace.mark(frame_end, f"{kind.name} playing={self._playing}")
         self._vad_pending = self._vad_pending[offset:]
         self._gate_pending = self._gate_pending[offset:]
+        self._raw_pending = self._raw_pending[offset:]
         return events
+
+    def _track_linear_erle(self, raw_frame: npt.NDArray[np.float32], linear_power: float
+                           ) -> None:
+        """Follow how much the linear filter removes while the speaker plays (~1 s)."""
+        a = LINEAR_ERLE_SMOOTHING
+        raw_power = float(np.mean(np.square(raw_frame, dtype=np.float64))) if len(
+            raw_frame) else linear_power
+        self._lin_in = a * self._lin_in + (1 - a) * raw_power
+        self._lin_out = a * self._lin_out + (1 - a) * linear_power
+
+    @property
+    def canceller_converged(self) -> bool:
+        """Whether the linear filter has followed the echo path for the last second or so
+        (it removes at least ``COHERENCE_VETO_ERLE_DB``): then the power gate alone tells a
+        user from what it leaves, and the coherence rule, made for a canceller that fell
+        behind, stays silent."""
+        if self._lin_in <= 0.0 or self._lin_out <= 0.0:
+            return False
+        return 10 * math.log10(self._lin_in / self._lin_out) >= COHERENCE_VETO_ERLE_DB
 
     def _silence_needed(self) -> float | None:
         """Silence that ends the utterance now: the transcript rule's, or the model's say."""
@@ -395,6 +436,7 @@ class CapturePipeline:
         if self.aec is not None and hasattr(self.aec, "reset"):
             self.aec.reset()
         self.echo_gate.reset()  # (the coherence rule needs no relearning: it keeps judging)
+        self._lin_in = self._lin_out = 0.0  # a canceller learning anew has not converged
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._far_pending = np.zeros(0, dtype=np.float32)
 

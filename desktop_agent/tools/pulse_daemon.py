@@ -26,7 +26,7 @@ load-module module-loopback source=speaker.monitor sink=micsink {loopback}
 set-default-sink speaker
 set-default-source micsink.monitor
 """
-LOOPBACK_ARGS = ("latency_msec=30", "max_latency_msec=150")
+LOOPBACK_ARGS = ("latency_msec=30", "max_latency_msec=150", "adjust_time=0")
 """About 30 ms of echo path, never more than 150 ms (see tests/audio/pulse.py)."""
 
 

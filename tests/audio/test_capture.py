@@ -213,3 +213,32 @@ def test_while_the_reference_settles_the_canceller_learns_nothing() -> None:
     pipe.echo_settling = False
     pipe.process(far[2 * VAD_FRAME:3 * VAD_FRAME], far[2 * VAD_FRAME:3 * VAD_FRAME])
     assert aec.frames == 6
+
+
+class LinearAec(PassThroughAec):
+    """The echo is ``far`` itself (0 dB); the linear filter leaves ``residual`` of it."""
+
+    residual = 0.03  # -30 dB: a canceller that follows the path
+
+    def process_both(self, near: np.ndarray, far: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        linear = near.astype(np.float64) - (1 - self.residual) * far.astype(np.float64)
+        return linear.astype(np.int16), linear.astype(np.int16)
+
+    def process(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+        return self.process_both(near, far)[1]
+
+
+def test_a_user_under_the_echo_is_heard_once_the_canceller_follows_the_path() -> None:
+    def onset(residual: float) -> int | None:
+        aec = LinearAec()
+        aec.residual = residual
+        pipe = CapturePipeline(LoudnessVad(), aec)
+        pipe.set_playback(True)
+        far = _tone(100, seed=10)
+        warm, rest = far[:80 * VAD_FRAME], far[80 * VAD_FRAME:]
+        assert _frames_to_onset(pipe, warm, warm) is None  # the echo alone: never speech
+        user = _tone(20, level=0.15, seed=11)  # 6 dB under the echo: the raw mic stays coherent
+        return _frames_to_onset(pipe, rest + user, rest)
+
+    assert onset(0.03) is not None  # 30 dB removed: the power gate knows the user
+    assert onset(0.5) is None  # 6 dB removed: a canceller behind; the coherence rule decides
