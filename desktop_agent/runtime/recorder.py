@@ -24,7 +24,7 @@ from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.policy.endpointing import Endpointer, EndpointingSettings
-from desktop_agent.core.policy.partials import Launch, PartialTrack
+from desktop_agent.core.policy.partials import Launch, PartialSettings, PartialTrack
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.context import normalise_for_compare
@@ -83,15 +83,19 @@ class Recorder(QObject):
         token: The cancel token of a job.
         endpointing: Endpointing limits (None: the defaults).
         parent: The owning QObject.
+        partials: The partial transcripts' rules (None: the app's).
     """
 
     def __init__(self, machine: MachineView, backend: AudioBackend, pipeline: CapturePipeline,
                  feed: Feed, submit_asr: Callable[[AsrJob], None],
                  asr_busy: Callable[[], bool], token: TokenFor,
                  endpointing: EndpointingSettings | None = None,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, *,
+                 partials: PartialSettings | None = None) -> None:
         """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
+        self.partials = partials or PartialSettings()
+        """The partial rules' knobs (``core/policy/partials.py``; the defaults are the app's)."""
         self._machine = machine
         self.backend = backend
         self.pipeline = pipeline
@@ -119,8 +123,8 @@ class Recorder(QObject):
         start = self.backend.sample_at(c.from_s) - int(PREROLL_S * self.backend.rate)
         for job in [j for j, r in self._recordings.items() if r.turn_id < c.turn_id - 1]:
             del self._recordings[job]
-        self._recordings[c.job] = _Recording(c.turn_id,
-                                             PartialTrack(max(0, start), self.backend.rate))
+        self._recordings[c.job] = _Recording(
+            c.turn_id, PartialTrack(max(0, start), self.backend.rate, self.partials))
 
     def stop(self, c: cmd.StopRecording) -> None:
         """Close a recording at ``c.until_s`` (plus a short tail)."""

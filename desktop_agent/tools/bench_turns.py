@@ -204,6 +204,8 @@ def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = 
     streaming, split = _streaming(questions, settings, hands_free)
     serial = _serial(questions, settings)
     report = summarize(streaming, serial)
+    # Each streaming turn's figures: pooled over runs, they say more than one run's p50.
+    report["streaming_turns"] = [{k: round(v, 1) for k, v in row.items()} for row in streaming]
     report["mode"] = "hands_free" if hands_free else "push_to_talk"
     report["asr"] = settings.models.asr or "default"
     if hands_free:

@@ -257,7 +257,7 @@ def _public(record: dict[str, Any]) -> dict[str, Any]:
 def run(folder: Path | None, *, use_set: str | None = None, asr: str | None = None,
         through: str | None = None, with_reply: bool = False, as_json: bool = False,
         limit: int | None = None, export: Path | None = None,
-        out: TextIO | None = None) -> int:
+        out: TextIO | None = None, commit_words: int = 0) -> int:
     """The ``eval asr`` command. Returns the exit status (errors raise AgentError)."""
     out = out or sys.stdout
     samples = real_set() if use_set == "real" else pairs_in(folder or Path("."))
@@ -283,9 +283,10 @@ def run(folder: Path | None, *, use_set: str | None = None, asr: str | None = No
 
         replay = CaptureReplay(with_reply=with_reply)
     elif through == "partials":
+        from desktop_agent.core.policy.partials import PartialSettings
         from desktop_agent.tools.eval_asr_partials import PartialsReplay
 
-        replay = PartialsReplay(engine)
+        replay = PartialsReplay(engine, settings=PartialSettings(min_commit_words=commit_words))
     transcribe(_warm_audio())  # the first call pays for lazy set-up, not the first file
 
     def show(record: dict[str, Any]) -> None:
@@ -361,6 +362,9 @@ def add_parser(sub: Any) -> None:
                          "VAD, hands-free endpointer) first; partials: transcribe it as the "
                          "recorder does while the user speaks (partials, committed words, "
                          "the final pass over the rest)")
+    ev.add_argument("--commit-words", type=int, default=0, metavar="N",
+                    help="(--through partials) commit words two partials agree on, N at "
+                         "least, and decode only the rest (the app has this off: 0)")
     ev.add_argument("--with-reply", action="store_true",
                     help="(--through capture) a reply plays while the user speaks")
     ev.add_argument("--json", action="store_true", help="JSON lines: one per file, then totals")
@@ -374,6 +378,12 @@ def main(args: Any) -> int:
     if args.with_reply and args.through != "capture":
         raise AgentError("eval_bad_arguments", "--with-reply needs --through capture.",
                          "Add --through capture.")
+    if args.commit_words and args.through != "partials":
+        raise AgentError("eval_bad_arguments", "--commit-words needs --through partials.",
+                         "Add --through partials.")
+    if args.commit_words < 0:
+        raise AgentError("eval_bad_arguments", "--commit-words must be 0 or more.",
+                         "Give a number of words, e.g. --commit-words 1 (0: no commits).")
     return run(args.dir, use_set=args.eval_set, asr=args.asr, through=args.through,
                with_reply=args.with_reply, as_json=args.json, limit=args.limit,
-               export=args.export)
+               export=args.export, commit_words=args.commit_words)

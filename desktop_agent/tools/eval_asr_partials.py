@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop_agent.core.policy.partials import PartialTrack, join_transcript
+from desktop_agent.core.policy.partials import PartialSettings, PartialTrack, join_transcript
 
 FS = 16_000
 FRAME = 512
@@ -46,18 +46,25 @@ class PartialsReplay:
     Args:
         engine: The ASR engine (``transcribe(audio, context=...)``).
         vad: The VAD (Silero by default); ``reset`` is called per recording.
+        settings: The rules' knobs (the app's by default): other values measure other rules.
+        context: False decodes the audio after a cut without the committed words.
     """
 
-    def __init__(self, engine: Any, vad: Any = None) -> None:
+    def __init__(self, engine: Any, vad: Any = None,
+                 settings: PartialSettings | None = None, context: bool = True) -> None:
         if vad is None:
             from desktop_agent.adapters.vad_silero import SileroVad
             vad = SileroVad()
         self.engine = engine
         self.vad = vad
+        self.settings = settings or PartialSettings()
+        self.context = context
 
     def _pass(self, audio: npt.NDArray[np.float32], context: str) -> tuple[str, float]:
         start = time.perf_counter()
-        text = self.engine.transcribe(audio, context=context).text.strip()
+        heard = (self.engine.transcribe(audio, context=context) if self.context
+                 else self.engine.transcribe(audio))
+        text = heard.text.strip()
         return join_transcript(context, text), (time.perf_counter() - start) * 1000
 
     def run(self, audio: npt.NDArray[np.float32], transcribe: Any = None
@@ -67,7 +74,7 @@ class PartialsReplay:
         clip = np.concatenate([np.zeros(int(LEAD_S * FS), np.float32), audio,
                                np.zeros(int(TAIL_S * FS), np.float32)])
         self.vad.reset()
-        track = PartialTrack(start=0, rate=FS)
+        track = PartialTrack(start=0, rate=FS, settings=self.settings)
         last_speech: int | None = None
         last_launch: int | None = None
         partials = 0

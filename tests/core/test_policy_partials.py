@@ -10,6 +10,7 @@ from desktop_agent.core.policy.partials import (
     PARTIAL_SPACING_S,
     PAUSE_S,
     Launch,
+    PartialSettings,
     PartialTrack,
     agreed_words,
     commit_after_pause,
@@ -62,11 +63,15 @@ def test_join_transcript_skips_empty_parts() -> None:
     assert join_transcript("Hello.", "") == "Hello."
 
 
+COMMITS = PartialSettings(min_commit_words=1)
+"""Commits on (the app has them off: they cost accuracy, see the module doc)."""
+
+
 class Timeline:
     """A recording heard frame by frame: speech and pauses, and the partials launched."""
 
-    def __init__(self) -> None:
-        self.track = PartialTrack(start=0, rate=RATE)
+    def __init__(self, settings: PartialSettings = COMMITS) -> None:
+        self.track = PartialTrack(start=0, rate=RATE, settings=settings)
         self.end = 0
         self.last_speech: int | None = None
         self.launched_at = -10.0
@@ -156,6 +161,54 @@ def test_two_agreeing_partials_commit_and_later_passes_decode_after_the_pause() 
     assert later.context == "What is the capital of"
 
 
+def test_the_app_commits_nothing_by_default() -> None:
+    t = Timeline(PartialSettings())
+    t.speak(1.4)
+    t.pause(0.1)
+    t.poll()
+    t.back("What is the capital of?")
+    t.speak(0.85)
+    launch = t.poll()
+    assert launch is not None
+    t.back("What is the capital of France?")
+    assert t.track.committed == "" and t.track.audio_start() == 0
+
+
+def test_sentences_only_commits_a_pause_partial_that_ends_a_sentence() -> None:
+    t = Timeline(PartialSettings(min_commit_words=1, sentences_only=True))
+    t.speak(1.4)
+    t.pause(0.1)
+    t.poll()
+    t.back("Press 1 to")  # a pause in the middle of a sentence
+    t.speak(0.85)
+    t.pause(0.1)
+    t.poll()
+    t.back("Press 1 to accept.")
+    assert t.track.committed == ""
+    cut = t.end
+    t.speak(0.85)
+    t.poll()
+    t.back("Press 1 to accept. Press 2")
+    assert t.track.committed == "Press 1 to accept." and t.track.cut == cut
+
+
+def test_a_commit_needs_the_fewest_words_set() -> None:
+    t = Timeline(PartialSettings(min_commit_words=3))
+    t.speak(1.0)
+    t.pause(0.1)
+    t.poll()
+    t.back("Press")
+    t.speak(0.85)
+    t.pause(0.1)
+    t.poll()
+    t.back("Press 1 to accept")
+    assert t.track.committed == ""  # one word is too few
+    t.speak(0.85)
+    t.poll()
+    t.back("Press 1 to accept this")
+    assert t.track.committed == "Press 1 to accept"
+
+
 def test_a_revised_pause_partial_is_not_committed() -> None:
     t = Timeline()
     t.speak(1.4)
@@ -207,7 +260,7 @@ def test_covers_needs_the_margin_after_the_last_speech_frame() -> None:
 
 
 def test_a_late_answer_of_an_older_pass_changes_nothing() -> None:
-    track = PartialTrack(start=0, rate=RATE)
+    track = PartialTrack(start=0, rate=RATE, settings=COMMITS)
     track.add(Launch(0, "", None), s(2.0), "What is the capital of France")
     track.add(Launch(0, "", None), s(1.0), "What is the")
     assert track.newest == "What is the capital of France" and track.newest_end == s(2.0)

@@ -14,7 +14,7 @@ import numpy as np
 
 from desktop_agent.audio.capture import VAD_FRAME, MicHistory
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.policy.partials import CUT_PREROLL_S, PAUSE_S
+from desktop_agent.core.policy.partials import CUT_PREROLL_S, PAUSE_S, PartialSettings
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.model import JobId, State
@@ -55,7 +55,7 @@ class Pipeline:
 class Rig:
     """A recorder on a fake machine, mic and worker."""
 
-    def __init__(self) -> None:
+    def __init__(self, partials: PartialSettings | None = None) -> None:
         self.machine = Machine()
         self.pipeline = Pipeline()
         self.fed: list[Any] = []
@@ -64,7 +64,7 @@ class Rig:
         self.recorder = Recorder(self.machine, Backend(), self.pipeline,  # type: ignore[arg-type]
                                  self.fed.append, self.jobs.append,
                                  lambda: self.answered < len(self.jobs),
-                                 lambda job, turn: CancelToken(turn))
+                                 lambda job, turn: CancelToken(turn), partials=partials)
         self.recorder.start(cmd.StartRecording(turn_id=TURN, job=REC, from_s=0.15,
                                                      partials=True))
 
@@ -132,8 +132,28 @@ def test_the_final_waits_for_a_partial_in_flight_that_covers_the_speech() -> Non
     assert [f.text for f in rig.finals()] == ["What time is it?"]
 
 
-def test_a_stale_partial_in_flight_is_waited_for_then_only_the_rest_is_decoded() -> None:
+def test_a_stale_partial_in_flight_is_waited_for_then_the_final_pass_runs() -> None:
     rig = Rig()
+    rig.hear(0.2, False)
+    rig.hear(1.2, True)
+    rig.hear(0.1, False)
+    rig.tick()
+    rig.answer("What is the capital of?")
+    rig.hear(0.9, True)
+    assert rig.tick() is not None  # due: a pass in the middle of the speech
+    rig.hear(0.3, True)
+    rig.hear(0.2, False)
+    rig.release()
+    # The pass in flight does not cover the last words: no job queues behind it.
+    assert rig.finals() == [] and len(rig.jobs) == 2
+    rig.answer("What is the capital of Fra")
+    assert len(rig.jobs) == 3
+    final = rig.jobs[-1]  # no commits in the app: one pass over the whole recording
+    assert not final.partial and final.context == "" and len(final.audio) == rig.now
+
+
+def test_with_commits_the_final_pass_decodes_only_the_rest() -> None:
+    rig = Rig(PartialSettings(min_commit_words=1))
     rig.hear(0.2, False)
     rig.hear(1.2, True)
     rig.hear(0.1, False)

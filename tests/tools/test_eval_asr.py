@@ -165,7 +165,7 @@ def test_eval_asr_through_partials_commits_words_and_decodes_the_rest(
     is as good as one pass over the whole recording."""
     export_pairs(_asterisk(["vm-review", "all-circuits-busy-now"]), tmp_path)
     assert main(["eval", "asr", "--dir", str(tmp_path), "--json", "--through",
-                 "partials"]) == 0
+                 "partials", "--commit-words", "1"]) == 0
     lines = _json_lines(capsys.readouterr().out)
     records, total = {r["file"]: r for r in lines[:-1]}, lines[-1]
     review = records["vm-review"]["partials"]
