@@ -58,6 +58,18 @@ with the speaker (0.89) and the rule took them for echo although the power gate,
 residual 25 dB under them, knew better: a quiet "okay" over a reply went unheard."""
 LINEAR_ERLE_SMOOTHING = 0.97
 """Weight of the past in the linear filter's echo removal, per 32 ms frame (about 1 s)."""
+ERLE_FREEZE_FRAMES = 31
+"""Frames (about 1 s) the echo-removal estimate stands still while a frame may be the user
+(speech to the VAD, above what the canceller leaves, and the raw mic not a near-perfect
+copy of the speaker: ``ERLE_FREEZE_RHO``): the user's voice is not echo, and counted as
+such it made a converged canceller look lost within three frames, so the coherence rule
+came back in the middle of an "okay" and vetoed the rest of it (the e2e backchannel test
+under two CPU hogs). After a second it follows again."""
+ERLE_FREEZE_RHO = 0.95
+"""Raw-mic coherence with the speaker at or above which a loud frame is a leak, not a user:
+a moved echo path leaks a copy of the speaker (0.99 and more on a fixed path), and the
+estimate must fall at once so the coherence rule returns; a user mixed with the echo
+brings it under 0.95 unless they are 10 dB or more under it."""
 TURN_WINDOW_S = 8.0
 """Seconds of the utterance's end that the end-of-turn model hears (Smart Turn: 8 s)."""
 TURN_PREROLL_S = 0.2
@@ -200,6 +212,7 @@ class CapturePipeline:
         self._raw_pending = np.zeros(0, dtype=np.float32)
         self._lin_in = 0.0
         self._lin_out = 0.0
+        self._erle_frozen = 0
         self._gate_pending = np.zeros(0, dtype=np.float32)
         """The echo gate's view of ``_vad_pending``: the linear filter's output when the
         canceller gives it (``gate_on_linear``), else the same samples."""
@@ -339,7 +352,10 @@ class CapturePipeline:
             power = float(np.mean(np.square(gate_frame, dtype=np.float64)))  # the gate's
             far_active = self.echo_gate.far_active()
             if far_active and not self.echo_settling:
-                self._track_linear_erle(raw_frame, power)
+                maybe_user = (prob >= self.segmenter.settings.neg_threshold
+                              and self.echo_gate.above_residual(power, holding=self._passed)
+                              and self.coherence.rho(frame_end) < ERLE_FREEZE_RHO)
+                self._track_linear_erle(raw_frame, power, maybe_user)
             if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
                     self.echo_gate.is_echo(power, holding=self._passed,
                                            settling=self.echo_settling)
@@ -369,9 +385,16 @@ class CapturePipeline:
         self._raw_pending = self._raw_pending[offset:]
         return events
 
-    def _track_linear_erle(self, raw_frame: npt.NDArray[np.float32], linear_power: float
-                           ) -> None:
-        """Follow how much the linear filter removes while the speaker plays (~1 s)."""
+    def _track_linear_erle(self, raw_frame: npt.NDArray[np.float32], linear_power: float,
+                           maybe_user: bool) -> None:
+        """Follow how much the linear filter removes while the speaker plays (~1 s); stand
+        still while the frame may be the user (``ERLE_FREEZE_FRAMES``)."""
+        if maybe_user:
+            self._erle_frozen += 1
+            if self._erle_frozen <= ERLE_FREEZE_FRAMES:
+                return
+        else:
+            self._erle_frozen = 0
         a = LINEAR_ERLE_SMOOTHING
         raw_power = float(np.mean(np.square(raw_frame, dtype=np.float64))) if len(
             raw_frame) else linear_power

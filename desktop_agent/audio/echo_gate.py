@@ -73,6 +73,14 @@ class EchoGate:
         """Whether the speaker played loud enough recently for its echo to matter."""
         return self.far_db() >= self.settings.far_active_db
 
+    def above_residual(self, cleaned_power: float, holding: bool = False) -> bool:
+        """Whether a frame is louder than what the canceller is known to leave (by the
+        margin): someone may be talking. Learns nothing (``is_echo`` does)."""
+        s = self.settings
+        far_db = self.far_db()
+        margin = s.hold_margin_db if holding else s.margin_db
+        return power_db(cleaned_power) - far_db >= self.ratio_db + margin
+
     def is_echo(self, cleaned_power: float, holding: bool = False,
                 settling: bool = False) -> bool:
         """Whether a cleaned VAD frame of mean-square ``cleaned_power`` is only echo.

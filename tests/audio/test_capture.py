@@ -242,3 +242,20 @@ def test_a_user_under_the_echo_is_heard_once_the_canceller_follows_the_path() ->
 
     assert onset(0.03) is not None  # 30 dB removed: the power gate knows the user
     assert onset(0.5) is None  # 6 dB removed: a canceller behind; the coherence rule decides
+
+
+def test_the_users_own_voice_does_not_make_the_canceller_look_lost() -> None:
+    # "O-kay" under the echo: a syllable, the stop's silence, the rest. Counted as echo, the
+    # first syllable dragged the canceller's measured removal under 15 dB and the coherence
+    # rule vetoed the rest of the word: no onset at all.
+    pipe = CapturePipeline(LoudnessVad(), LinearAec())
+    pipe.set_playback(True)
+    far = _tone(100, seed=12)
+    warm, rest = far[:80 * VAD_FRAME], far[80 * VAD_FRAME:]
+    assert _frames_to_onset(pipe, warm, warm) is None
+    assert pipe.canceller_converged
+    user = _tone(20, level=0.15, seed=13)  # 6 dB under the echo: the raw mic stays coherent
+    user[:VAD_FRAME] = _tone(1, level=0.3, seed=14)  # "O-": as loud as the echo
+    user[VAD_FRAME:3 * VAD_FRAME] = 0.0  # the "k": nothing from the user for two frames
+    assert _frames_to_onset(pipe, rest + user, rest) is not None
+    assert pipe.canceller_converged
