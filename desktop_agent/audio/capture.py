@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 import math
 import threading
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -51,25 +53,41 @@ PLAYBACK_THRESHOLD = 0.4
 syllable ("Ac-tually") often scores just under 0.5, which cost a quarter second."""
 COHERENCE_VETO_ERLE_DB = 15.0
 """The coherence rule judges frames only while the linear filter removes less than this
-(over the last second of playback): it is there for a canceller that fell behind a
-drifting path (the recorded loopback: 5-12 dB). With a canceller that follows the path
-(30 dB and more on a fixed one), a user 6 dB under the echo keeps the raw mic coherent
-with the speaker (0.89) and the rule took them for echo although the power gate, with the
-residual 25 dB under them, knew better: a quiet "okay" over a reply went unheard."""
-LINEAR_ERLE_SMOOTHING = 0.97
-"""Weight of the past in the linear filter's echo removal, per 32 ms frame (about 1 s)."""
-ERLE_FREEZE_FRAMES = 31
-"""Frames (about 1 s) the echo-removal estimate stands still while a frame may be the user
-(speech to the VAD, above what the canceller leaves, and the raw mic not a near-perfect
-copy of the speaker: ``ERLE_FREEZE_RHO``): the user's voice is not echo, and counted as
-such it made a converged canceller look lost within three frames, so the coherence rule
-came back in the middle of an "okay" and vetoed the rest of it (the e2e backchannel test
-under two CPU hogs). After a second it follows again."""
-ERLE_FREEZE_RHO = 0.95
-"""Raw-mic coherence with the speaker at or above which a loud frame is a leak, not a user:
-a moved echo path leaks a copy of the speaker (0.99 and more on a fixed path), and the
-estimate must fall at once so the coherence rule returns; a user mixed with the echo
-brings it under 0.95 unless they are 10 dB or more under it."""
+(the median over the last second of playback, ``ERLE_WINDOW_FRAMES``): it is there for a
+canceller that fell behind a drifting path (the recorded loopback: 5-12 dB). With a
+canceller that follows the path (30 dB and more on a fixed one), a user 6 dB under the
+echo keeps the raw mic coherent with the speaker (0.89) and the rule took them for echo
+although the power gate, with the residual 25 dB under them, knew better: a quiet "okay"
+over a reply went unheard."""
+ERLE_WINDOW_FRAMES = 31
+"""Frames (about 1 s of playback) whose median echo removal, each frame weighted by the
+mic's power (a quiet frame near the noise floor says little about the filter), says
+whether the linear filter follows the path. Frames louder than what it leaves are left
+out unless they are a leak (``LEAK_RHO``): the user's voice is not echo. A power-weighted
+mean of the same second made a converged canceller look lost within one loud frame of an
+"okay" (or of the 200 ms of echo after a bypass), and the coherence rule vetoed the rest
+of the word (the e2e backchannel test under two CPU hogs: 3 runs in 3, then 1 in 4); the
+median of a second does not move for a word."""
+MIN_ERLE_FRAMES = 8
+"""Frames measured before the filter can be called converged (a quarter second)."""
+LEAK_HOLD_S = 0.5
+"""After a leak (a loud frame of the filter's output that is a copy of the speaker) the
+filter is not trusted for this long, whatever the median says: a moved path is caught at
+its first frames, not after half a second of them."""
+ERLE_AFTER_BYPASS_S = 0.25
+"""Audio after the canceller was bypassed (a reference settling, an idle speaker) that is
+still judged as settling (as if nothing were removed) and whose removal is not measured:
+the filter's 200 ms tail holds no reference for what was played meanwhile, and that echo
+leaks through whatever it learnt (a 150 ms burst at the echo's level after each wake).
+Measured, it made a converged canceller look lost for the next two seconds of the reply,
+and the coherence rule vetoed an "okay" said then (the e2e backchannel test, 1 run in 4
+under two hogs)."""
+LEAK_RHO = 0.8
+"""Coherence of the linear filter's output with the speaker at or above which a loud frame
+is a leak, not a user: a moved echo path leaks a copy of the speaker (0.9 and more), and
+the estimate must fall at once so the coherence rule returns; a user's voice, with what a
+converged filter leaves, is not a copy (0.1-0.3). (The raw mic could not tell them apart:
+with the echo in it a user 5 dB under the echo reached 0.95.)"""
 TURN_WINDOW_S = 8.0
 """Seconds of the utterance's end that the end-of-turn model hears (Smart Turn: 8 s)."""
 TURN_PREROLL_S = 0.2
@@ -90,6 +108,18 @@ def playback_onset_s(sensitivity: float) -> float:
     5 VAD frames at 0, 3 (``PLAYBACK_ONSET_S``) at the default 0.5, 2 at 0.75 and 1."""
     frames = max(2, round(5 - 4 * min(max(sensitivity, 0.0), 1.0)))
     return frames * VAD_FRAME / ASR_SAMPLE_RATE - 0.005
+
+
+def weighted_median(pairs: Iterable[tuple[float, float]]) -> float:
+    """The value at half the total weight of (value, weight) pairs (nan when empty)."""
+    ordered = sorted(pairs)
+    total = sum(w for _, w in ordered)
+    acc = 0.0
+    for value, weight in ordered:
+        acc += weight
+        if acc >= total / 2:
+            return value
+    return float("nan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,9 +240,12 @@ class CapturePipeline:
         self._far_pending = np.zeros(0, dtype=np.float32)
         self._vad_pending = np.zeros(0, dtype=np.float32)
         self._raw_pending = np.zeros(0, dtype=np.float32)
-        self._lin_in = 0.0
-        self._lin_out = 0.0
-        self._erle_frozen = 0
+        self._removal_db: deque[tuple[float, float]] = deque(maxlen=ERLE_WINDOW_FRAMES)
+        """The linear filter's echo removal (dB) on the latest frames of playback, each with
+        the raw mic's power (its weight)."""
+        self._removal_at = 0
+        self._leak_until = 0
+        self._since_bypass_s = 0.0
         self._gate_pending = np.zeros(0, dtype=np.float32)
         """The echo gate's view of ``_vad_pending``: the linear filter's output when the
         canceller gives it (``gate_on_linear``), else the same samples."""
@@ -225,6 +258,8 @@ class CapturePipeline:
         """Tells the user from residual echo while the speaker plays."""
         self.coherence = EchoCoherence(ASR_SAMPLE_RATE)
         """Tells a raw mic that is only a copy of the speaker (a canceller behind the path)."""
+        self.leak_coherence = EchoCoherence(ASR_SAMPLE_RATE)
+        """The same for the linear filter's output: a leak is a copy, a user is not."""
         self._passed = False  # the previous VAD frame counted as speech
         self._far_silent_s = 0.0  # how long the far end has been silent (AEC_IDLE_S)
         self.trace: CaptureTrace | None = None
@@ -299,9 +334,12 @@ class CapturePipeline:
             # so it sees nothing and keeps what it learnt; the gate judges the raw mic
             # as if nothing were removed meanwhile.
             out = np.concatenate([self._near_pending, near])
+            self.leak_coherence.push(out, np.concatenate([self._far_pending, far[:len(near)]]))
             self._near_pending = np.zeros(0, dtype=np.float32)
             self._far_pending = np.zeros(0, dtype=np.float32)
+            self._since_bypass_s = 0.0
             return out, out, out
+        self._since_bypass_s += len(near) / ASR_SAMPLE_RATE
         self._near_pending = np.concatenate([self._near_pending, near])
         self._far_pending = np.concatenate([self._far_pending, far[:len(near)]])
         n = self.aec.frame_samples
@@ -319,9 +357,10 @@ class CapturePipeline:
             else:
                 out[i:i + n] = np.asarray(self.aec.process(nf, ff), dtype=np.float32) / 32768.0
         raw = self._near_pending[:usable]
+        self.leak_coherence.push(linear, self._far_pending[:usable])
         self._near_pending = self._near_pending[usable:]
         self._far_pending = self._far_pending[usable:]
-        if self.far_db > -50:  # ERLE only means something while the speaker plays
+        if self.far_db > -50 and usable:  # ERLE only means something while the speaker plays
             a = 0.9
             self._erle_in = a * self._erle_in + (1 - a) * float(np.mean(near[:usable] ** 2) + 1e-12)
             self._erle_out = a * self._erle_out + (1 - a) * float(np.mean(out ** 2) + 1e-12)
@@ -331,11 +370,11 @@ class CapturePipeline:
         return out, linear, raw
 
     def _detect(self, cleaned: npt.NDArray[np.float32], linear: npt.NDArray[np.float32],
-                raw: npt.NDArray[np.float32]) -> list[CaptureEvent]:
+                raw_block: npt.NDArray[np.float32]) -> list[CaptureEvent]:
         events: list[CaptureEvent] = []
         self._vad_pending = np.concatenate([self._vad_pending, cleaned])
         self._gate_pending = np.concatenate([self._gate_pending, linear])
-        self._raw_pending = np.concatenate([self._raw_pending, raw])
+        self._raw_pending = np.concatenate([self._raw_pending, raw_block])
         frame_s = VAD_FRAME / ASR_SAMPLE_RATE
         consumed_before = self.history.end - len(self._vad_pending)
         offset = 0
@@ -351,14 +390,14 @@ class CapturePipeline:
                           else float(self.vad.speech_probability(frame)))
             power = float(np.mean(np.square(gate_frame, dtype=np.float64)))  # the gate's
             far_active = self.echo_gate.far_active()
-            if far_active and not self.echo_settling:
-                maybe_user = (prob >= self.segmenter.settings.neg_threshold
-                              and self.echo_gate.above_residual(power, holding=self._passed)
-                              and self.coherence.rho(frame_end) < ERLE_FREEZE_RHO)
-                self._track_linear_erle(raw_frame, power, maybe_user)
+            # Settling, or the filter's tail still empty after a bypass: judged as if
+            # nothing were removed, and the removal is not measured.
+            settling = self.echo_settling or self._since_bypass_s < ERLE_AFTER_BYPASS_S
+            if far_active and not settling:
+                self._measure_removal(frame_end, raw_frame, power)
             if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
                     self.echo_gate.is_echo(power, holding=self._passed,
-                                           settling=self.echo_settling)
+                                           settling=settling)
                     or (far_active and not self.canceller_converged
                         and self.coherence.is_echo(frame_end))):
                 prob = 0.0  # what the canceller left of the speaker, not the user
@@ -385,31 +424,29 @@ class CapturePipeline:
         self._raw_pending = self._raw_pending[offset:]
         return events
 
-    def _track_linear_erle(self, raw_frame: npt.NDArray[np.float32], linear_power: float,
-                           maybe_user: bool) -> None:
-        """Follow how much the linear filter removes while the speaker plays (~1 s); stand
-        still while the frame may be the user (``ERLE_FREEZE_FRAMES``)."""
-        if maybe_user:
-            self._erle_frozen += 1
-            if self._erle_frozen <= ERLE_FREEZE_FRAMES:
+    def _measure_removal(self, frame_end: int, raw_frame: npt.NDArray[np.float32],
+                         linear_power: float) -> None:
+        """Record how much the linear filter removed from this frame of playback, unless
+        the frame is louder than what it leaves and no copy of the speaker (the user, a
+        cough, a door: never echo, whatever the VAD makes of it)."""
+        if self.echo_gate.above_residual(linear_power, holding=self._passed):
+            if self.leak_coherence.rho(frame_end) < LEAK_RHO:
                 return
-        else:
-            self._erle_frozen = 0
-        a = LINEAR_ERLE_SMOOTHING
+            self._leak_until = frame_end + int(LEAK_HOLD_S * ASR_SAMPLE_RATE)
         raw_power = float(np.mean(np.square(raw_frame, dtype=np.float64))) if len(
             raw_frame) else linear_power
-        self._lin_in = a * self._lin_in + (1 - a) * raw_power
-        self._lin_out = a * self._lin_out + (1 - a) * linear_power
+        self._removal_db.append((power_db(raw_power) - power_db(linear_power), raw_power))
+        self._removal_at = frame_end
 
     @property
     def canceller_converged(self) -> bool:
-        """Whether the linear filter has followed the echo path for the last second or so
-        (it removes at least ``COHERENCE_VETO_ERLE_DB``): then the power gate alone tells a
-        user from what it leaves, and the coherence rule, made for a canceller that fell
-        behind, stays silent."""
-        if self._lin_in <= 0.0 or self._lin_out <= 0.0:
+        """Whether the linear filter follows the echo path: over the last second of playback
+        it removed at least ``COHERENCE_VETO_ERLE_DB`` (median), and nothing leaked for
+        ``LEAK_HOLD_S``. Then the power gate alone tells a user from what it leaves, and
+        the coherence rule, made for a canceller that fell behind, stays silent."""
+        if len(self._removal_db) < MIN_ERLE_FRAMES or self._removal_at < self._leak_until:
             return False
-        return 10 * math.log10(self._lin_in / self._lin_out) >= COHERENCE_VETO_ERLE_DB
+        return weighted_median(self._removal_db) >= COHERENCE_VETO_ERLE_DB
 
     def _silence_needed(self) -> float | None:
         """Silence that ends the utterance now: the transcript rule's, or the model's say."""
@@ -459,7 +496,8 @@ class CapturePipeline:
         if self.aec is not None and hasattr(self.aec, "reset"):
             self.aec.reset()
         self.echo_gate.reset()  # (the coherence rule needs no relearning: it keeps judging)
-        self._lin_in = self._lin_out = 0.0  # a canceller learning anew has not converged
+        self._removal_db.clear()  # a canceller learning anew has not converged
+        self._leak_until = 0
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._far_pending = np.zeros(0, dtype=np.float32)
 

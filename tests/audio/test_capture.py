@@ -259,3 +259,34 @@ def test_the_users_own_voice_does_not_make_the_canceller_look_lost() -> None:
     user[VAD_FRAME:3 * VAD_FRAME] = 0.0  # the "k": nothing from the user for two frames
     assert _frames_to_onset(pipe, rest + user, rest) is not None
     assert pipe.canceller_converged
+
+
+def test_the_echo_leaked_after_a_bypass_does_not_make_the_canceller_look_lost() -> None:
+    class TailAec(LinearAec):
+        """After a bypass its filter tail holds nothing of what played meanwhile."""
+
+        leak = 0
+
+        def process_both(self, near: np.ndarray, far: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+            if self.leak > 0:
+                self.leak -= 1
+                return near, near
+            return super().process_both(near, far)
+
+    aec = TailAec()
+    pipe = CapturePipeline(LoudnessVad(), aec)
+    pipe.set_playback(True)
+    far = _tone(120, seed=15)
+    assert _frames_to_onset(pipe, far[:60 * VAD_FRAME], far[:60 * VAD_FRAME]) is None
+    pipe.echo_settling = True  # a wake: the reference is measured back into place
+    assert _frames_to_onset(pipe, far[60 * VAD_FRAME:70 * VAD_FRAME],
+                            far[60 * VAD_FRAME:70 * VAD_FRAME]) is None
+    pipe.echo_settling = False
+    aec.leak = 15  # 150 ms of 10 ms frames: the echo of the bypass leaks through
+    assert _frames_to_onset(pipe, far[70 * VAD_FRAME:100 * VAD_FRAME],
+                            far[70 * VAD_FRAME:100 * VAD_FRAME]) is None
+    assert pipe.canceller_converged
+    user = _tone(20, level=0.15, seed=16)  # 6 dB under the echo, a second later
+    rest = far[100 * VAD_FRAME:]
+    assert _frames_to_onset(pipe, rest + user, rest) is not None

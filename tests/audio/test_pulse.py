@@ -35,6 +35,28 @@ def _echo_delay(recorded: np.ndarray, played: np.ndarray) -> tuple[int, float]:
     return lag, float(corr[lag] / denom)
 
 
+def _windowed_peak(recorded: np.ndarray, played: np.ndarray, lag: int,
+                   window_s: float = 0.5, search_s: float = 0.05) -> float:
+    """Median over half-second windows of ``played`` (those with sound) of the best
+    normalised correlation with ``recorded`` within ``search_s`` of ``lag``: a path that
+    carries the echo scores ~1 even when the loopback's buffer jumped once in the middle
+    (one underrun moves the rest of the echo by its size, and the whole-signal peak halves)."""
+    win, search = int(window_s * FS), int(search_s * FS)
+    peaks = []
+    for start in range(0, len(played) - win + 1, win):
+        ref = played[start:start + win]
+        if np.sqrt(np.mean(ref ** 2)) < 1e-3:
+            continue
+        lo = max(0, lag + start - search)
+        seg = recorded[lo:lag + start + win + search]
+        if len(seg) < win:
+            continue
+        corr = np.correlate(seg, ref, mode="valid")
+        energy = np.convolve(seg ** 2, np.ones(win), mode="valid")
+        peaks.append(float(np.max(corr / (np.sqrt(energy * np.sum(ref ** 2)) + 1e-12))))
+    return float(np.median(peaks)) if peaks else 0.0
+
+
 def _envelope_db(x: np.ndarray, win: int = 160) -> np.ndarray:
     frames = x[: len(x) // win * win].reshape(-1, win)
     return 10 * np.log10(np.mean(frames.astype(np.float64) ** 2, axis=1) + 1e-12)
@@ -99,18 +121,20 @@ def test_played_speech_comes_back_as_echo_and_counter_matches(io) -> None:
     audio, rate = synth()
     played16 = resample(int16_to_float32(audio), rate, FS)
     # An underrun of the loopback (PulseAudio's, not ours: the player's counter still
-    # matches) glitches the recorded echo to ~0.7 now and then, even on a quiet machine
-    # (2 of 9 runs of this file, before any change of ours). Up to three plays: a path that
-    # does not carry the echo fails all three.
+    # matches) moves the rest of the recorded echo by the buffer's size now and then, even
+    # on a quiet machine, and the whole-signal correlation falls to 0.4-0.7 (about 1 run of
+    # this file in 10). The echo is judged window by window (``_windowed_peak``), and up to
+    # three plays: a path that does not carry the echo fails all three.
     for _attempt in range(3):
         recorded, info = _play_and_record(player, mic, audio, rate)
-        lag, peak = _echo_delay(recorded, played16)
+        lag, whole = _echo_delay(recorded, played16)
+        peak = _windowed_peak(recorded, played16, lag)
         if peak > 0.8:
             break
     st = info["after"]
     print(f"echo delay {lag / FS * 1000:.1f} ms from the start of playback, correlation "
-          f"{peak:.3f}")
-    assert peak > 0.8, f"echo correlation {peak:.2f}"
+          f"{whole:.3f} (median of half-second windows {peak:.3f})")
+    assert peak > 0.8, f"echo correlation {peak:.2f} (whole {whole:.2f})"
     # Recording starts when playback is queued: the lag is the output buffer + the 30 ms
     # loopback + the input buffer. Half a second leaves room for a loaded machine.
     assert 0 < lag < int(0.5 * FS), f"echo delay {lag / FS * 1000:.0f} ms"
