@@ -23,13 +23,12 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
+from desktop_agent.audio.canceller_health import CancellerHealth
 from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.audio.echo_gate import EchoCoherence, EchoGate, power_db
 from desktop_agent.core.policy.endpointing import TurnDetector, TurnModelRule
@@ -51,29 +50,6 @@ PLAYBACK_THRESHOLD = 0.4
 """While the assistant speaks, the VAD probability a frame needs to count towards an onset
 (0.5 otherwise): the echo rules already took out what the speaker left, and a soft first
 syllable ("Ac-tually") often scores just under 0.5, which cost a quarter second."""
-COHERENCE_VETO_ERLE_DB = 15.0
-"""The coherence rule judges frames only while the linear filter removes less than this
-(the median over the last second of playback, ``ERLE_WINDOW_FRAMES``): it is there for a
-canceller that fell behind a drifting path (the recorded loopback: 5-12 dB). With a
-canceller that follows the path (30 dB and more on a fixed one), a user 6 dB under the
-echo keeps the raw mic coherent with the speaker (0.89) and the rule took them for echo
-although the power gate, with the residual 25 dB under them, knew better: a quiet "okay"
-over a reply went unheard."""
-ERLE_WINDOW_FRAMES = 31
-"""Frames (about 1 s of playback) whose median echo removal, each frame weighted by the
-mic's power (a quiet frame near the noise floor says little about the filter), says
-whether the linear filter follows the path. Frames louder than what it leaves are left
-out unless they are a leak (``LEAK_RHO``): the user's voice is not echo. A power-weighted
-mean of the same second made a converged canceller look lost within one loud frame of an
-"okay" (or of the 200 ms of echo after a bypass), and the coherence rule vetoed the rest
-of the word (the e2e backchannel test under two CPU hogs: 3 runs in 3, then 1 in 4); the
-median of a second does not move for a word."""
-MIN_ERLE_FRAMES = 8
-"""Frames measured before the filter can be called converged (a quarter second)."""
-LEAK_HOLD_S = 0.5
-"""After a leak (a loud frame of the filter's output that is a copy of the speaker) the
-filter is not trusted for this long, whatever the median says: a moved path is caught at
-its first frames, not after half a second of them."""
 ERLE_AFTER_BYPASS_S = 0.25
 """Audio after the canceller was bypassed (a reference settling, an idle speaker) that is
 still judged as settling (as if nothing were removed) and whose removal is not measured:
@@ -82,12 +58,6 @@ leaks through whatever it learnt (a 150 ms burst at the echo's level after each 
 Measured, it made a converged canceller look lost for the next two seconds of the reply,
 and the coherence rule vetoed an "okay" said then (the e2e backchannel test, 1 run in 4
 under two hogs)."""
-LEAK_RHO = 0.8
-"""Coherence of the linear filter's output with the speaker at or above which a loud frame
-is a leak, not a user: a moved echo path leaks a copy of the speaker (0.9 and more), and
-the estimate must fall at once so the coherence rule returns; a user's voice, with what a
-converged filter leaves, is not a copy (0.1-0.3). (The raw mic could not tell them apart:
-with the echo in it a user 5 dB under the echo reached 0.95.)"""
 TURN_WINDOW_S = 8.0
 """Seconds of the utterance's end that the end-of-turn model hears (Smart Turn: 8 s)."""
 TURN_PREROLL_S = 0.2
@@ -108,18 +78,6 @@ def playback_onset_s(sensitivity: float) -> float:
     5 VAD frames at 0, 3 (``PLAYBACK_ONSET_S``) at the default 0.5, 2 at 0.75 and 1."""
     frames = max(2, round(5 - 4 * min(max(sensitivity, 0.0), 1.0)))
     return frames * VAD_FRAME / ASR_SAMPLE_RATE - 0.005
-
-
-def weighted_median(pairs: Iterable[tuple[float, float]]) -> float:
-    """The value at half the total weight of (value, weight) pairs (nan when empty)."""
-    ordered = sorted(pairs)
-    total = sum(w for _, w in ordered)
-    acc = 0.0
-    for value, weight in ordered:
-        acc += weight
-        if acc >= total / 2:
-            return value
-    return float("nan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,11 +198,8 @@ class CapturePipeline:
         self._far_pending = np.zeros(0, dtype=np.float32)
         self._vad_pending = np.zeros(0, dtype=np.float32)
         self._raw_pending = np.zeros(0, dtype=np.float32)
-        self._removal_db: deque[tuple[float, float]] = deque(maxlen=ERLE_WINDOW_FRAMES)
-        """The linear filter's echo removal (dB) on the latest frames of playback, each with
-        the raw mic's power (its weight)."""
-        self._removal_at = 0
-        self._leak_until = 0
+        self.health = CancellerHealth()
+        """Whether the linear filter follows the echo path (for the coherence rule)."""
         self._since_bypass_s = 0.0
         self._gate_pending = np.zeros(0, dtype=np.float32)
         """The echo gate's view of ``_vad_pending``: the linear filter's output when the
@@ -258,8 +213,6 @@ class CapturePipeline:
         """Tells the user from residual echo while the speaker plays."""
         self.coherence = EchoCoherence(ASR_SAMPLE_RATE)
         """Tells a raw mic that is only a copy of the speaker (a canceller behind the path)."""
-        self.leak_coherence = EchoCoherence(ASR_SAMPLE_RATE)
-        """The same for the linear filter's output: a leak is a copy, a user is not."""
         self._passed = False  # the previous VAD frame counted as speech
         self._far_silent_s = 0.0  # how long the far end has been silent (AEC_IDLE_S)
         self.trace: CaptureTrace | None = None
@@ -334,7 +287,7 @@ class CapturePipeline:
             # so it sees nothing and keeps what it learnt; the gate judges the raw mic
             # as if nothing were removed meanwhile.
             out = np.concatenate([self._near_pending, near])
-            self.leak_coherence.push(out, np.concatenate([self._far_pending, far[:len(near)]]))
+            self.health.push(out, np.concatenate([self._far_pending, far[:len(near)]]))
             self._near_pending = np.zeros(0, dtype=np.float32)
             self._far_pending = np.zeros(0, dtype=np.float32)
             self._since_bypass_s = 0.0
@@ -357,7 +310,7 @@ class CapturePipeline:
             else:
                 out[i:i + n] = np.asarray(self.aec.process(nf, ff), dtype=np.float32) / 32768.0
         raw = self._near_pending[:usable]
-        self.leak_coherence.push(linear, self._far_pending[:usable])
+        self.health.push(linear, self._far_pending[:usable])
         self._near_pending = self._near_pending[usable:]
         self._far_pending = self._far_pending[usable:]
         if self.far_db > -50 and usable:  # ERLE only means something while the speaker plays
@@ -394,7 +347,8 @@ class CapturePipeline:
             # nothing were removed, and the removal is not measured.
             settling = self.echo_settling or self._since_bypass_s < ERLE_AFTER_BYPASS_S
             if far_active and not settling:
-                self._measure_removal(frame_end, raw_frame, power)
+                self.health.measure(frame_end, raw_frame, power, self.echo_gate.above_residual(
+                    power, holding=self._passed))
             if self.aec is not None and prob >= self.segmenter.settings.neg_threshold and (
                     self.echo_gate.is_echo(power, holding=self._passed,
                                            settling=settling)
@@ -424,29 +378,10 @@ class CapturePipeline:
         self._raw_pending = self._raw_pending[offset:]
         return events
 
-    def _measure_removal(self, frame_end: int, raw_frame: npt.NDArray[np.float32],
-                         linear_power: float) -> None:
-        """Record how much the linear filter removed from this frame of playback, unless
-        the frame is louder than what it leaves and no copy of the speaker (the user, a
-        cough, a door: never echo, whatever the VAD makes of it)."""
-        if self.echo_gate.above_residual(linear_power, holding=self._passed):
-            if self.leak_coherence.rho(frame_end) < LEAK_RHO:
-                return
-            self._leak_until = frame_end + int(LEAK_HOLD_S * ASR_SAMPLE_RATE)
-        raw_power = float(np.mean(np.square(raw_frame, dtype=np.float64))) if len(
-            raw_frame) else linear_power
-        self._removal_db.append((power_db(raw_power) - power_db(linear_power), raw_power))
-        self._removal_at = frame_end
-
     @property
     def canceller_converged(self) -> bool:
-        """Whether the linear filter follows the echo path: over the last second of playback
-        it removed at least ``COHERENCE_VETO_ERLE_DB`` (median), and nothing leaked for
-        ``LEAK_HOLD_S``. Then the power gate alone tells a user from what it leaves, and
-        the coherence rule, made for a canceller that fell behind, stays silent."""
-        if len(self._removal_db) < MIN_ERLE_FRAMES or self._removal_at < self._leak_until:
-            return False
-        return weighted_median(self._removal_db) >= COHERENCE_VETO_ERLE_DB
+        """Whether the linear filter follows the echo path (:class:`CancellerHealth`)."""
+        return self.health.converged
 
     def _silence_needed(self) -> float | None:
         """Silence that ends the utterance now: the transcript rule's, or the model's say."""
@@ -496,8 +431,7 @@ class CapturePipeline:
         if self.aec is not None and hasattr(self.aec, "reset"):
             self.aec.reset()
         self.echo_gate.reset()  # (the coherence rule needs no relearning: it keeps judging)
-        self._removal_db.clear()  # a canceller learning anew has not converged
-        self._leak_until = 0
+        self.health.reset()
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._far_pending = np.zeros(0, dtype=np.float32)
 
