@@ -73,13 +73,18 @@ class EchoGate:
         """Whether the speaker played loud enough recently for its echo to matter."""
         return self.far_db() >= self.settings.far_active_db
 
+    def _user_ratio_db(self, holding: bool, settling: bool) -> float:
+        """Frame-to-speaker ratio (dB) from which a frame is someone talking: what the
+        canceller leaves (as if nothing while ``settling``) plus the margin."""
+        s = self.settings
+        learnt = max(self.ratio_db, s.initial_ratio_db) if settling else self.ratio_db
+        return learnt + (s.hold_margin_db if holding else s.margin_db)
+
     def above_residual(self, cleaned_power: float, holding: bool = False) -> bool:
         """Whether a frame is louder than what the canceller is known to leave (by the
         margin): someone may be talking. Learns nothing (``is_echo`` does)."""
-        s = self.settings
-        far_db = self.far_db()
-        margin = s.hold_margin_db if holding else s.margin_db
-        return power_db(cleaned_power) - far_db >= self.ratio_db + margin
+        ratio = power_db(cleaned_power) - self.far_db()
+        return ratio >= self._user_ratio_db(holding, settling=False)
 
     def is_echo(self, cleaned_power: float, holding: bool = False,
                 settling: bool = False) -> bool:
@@ -96,8 +101,7 @@ class EchoGate:
         if far_db < s.far_active_db:
             return False
         ratio = power_db(cleaned_power) - far_db
-        learnt = max(self.ratio_db, s.initial_ratio_db) if settling else self.ratio_db
-        if ratio >= learnt + (s.hold_margin_db if holding else s.margin_db):
+        if ratio >= self._user_ratio_db(holding, settling):
             return False  # well above what the canceller leaves: someone is talking
         if settling:
             return True
