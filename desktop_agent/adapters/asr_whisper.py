@@ -10,7 +10,7 @@ Measured on 150 real recorded prompts (Debian's asterisk-core-sounds-en, 0.4-9 s
 and a window that does not fit, go through faster-whisper's own 30 s path.
 
 Context. ``transcribe(audio, context=...)`` decodes audio that follows words already
-transcribed (the words two partial transcripts agreed on, see ``core/policy/partials.py``):
+transcribed (the words two partial transcripts agreed on, see ``core/listening/partials.py``):
 the last ``CONTEXT_TOKENS`` of them go before the start of transcript as Whisper's "previous
 text" (``<|startofprev|>``), which the decoder reads in one pass (18 tokens of context added
 ~38 ms to a tiny.en pass on the loaded 2-core machine, where generating 18 tokens took ~180

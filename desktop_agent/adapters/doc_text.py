@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from desktop_agent.core.cancel import CancelToken
-from desktop_agent.core.knowledge import IndexProblem
+from desktop_agent.core.knowledge.index import IndexProblem
 
 _LOGGER = logging.getLogger(__name__)
 

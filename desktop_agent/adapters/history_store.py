@@ -1,8 +1,9 @@
 """The kept conversation history: one table in the assistant's store, kept as Privacy says.
 
-What is kept: each finished exchange as ``core/history.py`` records it (the user's words, any
-tool call and result, the reply as far as it was heard, with its ``interrupted`` flag), one row
-per message, every text redacted by ``core.privacy.redact`` before it is written.
+What is kept: each finished exchange as ``core/conversation/history.py`` records it (the
+user's words, any tool call and result, the reply as far as it was heard, with its
+``interrupted`` flag), one row per message, every text redacted by ``core.privacy.redact``
+before it is written.
 
 When (``privacy`` settings):
 

@@ -1,6 +1,6 @@
 """The knowledge index: the user's documents as passages in one SQLite file (FTS5, BM25).
 
-Implements ``core.knowledge.KnowledgeIndex`` and ``KnowledgeIndexer``.
+Implements ``core.knowledge.index.KnowledgeIndex`` and ``KnowledgeIndexer``.
 
 * One file (default ``<user data dir>/knowledge.sqlite3``), WAL, one connection per
   thread: ``search`` on a worker thread runs while another thread indexes (readers see the
@@ -50,7 +50,7 @@ from desktop_agent.adapters.knowledge_db import (
     transaction,
 )
 from desktop_agent.core.cancel import CancelToken
-from desktop_agent.core.knowledge import (
+from desktop_agent.core.knowledge.index import (
     IndexProblem,
     IndexProgress,
     IndexReport,

@@ -1,14 +1,14 @@
 """Claims proposed by the local LLM: it picks numbered source sentences, constrained.
 
 The retrieved passages are split into sentences and ranked by the question's words
-(``core.grounded.rank_sentences``); the best ``CANDIDATES`` are numbered S1..Sk in the
+(``core.knowledge.rank_sentences``); the best ``CANDIDATES`` are numbered S1..Sk in the
 prompt, and the model answers with which sentence answers the question and which one
 states the condition that keeps it true::
 
     {"answer": "S2", "condition": "none"}
 
 The model always picks an answer: whether it answers the question is the support gate's
-and the relevance check's decision (``core.grounded.plan_answer``), which refuse a pick
+and the relevance check's decision (``core.knowledge.plan_answer``), which refuse a pick
 that does not address the question. Measured on the fixtures, the 0.5B said "none" for
 table rows that answered the question exactly ("What does E4 mean?" with the E4 row as
 S1), while the deterministic check refused every unanswerable question.
@@ -23,7 +23,7 @@ at load, from the fixed id set.
 
 A claim's text is the picked sentence itself, so a faithful pick passes the support gate
 and anything else is refused there. The condition: the sentence next to the answer that
-states one (``core.grounded.lexical.condition_for``, a rule) when there is one, else the
+states one (``core.knowledge.lexical.condition_for``, a rule) when there is one, else the
 model's pick when it passes the same test (``is_condition_of``: in the answer's passage,
 a warning or limit on the same item); its other condition picks were noise on the
 fixtures (the next row of a table, "the pressure rises a little while it heats").
@@ -40,9 +40,9 @@ from typing import Any, Final
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
-from desktop_agent.core.grounded import Claim, Ranked, rank_sentences
-from desktop_agent.core.grounded.lexical import condition_for, is_condition_of
-from desktop_agent.core.knowledge import Passage
+from desktop_agent.core.knowledge import Claim, Ranked, rank_sentences
+from desktop_agent.core.knowledge.index import Passage
+from desktop_agent.core.knowledge.lexical import condition_for, is_condition_of
 
 _LOGGER = logging.getLogger(__name__)
 

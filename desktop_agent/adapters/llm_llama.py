@@ -10,7 +10,7 @@ the user's own words are left to evaluate.
 
 Tool calls: the tool list is never rendered into the prompt (that would change the
 prefix, and a 0.5B model shown tools calls them for anything, e.g. the time for
-"eight of spades"). Instead ``core.tool_router.candidate_tools`` picks the tools the
+"eight of spades"). Instead ``core.tools.router.candidate_tools`` picks the tools the
 newest user message could plausibly need; only then a short decision run, constrained by
 a llama.cpp grammar built from those tools' JSON schemas (names as constants, plus a
 ``{"name": "none"}`` alternative), is appended after the user's message. "none", or no
@@ -31,13 +31,13 @@ from typing import Any
 from desktop_agent.adapters.cpu_features import require_llm_cpu
 from desktop_agent.adapters.offline import import_or_hint
 from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.conversation.prompts import tool_result_note
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
 from desktop_agent.core.privacy import said
-from desktop_agent.core.prompts import tool_result_note
-from desktop_agent.core.tool_args import arguments_from_words, is_grounded
-from desktop_agent.core.tool_router import candidate_tools
-from desktop_agent.core.tool_specs import BUILTIN_SPECS
+from desktop_agent.core.tools.args import arguments_from_words, is_grounded
+from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
 
 _LOGGER = logging.getLogger(__name__)
 OPENING_WORDS = 3
@@ -102,7 +102,7 @@ class LlamaLlm:
         self._grammars: dict[tuple[str, ...], str] = {}
         self.use_words = True
         """Take a tool's arguments from the user's words when they spell them out
-        (``core.tool_args``); False: the model's own grammar-constrained calls only (the
+        (``core.tools.args``); False: the model's own grammar-constrained calls only (the
         benchmark's ``--llm-only``)."""
         self.last_decision: str | None = None
         """Raw text of the last constrained decision run (None: there was none)."""
@@ -258,7 +258,7 @@ class LlamaLlm:
         user's words is the prose run's prompt too (the KV cache serves both).
         """
         gbnf = self._grammar_for(tuple(candidates))
-        # Arguments the user's own words give (core.tool_args): once the model has named
+        # Arguments the user's own words give (core.tools.args): once the model has named
         # such a tool, the rest of the call is not generated (faster, and not invented).
         user = messages[-1].content
         from_words = {t.name: args for t in candidates if self.use_words
@@ -395,7 +395,7 @@ class LlamaLlm:
                 raise ModelError(
                     "llm_grammar_invalid",
                     f"No call grammar for {', '.join(key)}: {exc}.",
-                    "Fix the tool's argument schema in core/tool_specs.py.") from exc
+                    "Fix the tool's argument schema in core/tools/specs.py.") from exc
             sampler = llama_cpp.llama_sampler_init_grammar(
                 self._llm._model.vocab, gbnf.encode("utf-8"), b"root")
             if not sampler:
@@ -403,7 +403,7 @@ class LlamaLlm:
                     "llm_grammar_invalid",
                     f"llama.cpp rejected the call grammar for {', '.join(key)}.",
                     "A tool's argument schema cannot be turned into a grammar: fix the "
-                    "schema in core/tool_specs.py.")
+                    "schema in core/tools/specs.py.")
             llama_cpp.llama_sampler_free(sampler)
             grammar = self._grammars[key] = gbnf
         return grammar

@@ -3,7 +3,7 @@
 llama.cpp's ``llama-server``, vLLM, or any OpenAI-compatible endpoint can be the speaker,
 the reflector or the whole assistant: ``OpenAiLlm`` is a ``core.ports.LlmEngine`` like
 ``LlamaLlm``. Stdlib only (``http.client``): one connection per reply, streamed as
-Server-Sent Events; the wire format and the tool-call rules are ``core.openai_chat``.
+Server-Sent Events; the wire format and the tool-call rules are ``core.conversation.openai_chat``.
 
 Cancel: checked at every streamed line, and a watcher closes the socket the moment the
 token is set, so a cancel is seen even while the server sends nothing (a long prompt, a
@@ -33,8 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from desktop_agent.core.cancel import CancelToken
-from desktop_agent.core.errors import LlmError
-from desktop_agent.core.openai_chat import (
+from desktop_agent.core.conversation.openai_chat import (
     DONE,
     ServerUrl,
     StreamState,
@@ -46,8 +45,9 @@ from desktop_agent.core.openai_chat import (
     parse_server_url,
     sse_data,
 )
+from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
-from desktop_agent.core.tool_router import candidate_tools
+from desktop_agent.core.tools.router import candidate_tools
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -158,8 +158,8 @@ class OpenAiLlm:
 
         Only the tools ``candidate_tools`` finds for the newest user message are offered
         (none for a run that answers a tool's result). A call the server returns is checked
-        as the local path checks it (``core.openai_chat.accept_call``); a refused call, or
-        text that looked like a call but was none, ends in a plain run without tools.
+        as the local path checks it (``core.conversation.openai_chat.accept_call``); a refused
+        call, or text that looked like a call but was none, ends in a plain run without tools.
         Runs on: the LLM worker thread.
         """
         self.last_call_text = None

@@ -2,7 +2,7 @@
 
 Used only when no literal check applies (a question of fact, under reflection 'on'): the
 app's ``LlamaLlm`` model (the same weights, not a second copy) judges the utterance,
-greedily (temperature 0), in the shape of ``core.reflection.prompts.VERDICT_SCHEMA``::
+greedily (temperature 0), in the shape of ``core.reflection.reflector_prompts.VERDICT_SCHEMA``::
 
     {"verdict": "repair", "guidance": "The capital of Norway is Oslo."}
 
@@ -27,8 +27,8 @@ from typing import Any, Final
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError, ModelError
-from desktop_agent.core.reflection.model import Judgement, Verdict
-from desktop_agent.core.reflection.prompts import reflector_messages
+from desktop_agent.core.reflection.reflector_prompts import reflector_messages
+from desktop_agent.core.reflection.verdict import Judgement, Verdict
 
 _LOGGER = logging.getLogger(__name__)
 MAX_TOKENS: Final = 60

@@ -1,4 +1,4 @@
-"""The built-in tools: each spec of ``core.tool_specs`` with its implementation.
+"""The built-in tools: each spec of ``core.tools.specs`` with its implementation.
 
 Reads return one natural spoken sentence (never JSON, never the tool's name): small models
 answer from prose far more reliably, and the sentence is itself a correct spoken answer if
@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from desktop_agent.adapters.store_sqlite import Alarm, Executed, Note, Store
-from desktop_agent.core import calc, units
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall, ToolSpec
-from desktop_agent.core.tool_specs import (
+from desktop_agent.core.tools import calc, units
+from desktop_agent.core.tools.registry import Tool, ToolRegistry
+from desktop_agent.core.tools.specs import (
     ADD_NOTE,
     CALCULATE,
     CANCEL_TIMER,
@@ -34,9 +35,13 @@ from desktop_agent.core.tool_specs import (
     SET_REMINDER,
     SET_TIMER,
 )
-from desktop_agent.core.tools import Tool, ToolRegistry
-from desktop_agent.core.when import say_clock, say_duration, say_time
-from desktop_agent.core.write_actions import PreparedAction, count_alarms, describe_alarm, prepare
+from desktop_agent.core.tools.when import say_clock, say_duration, say_time
+from desktop_agent.core.tools.write_actions import (
+    PreparedAction,
+    count_alarms,
+    describe_alarm,
+    prepare,
+)
 
 Now = Callable[[], dt.datetime]
 WriteFn = Callable[[Store, Mapping[str, Any], dt.datetime], str]
@@ -269,7 +274,7 @@ WRITES: Final[Mapping[str, tuple[ToolSpec, WriteFn]]] = {
 
 
 def prepare_call(store: Store, call: ToolCall, now: dt.datetime) -> PreparedAction:
-    """``core.write_actions.prepare`` with the store's look-ups (counts and matches for the
+    """``core.tools.write_actions.prepare`` with the store's look-ups (counts and matches for the
     read-back)."""
     return prepare(call, now, count_notes=store.count_notes, match_alarms=store.matching_alarms)
 

@@ -39,7 +39,7 @@ _FIX: Final = ("Install it: pip install --no-deps --require-hashes -r "
 
 
 class SmartTurn:
-    """Smart Turn v3.2 end-of-turn model, implementing ``core.policy.endpointing.TurnDetector``.
+    """Smart Turn v3.2 end-of-turn model, implementing ``core.listening.endpointing.TurnDetector``.
 
     Runs on: the capture worker thread (one call at a time; ~50 ms each on one core).
     One intra-op and one inter-op thread, sequential execution, so it never takes a

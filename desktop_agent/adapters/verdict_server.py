@@ -1,7 +1,7 @@
 """The model reflector on a chat server: a verdict as JSON the server is made to emit.
 
 ``core.reflection.VerdictJudge`` on ``OpenAiLlm``: the reflector's prompt
-(``core.reflection.prompts.reflector_messages``), greedy, with the verdict's schema
+(``core.reflection.reflector_prompts.reflector_messages``), greedy, with the verdict's schema
 (``VERDICT_SCHEMA``) sent as ``response_format``, which llama.cpp's ``llama-server`` and
 vLLM enforce while decoding. The answer is read as the local judge reads it
 (``adapters.llm_verdict.parse_verdict``): an answer without a verdict counts as 'good',
@@ -16,8 +16,8 @@ from typing import Final
 from desktop_agent.adapters.llm_openai import OpenAiLlm
 from desktop_agent.adapters.llm_verdict import parse_verdict
 from desktop_agent.core.cancel import CancelToken
-from desktop_agent.core.reflection.model import Judgement, Verdict
-from desktop_agent.core.reflection.prompts import VERDICT_SCHEMA, reflector_messages
+from desktop_agent.core.reflection.reflector_prompts import VERDICT_SCHEMA, reflector_messages
+from desktop_agent.core.reflection.verdict import Judgement, Verdict
 
 MAX_TOKENS: Final = 80
 """Cap on '{"verdict": "repair", "guidance": "<one sentence>"}'."""

@@ -1,6 +1,6 @@
 """The write path's desk on the SQLite store: validate and read back, revise, execute once.
 
-Implements ``core.tool_desk.WriteDesk``. Runs on: the tool thread (the store serialises).
+Implements ``core.turns.tool_desk.WriteDesk``. Runs on: the tool thread (the store serialises).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from desktop_agent.adapters.store_sqlite import Store
 from desktop_agent.adapters.tools_builtin import execute_prepared, prepare_call
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
-from desktop_agent.core.write_actions import PreparedAction
+from desktop_agent.core.tools.write_actions import PreparedAction
 
 Now = Callable[[], dt.datetime]
 

@@ -31,8 +31,8 @@ import numpy.typing as npt
 from desktop_agent.audio.canceller_health import CancellerHealth
 from desktop_agent.audio.capture_trace import CaptureTrace
 from desktop_agent.audio.echo_gate import EchoCoherence, EchoGate, power_db
-from desktop_agent.core.policy.endpointing import TurnDetector, TurnModelRule
-from desktop_agent.core.policy.segmenter import SegmentEvent, SpeechSegmenter
+from desktop_agent.core.listening.endpointing import TurnDetector, TurnModelRule
+from desktop_agent.core.listening.segmenter import SegmentEvent, SpeechSegmenter
 from desktop_agent.core.ports import ASR_SAMPLE_RATE, EchoCanceller, VadEngine
 
 _LOGGER = logging.getLogger(__name__)

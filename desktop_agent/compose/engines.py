@@ -18,9 +18,9 @@ from desktop_agent.adapters.model_resolver import ModelResolver, ResolvedModel, 
 from desktop_agent.adapters.tools_builtin import default_tools
 from desktop_agent.adapters.tts_piper import PiperTts
 from desktop_agent.compose.llm_backend import llm_roles, make_llm
-from desktop_agent.core.prompts import dated_system_prompt
+from desktop_agent.core.conversation.prompts import dated_system_prompt
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 
 THREADS_ASR = 2
 """CTranslate2 threads: ASR runs while the LLM and TTS are idle, so it may take both cores."""

@@ -2,7 +2,7 @@
 
 ``desktop-agent ask`` answers one question here. It builds the same ``TurnStateMachine``
 as the app (runtime/controller.py), feeds it the user's input events, and executes its
-commands the way the scenario simulator does (tests/core/scenario_fakes.py), but with
+commands the way the scenario simulator does (tests/core/turns/scenario_fakes.py), but with
 engines behind the core ports instead of fakes on a fake clock. So tools, the guard after
 a tool, clause chunking, speech normalisation, heard-so-far and the history exist once:
 in the machine and the functions the app's workers share.
@@ -38,25 +38,25 @@ from desktop_agent.audio.speech_chunk import speak_text
 from desktop_agent.compose.headless_io import Lane, Posted, VirtualSpeaker
 from desktop_agent.compose.headless_units import Interrupt, UnitLog, UnitRecord
 from desktop_agent.core.cancel import CancelToken, TurnId
+from desktop_agent.core.conversation.heard import HeardReport
+from desktop_agent.core.conversation.history import History
+from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT, dated_system_prompt
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.grounded.model import AnswerPlan, ClaimProposer
-from desktop_agent.core.heard import HeardReport
-from desktop_agent.core.history import History
-from desktop_agent.core.knowledge import KnowledgeIndex
-from desktop_agent.core.policy.endpointing import is_hallucination
+from desktop_agent.core.knowledge.index import KnowledgeIndex
+from desktop_agent.core.knowledge.records import AnswerPlan, ClaimProposer
+from desktop_agent.core.listening.endpointing import is_hallucination
 from desktop_agent.core.ports import AsrEngine, LlmEngine, SpeechChunk, TtsEngine
-from desktop_agent.core.prompts import SYSTEM_PROMPT, dated_system_prompt
-from desktop_agent.core.reflection.model import VerdictJudge
 from desktop_agent.core.reflection.reflector import reflect
+from desktop_agent.core.reflection.verdict import VerdictJudge
 from desktop_agent.core.text.chunker import first_clause_chunker
-from desktop_agent.core.tool_answer import guard_llm_run
-from desktop_agent.core.tool_desk import WriteDesk, respond
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.answer import guard_llm_run
+from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.machine import TurnStateMachine
-from desktop_agent.core.turns.model import Stage, State, Transition
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.core.turns.states import Stage, State, Transition
+from desktop_agent.core.turns.tool_desk import WriteDesk, respond
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ class HeadlessExecutor:
         clock: Monotonic seconds; stamps every event and drives the timers.
         stall_s: See ``STALL_S``.
         knowledge: The user's documents; with ``proposer``, questions about them get
-            grounded answers (``core.knowledge_llm``).
+            grounded answers (``core.conversation.knowledge_llm``).
         proposer: Proposes claims from passages (the local model).
         judge: The model reflector for questions no literal check understands (policy
             ``reflection`` 'on'); None: such replies stand as said.
@@ -164,7 +164,7 @@ class HeadlessExecutor:
                  ) -> None:
         self._grounded = None
         if knowledge is not None and proposer is not None:
-            from desktop_agent.core.knowledge_llm import KnowledgeLlm
+            from desktop_agent.core.conversation.knowledge_llm import KnowledgeLlm
 
             llm = self._grounded = KnowledgeLlm(llm, knowledge, proposer)
         self._llm, self._tts, self._tools, self._asr = llm, tts, tools, asr

@@ -19,7 +19,7 @@ from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import SpeechChunk
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import JobId
+from desktop_agent.core.turns.states import JobId
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.grounded import ClaimProposer, LexicalProposer
-from desktop_agent.core.knowledge import IndexProgress, IndexReport
+from desktop_agent.core.knowledge import ClaimProposer, LexicalProposer
+from desktop_agent.core.knowledge.index import IndexProgress, IndexReport
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def with_knowledge(llm: Any, store: Any, folders: KnowledgeFolders,
     needs them: with no knowledge folders chosen nothing is opened and every turn goes to
     ``llm``. The app's knowledge worker keeps the index up to date. Runs on: the LLM thread.
     """
-    from desktop_agent.core.knowledge_llm import KnowledgeLlm
+    from desktop_agent.core.conversation.knowledge_llm import KnowledgeLlm
 
     return KnowledgeLlm(llm, _Lazy(lambda: SqliteKnowledgeIndex(index_path,
                                                                 notes=store.list_notes)),

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from desktop_agent.adapters.history_store import HistoryStore
 from desktop_agent.adapters.store_sqlite import Store, StoreError
-from desktop_agent.core.history import History
+from desktop_agent.core.conversation.history import History
 from desktop_agent.core.settings import Settings
 
 _LOGGER = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop_agent.core.reflection.model import VerdictJudge
+from desktop_agent.core.reflection.verdict import VerdictJudge
 
 _WRAPPERS_KEPT = 4
 """How many engine wrappers (knowledge, guards) are looked through for the local model."""

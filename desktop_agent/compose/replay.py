@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.turns.model import ToolMode
+from desktop_agent.core.turns.states import ToolMode
 
 _KINDS = ("say", "wav", "advance_s", "press")
 _FIX = ('Each line is one JSON object with one of: {"say": "text"}, {"wav": "path"}, '

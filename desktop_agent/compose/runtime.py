@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.turns.telemetry import TurnSpan
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QThread
@@ -97,8 +97,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     )
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.compose.llm_backend import llm_roles, make_llm
-    from desktop_agent.core.policy.endpointing import is_hallucination
-    from desktop_agent.core.prompts import dated_system_prompt
+    from desktop_agent.core.conversation.prompts import dated_system_prompt
+    from desktop_agent.core.listening.endpointing import is_hallucination
     from desktop_agent.runtime.controller import AgentController
     from desktop_agent.runtime.view_api import ErrorNotice
     from desktop_agent.runtime.worker_link import Engines

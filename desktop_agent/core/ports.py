@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop_agent.core.cancel import CancelToken
 
-if TYPE_CHECKING:  # core.grounded builds on the knowledge port, never on this module at run time
-    from desktop_agent.core.grounded.model import SpokenUnit
+if TYPE_CHECKING:  # core.knowledge builds on the knowledge port, never on this module at run time
+    from desktop_agent.core.knowledge.records import SpokenUnit
 
 ASR_SAMPLE_RATE = 16_000
 """Every pipeline-side audio signal (mic, ASR, VAD, AEC) is 16 kHz mono."""

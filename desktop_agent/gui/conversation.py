@@ -9,7 +9,7 @@ from typing import Final
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.turns.commands import PublishReflection
 from desktop_agent.gui.theme import NORMAL, Colors
 

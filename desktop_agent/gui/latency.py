@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.gui.theme import NORMAL, Colors
 
 STEPS: Final[tuple[tuple[str, str, str], ...]] = (

@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.errors import SettingsError
-from desktop_agent.core.heard import HeardReport
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.commands import PublishReflection
-from desktop_agent.core.turns.model import State, Transition
+from desktop_agent.core.turns.states import State, Transition
+from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.gui import theme
 from desktop_agent.gui.a11y import Announcer, announce, last_words, name
 from desktop_agent.gui.actions_presenter import ActionsPresenter

@@ -1,6 +1,6 @@
 """Edit every setting; invalid values are refused with the reason shown next to the field.
 
-The form is generated from ``core.settings.SETTING_SPECS``, so every field has an editor
+The form is generated from ``core.setting_specs.SETTING_SPECS``, so every field has an editor
 and the dialog validates exactly as the core does (plus a check that the push-to-talk key
 is one Qt knows).
 """
@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.settings import SETTING_SPECS, Settings, SettingSpec, check_values
+from desktop_agent.core.setting_specs import SETTING_SPECS, SettingSpec
+from desktop_agent.core.settings import Settings, check_values
 from desktop_agent.gui.folder_list import FolderListEditor
 from desktop_agent.runtime.view_api import SettingsChoices
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.turns.model import State, Transition
+from desktop_agent.core.turns.states import State, Transition
 from desktop_agent.gui.theme import NORMAL, Colors
 
 S = State

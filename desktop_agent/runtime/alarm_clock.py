@@ -19,8 +19,8 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.turns.model import State
-from desktop_agent.core.when import say_clock
+from desktop_agent.core.tools.when import say_clock
+from desktop_agent.core.turns.states import State
 from desktop_agent.runtime.ports import Ledger, MachineView
 from desktop_agent.runtime.view_api import AlarmRow, ErrorNotice
 

@@ -2,7 +2,7 @@
 
 The controller feeds ``VoiceOnsetDuringPlayback`` on a confirmed onset (the machine pauses
 the reply at once) and then hands the onset to :class:`BargeInTracker`. The tracker
-keeps a :class:`~desktop_agent.core.policy.bargein_judge.BargeInJudge` (the pure rules the
+keeps a :class:`~desktop_agent.core.listening.bargein_judge.BargeInJudge` (the pure rules the
 benchmark runs too) and steps it on every new fact and on a 100 ms timer. Its verdict becomes
 ``BargeInDecided``: real (the machine cuts the reply and gives the user the floor) or not
 (the reply resumes where it paused).
@@ -29,8 +29,8 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.audio.capture import MicHistory
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict
-from desktop_agent.core.policy.bargein_judge import (
+from desktop_agent.core.listening.bargein import BargeInDecider, Decision, Verdict
+from desktop_agent.core.listening.bargein_judge import (
     TRANSCRIPT_GRACE_S,
     WORDLESS_INTERRUPT_S,
     BargeInJudge,
@@ -38,7 +38,7 @@ from desktop_agent.core.policy.bargein_judge import (
 )
 from desktop_agent.core.privacy import said
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import JobId
+from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.payloads import AsrJob
 from desktop_agent.runtime.ports import Feed
 

@@ -18,9 +18,9 @@ from PySide6.QtCore import QObject, QThread, QTimer
 from desktop_agent.audio.backend import AudioBackend
 from desktop_agent.audio.capture import CaptureEvent, CapturePipeline
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.policy.segmenter import SegmentEvent
+from desktop_agent.core.listening.segmenter import SegmentEvent
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import Stage, State
+from desktop_agent.core.turns.states import Stage, State
 from desktop_agent.runtime.audio_workers import CaptureWorker
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.ports import Feed, MachineView

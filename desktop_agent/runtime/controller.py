@@ -23,19 +23,19 @@ from PySide6.QtCore import Signal
 
 from desktop_agent.audio.backend import AudioBackend
 from desktop_agent.audio.capture import CapturePipeline, playback_onset_s
+from desktop_agent.core.conversation.history import CHATML_FRAMING_TOKENS, History
+from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT, dated_system_prompt
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.history import CHATML_FRAMING_TOKENS, History
-from desktop_agent.core.policy.bargein import BargeInDecider
-from desktop_agent.core.policy.endpointing import Endpointer
-from desktop_agent.core.prompts import SYSTEM_PROMPT, dated_system_prompt
+from desktop_agent.core.listening.bargein import BargeInDecider
+from desktop_agent.core.listening.endpointing import Endpointer
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.machine import TurnStateMachine
-from desktop_agent.core.turns.model import State, Transition
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.core.turns.states import State, Transition
+from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.runtime.alarm_clock import AlarmClock
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.capture_router import CaptureRouter

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.states import State
 from desktop_agent.runtime.ports import MachineView
 from desktop_agent.runtime.view_api import ErrorNotice, LevelReading
 

@@ -20,7 +20,7 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QTimer
 
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.states import State
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import JobId
+from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.ports import Feed
 
 C = TypeVar("C")

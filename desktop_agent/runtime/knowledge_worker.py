@@ -7,7 +7,7 @@ request is stored under a lock and the run in progress, if any, is cancelled thr
 the latest request. Requests that arrive while a run is busy coalesce into one run over
 the newest folders.
 
-Signals carry frozen payloads from ``core.knowledge``: ``sig_progressed(IndexProgress)``
+Signals carry frozen payloads from ``core.knowledge.index``: ``sig_progressed(IndexProgress)``
 per file, ``sig_finished(IndexReport)`` after each completed run. A cancelled run reports
 nothing (the run that replaced it does); a run that fails reports ``sig_failed`` with an
 ``AgentError``.
@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.knowledge import IndexProgress, KnowledgeIndexer
+from desktop_agent.core.knowledge.index import IndexProgress, KnowledgeIndexer
 
 _LOGGER = logging.getLogger(__name__)
 

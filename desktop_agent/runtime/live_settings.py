@@ -5,8 +5,8 @@ Runs on: any thread (pure functions).
 
 from __future__ import annotations
 
-from desktop_agent.core.policy.bargein import BargeInSettings, settings_from_user
-from desktop_agent.core.policy.endpointing import EndpointingSettings
+from desktop_agent.core.listening.bargein import BargeInSettings, settings_from_user
+from desktop_agent.core.listening.endpointing import EndpointingSettings
 from desktop_agent.core.settings import Settings
 from desktop_agent.runtime.view_api import ErrorNotice
 

@@ -15,7 +15,7 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ChatMessage, SpeechChunk, ToolCall, ToolSpec
 from desktop_agent.core.turns.commands import RunTool
 from desktop_agent.core.turns.events import TtsChunkReady
-from desktop_agent.core.turns.model import JobId
+from desktop_agent.core.turns.states import JobId
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,7 +38,7 @@ class AsrJob:
     trailing_silence_s: float = 0.0
     """Seconds of silence at the end of ``audio``."""
     context: str = ""
-    """Committed words said before ``audio`` (see ``core/policy/partials.py``): the engine
+    """Committed words said before ``audio`` (see ``core/listening/partials.py``): the engine
     reads them as context, and the transcript reported is these words and what ``audio``
     adds."""
 

@@ -25,8 +25,8 @@ from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import NO_TURN, CancelToken, TurnId
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import JobId
 from desktop_agent.core.turns.policy import PAUSE_GAIN_DB
+from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.audio_workers import PlaybackFeeder
 from desktop_agent.runtime.payloads import AsideJob, SpokenAside, SynthesizedChunk
 from desktop_agent.runtime.playback_monitor import PlaybackMonitor, new_keys

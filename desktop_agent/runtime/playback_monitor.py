@@ -27,7 +27,7 @@ from PySide6.QtCore import QObject, QTimer
 from desktop_agent.audio.player import TurnPlayback
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.core.turns.states import JobId, Stage
 from desktop_agent.runtime.ports import Feed
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Protocol, TypeAlias
 
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.history import History
+from desktop_agent.core.conversation.history import History
 from desktop_agent.core.turns.events import Event
-from desktop_agent.core.turns.model import JobId, State
+from desktop_agent.core.turns.states import JobId, State
 from desktop_agent.runtime.view_api import ActionRow, AlarmRow
 
 Feed: TypeAlias = Callable[[Event], None]

@@ -3,7 +3,7 @@
 Owns the recordings the turn machine opens and closes (StartRecording / StopRecording),
 schedules partial transcripts while the user speaks (every 0.8 s, and at once when the
 speech pauses), commits the words two partials agree on so that later passes decode only
-the audio after them (``core/policy/partials.py``), and answers Transcribe: with a typed
+the audio after them (``core/listening/partials.py``), and answers Transcribe: with a typed
 text, with the newest partial when it already covers every speech frame (no second Whisper
 pass), by waiting for the partial on the worker when that one will, or with an ASR job over
 the audio after the committed words.
@@ -23,12 +23,12 @@ from desktop_agent.audio.backend import AudioBackend
 from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.policy.endpointing import Endpointer, EndpointingSettings
-from desktop_agent.core.policy.partials import Launch, PartialSettings, PartialTrack
+from desktop_agent.core.listening.endpointing import Endpointer, EndpointingSettings
+from desktop_agent.core.listening.partials import Launch, PartialSettings, PartialTrack
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.context import normalise_for_compare
-from desktop_agent.core.turns.model import JobId, State, Transition
+from desktop_agent.core.turns.states import JobId, State, Transition
 from desktop_agent.runtime.payloads import AsrJob, AsrPartialResult
 from desktop_agent.runtime.ports import Feed, MachineView, TokenFor
 
@@ -95,7 +95,7 @@ class Recorder(QObject):
         """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)
         self.partials = partials or PartialSettings()
-        """The partial rules' knobs (``core/policy/partials.py``; the defaults are the app's)."""
+        """The partial rules' knobs (``core/listening/partials.py``; the defaults are the app's)."""
         self._machine = machine
         self.backend = backend
         self.pipeline = pipeline

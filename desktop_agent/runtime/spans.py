@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.turns.telemetry import TurnSpan
 
 _LOGGER = logging.getLogger(__name__)
 

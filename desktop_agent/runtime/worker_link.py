@@ -36,7 +36,7 @@ from desktop_agent.core.turns.events import (
     LlmToolCall,
     StageFailed,
 )
-from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.core.turns.states import JobId, Stage
 from desktop_agent.runtime.jobs import JobTable
 from desktop_agent.runtime.payloads import (
     AsrJob,

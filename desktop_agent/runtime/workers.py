@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from desktop_agent.audio.speech_chunk import speak_text
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.policy.partials import join_transcript
+from desktop_agent.core.listening.partials import join_transcript
 from desktop_agent.core.ports import (
     AsrEngine,
     LlmDelta,
@@ -32,11 +32,10 @@ from desktop_agent.core.ports import (
     ToolSpec,
     TtsEngine,
 )
-from desktop_agent.core.reflection.model import VerdictJudge
 from desktop_agent.core.reflection.reflector import reflect
-from desktop_agent.core.tool_answer import guard_llm_run
-from desktop_agent.core.tool_desk import ToolAnswer, WriteDesk, respond
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.reflection.verdict import VerdictJudge
+from desktop_agent.core.tools.answer import guard_llm_run
+from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.commands import RunTool
 from desktop_agent.core.turns.events import (
     AsrFinal,
@@ -49,7 +48,8 @@ from desktop_agent.core.turns.events import (
     ToolResult,
     TtsChunkReady,
 )
-from desktop_agent.core.turns.model import JobId, Stage
+from desktop_agent.core.turns.states import JobId, Stage
+from desktop_agent.core.turns.tool_desk import ToolAnswer, WriteDesk, respond
 from desktop_agent.runtime.payloads import (
     AsideJob,
     AsrJob,

@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.core.grounded import LIMITATION
-from desktop_agent.core.grounded.text import numbers, words
+from desktop_agent.core.knowledge import LIMITATION
+from desktop_agent.core.knowledge.claim_text import numbers, words
 from desktop_agent.core.turns.policy import TurnPolicy
 
 PLAIN_SAMPLE = 8
@@ -298,7 +298,7 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
 
 
 def _proposer(kind: str, llm: Any) -> Any:
-    from desktop_agent.core.grounded import LexicalProposer
+    from desktop_agent.core.knowledge import LexicalProposer
 
     if kind == "lexical":
         return LexicalProposer()

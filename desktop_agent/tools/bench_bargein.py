@@ -7,7 +7,7 @@ the assistant's Piper answer plays through a synthetic echo path (delay + room r
 pitch, or a cough, clap, knock or breath) is mixed in from a known sample. Onsets are
 handled as the runtime does: onsets within the warm-up after playback start are echo;
 any other onset pauses playback (the far end stops) and is judged by the very
-:class:`~desktop_agent.core.policy.bargein_judge.BargeInJudge` the runtime's
+:class:`~desktop_agent.core.listening.bargein_judge.BargeInJudge` the runtime's
 ``BargeInTracker`` steps: on every fact and every 100 ms, with partial transcripts from
 Whisper over the barge audio. A transcript arrives after the CPU time Whisper really
 took; transcripts Whisper's hallucination filter drops never arrive.
@@ -23,10 +23,10 @@ import numpy as np
 
 from desktop_agent.audio.capture import CapturePipeline
 from desktop_agent.audio.resample import resample
-from desktop_agent.core.policy.bargein import BargeInDecider, Decision, Verdict
-from desktop_agent.core.policy.bargein_judge import BargeInJudge, TranscribeRequest
-from desktop_agent.core.policy.endpointing import is_hallucination
-from desktop_agent.core.policy.segmenter import SegmentEvent
+from desktop_agent.core.listening.bargein import BargeInDecider, Decision, Verdict
+from desktop_agent.core.listening.bargein_judge import BargeInJudge, TranscribeRequest
+from desktop_agent.core.listening.endpointing import is_hallucination
+from desktop_agent.core.listening.segmenter import SegmentEvent
 from desktop_agent.runtime.bargein_tracker import TICK_MS
 from desktop_agent.tools.simulate import EchoPath, true_start
 

@@ -16,7 +16,7 @@ shipping path, ``LlamaLlm.stream_chat`` with every built-in tool, and prints:
   speakable text);
 - ``confirmation``: every correct write call taken through the write path on a fresh
   SQLite store, as the app does it: validated and read back (``read_back``), answered "yes"
-  (classified by ``core.confirm``), executed under its idempotency key and executed again
+  (classified by ``core.tools.confirm``), executed under its idempotency key and executed again
   with the same key (``executed_once``: the second run replays the logged result and the
   store changed once); ``invalid`` counts calls the desk refused (their error goes back to
   the model).
@@ -164,10 +164,10 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
 
     from desktop_agent.adapters.store_sqlite import FILE_NAME, Store
     from desktop_agent.adapters.write_desk import StoreDesk
-    from desktop_agent.core.confirm import Answer, ConfirmGate, classify
     from desktop_agent.core.errors import AgentError
     from desktop_agent.core.ports import ToolCall
-    from desktop_agent.core.tool_specs import WRITE_TOOLS
+    from desktop_agent.core.tools.confirm import Answer, ConfirmGate, classify
+    from desktop_agent.core.tools.specs import WRITE_TOOLS
 
     counts = {"write_calls": 0, "read_back": 0, "invalid": 0, "confirmed": 0,
               "executed_once": 0}
@@ -205,8 +205,8 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
     """Run the utterance sets on ``model`` (default: the manifest's default LLM); print."""
     from desktop_agent.adapters.llm_llama import LlamaLlm
     from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
-    from desktop_agent.core.prompts import SYSTEM_PROMPT
-    from desktop_agent.core.tool_specs import BUILTIN_SPECS
+    from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
+    from desktop_agent.core.tools.specs import BUILTIN_SPECS
 
     path = model if model is not None else ModelResolver(load_manifest()).resolve(
         "", "llm").path

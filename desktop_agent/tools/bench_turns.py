@@ -86,7 +86,7 @@ def _streaming(questions: list[tuple[str, Any]], settings: Any,
 
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.compose.runtime import build_runtime
-    from desktop_agent.core.turns.model import State
+    from desktop_agent.core.turns.states import State
 
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     runtime = build_runtime(settings, VirtualAudio(), echo_cancellation=False)
@@ -148,8 +148,8 @@ def _serial(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str, f
     import numpy as np
 
     from desktop_agent.compose.engines import load_engines
+    from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
     from desktop_agent.core.ports import ChatMessage
-    from desktop_agent.core.prompts import SYSTEM_PROMPT
     from desktop_agent.core.text.normalize import normalize_for_speech
 
     engines = load_engines(settings)

@@ -283,7 +283,7 @@ def run(folder: Path | None, *, use_set: str | None = None, asr: str | None = No
 
         replay = CaptureReplay(with_reply=with_reply)
     elif through == "partials":
-        from desktop_agent.core.policy.partials import PartialSettings
+        from desktop_agent.core.listening.partials import PartialSettings
         from desktop_agent.tools.eval_asr_partials import PartialsReplay
 
         replay = PartialsReplay(engine, settings=PartialSettings(min_commit_words=commit_words))

@@ -35,8 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop_agent.audio.capture import CapturePipeline, MicHistory
-from desktop_agent.core.policy.endpointing import Endpointer
-from desktop_agent.core.policy.segmenter import SegmentEvent
+from desktop_agent.core.listening.endpointing import Endpointer
+from desktop_agent.core.listening.segmenter import SegmentEvent
 
 FS = 16_000
 BLOCK = 160

@@ -2,7 +2,7 @@
 
 While the user speaks the recorder runs partial transcripts (every 0.8 s, and at once at a
 pause the VAD hears), commits the words two of them agree on and decodes later passes from
-the pause after those words, with the words as context (``core/policy/partials.py``). The
+the pause after those words, with the words as context (``core/listening/partials.py``). The
 final transcript is the newest partial when it heard every speech frame, else one pass over
 the audio after the committed words. Each cut is a place where the recogniser no longer hears
 the words before it: this replay measures what that costs in accuracy.
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop_agent.core.policy.partials import PartialSettings, PartialTrack, join_transcript
+from desktop_agent.core.listening.partials import PartialSettings, PartialTrack, join_transcript
 
 FS = 16_000
 FRAME = 512

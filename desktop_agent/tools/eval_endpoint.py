@@ -46,8 +46,8 @@ import numpy.typing as npt
 from desktop_agent.audio.capture import CapturePipeline, MicHistory
 from desktop_agent.audio.resample import resample
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.policy.endpointing import Endpointer, TurnModelRule, TurnModelSettings
-from desktop_agent.core.policy.segmenter import SegmentEvent
+from desktop_agent.core.listening.endpointing import Endpointer, TurnModelRule, TurnModelSettings
+from desktop_agent.core.listening.segmenter import SegmentEvent
 
 SOUNDS_DIR = Path("/usr/share/asterisk/sounds/en_US_f_Allison")
 TEXTS_FILE = Path("/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz")

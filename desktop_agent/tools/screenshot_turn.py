@@ -38,7 +38,7 @@ def run(out_dir: Path) -> int:
 
 def run_scripted_turn(app: Any, window: Any, runtime: Any, out_dir: Path) -> int:
     """Drive one turn with a barge-in; save PNGs; return 0 when every state was reached."""
-    from desktop_agent.core.turns.model import State
+    from desktop_agent.core.turns.states import State
 
     out_dir.mkdir(parents=True, exist_ok=True)
     controller, backend = runtime.controller, runtime.backend

@@ -166,8 +166,8 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns import events as ev
-    from desktop_agent.core.turns.model import State
     from desktop_agent.core.turns.policy import TurnPolicy
+    from desktop_agent.core.turns.states import State
     from desktop_agent.runtime.heap_keeper import MIN_GAP_S
     from desktop_agent.tools import soak_faults
     from desktop_agent.tools.pulse_daemon import PulseDaemon

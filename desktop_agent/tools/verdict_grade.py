@@ -24,7 +24,12 @@ from fractions import Fraction
 from typing import Any, Final
 
 from desktop_agent.core.reflection.gate import CONFESSION_MARKERS
-from desktop_agent.core.reflection.numbers import last_sentence, numbers_in, sentences, words_of
+from desktop_agent.core.reflection.stated_numbers import (
+    last_sentence,
+    numbers_in,
+    sentences,
+    words_of,
+)
 
 _LEAD: Final = re.compile(r"(?:—\s*)?\bno,\s*(?:that's|that is|it's|it is)?\s*$")
 KINDS: Final = ("number", "word_count", "increasing_lengths", "contains")

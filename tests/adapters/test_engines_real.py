@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.ports import ChatMessage, ToolSpec
-from desktop_agent.core.prompts import SYSTEM_PROMPT
 from tests.needs import unavailable
 
 pytestmark = pytest.mark.models

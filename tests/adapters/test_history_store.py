@@ -13,7 +13,7 @@ import pytest
 
 from desktop_agent.adapters.history_store import HistoryStore, keeps
 from desktop_agent.adapters.store_sqlite import FILE_NAME, Store
-from desktop_agent.core.history import History
+from desktop_agent.core.conversation.history import History
 from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.privacy import DAY_S
 from desktop_agent.core.settings import PrivacySettings

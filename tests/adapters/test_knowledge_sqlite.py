@@ -18,7 +18,7 @@ from desktop_agent.adapters.doc_text import extract
 from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex, passage_id
 from desktop_agent.adapters.store_sqlite import Store
 from desktop_agent.core.cancel import CancelToken
-from desktop_agent.core.knowledge import IndexProgress
+from desktop_agent.core.knowledge.index import IndexProgress
 from desktop_agent.tools.text_pdf import prose_page, text_pdf
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "knowledge" / "corpus"

@@ -9,7 +9,7 @@ import pytest
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import ModelError
-from desktop_agent.core.grounded import LIMITATION, compose_answer, rank_sentences
+from desktop_agent.core.knowledge import LIMITATION, compose_answer, rank_sentences
 
 pytestmark = pytest.mark.models
 

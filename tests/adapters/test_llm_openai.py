@@ -18,7 +18,7 @@ from desktop_agent.adapters.llm_openai import OpenAiLlm
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall
-from desktop_agent.core.tool_specs import BUILTIN_SPECS
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
 from tests.adapters.llm_server_rig import (
     Request,
     ScriptedServer,
@@ -260,8 +260,8 @@ def test_a_finished_reply_from_a_server_that_never_closes_ends_without_error() -
 
 def test_the_reflector_on_a_server_asks_for_the_verdict_schema_and_reads_it() -> None:
     from desktop_agent.adapters.verdict_server import ServerVerdictJudge
-    from desktop_agent.core.reflection.model import Verdict
-    from desktop_agent.core.reflection.prompts import VERDICT_SCHEMA
+    from desktop_agent.core.reflection.reflector_prompts import VERDICT_SCHEMA
+    from desktop_agent.core.reflection.verdict import Verdict
 
     answer = ['{"verdict": "rep', 'air", "guidance": "Two plus two is four."}']
     with scripted(streams([*map(text_event, answer), "[DONE]"])) as server:

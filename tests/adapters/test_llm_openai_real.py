@@ -23,9 +23,9 @@ from desktop_agent.adapters.llm_openai import OpenAiLlm
 from desktop_agent.adapters.tools_builtin import default_tools
 from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.ports import ChatMessage
-from desktop_agent.core.prompts import SYSTEM_PROMPT
-from desktop_agent.core.tool_specs import BUILTIN_SPECS
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
 from desktop_agent.core.turns.policy import TurnPolicy
 from tests.adapters.llm_server_rig import LlamaServer
 from tests.compose.fakes import FakeTts

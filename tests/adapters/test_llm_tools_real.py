@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from desktop_agent.adapters.llm_llama import call_grammar, parse_decision
+from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.errors import ModelError
 from desktop_agent.core.ports import ChatMessage, ToolSpec
-from desktop_agent.core.prompts import SYSTEM_PROMPT
-from desktop_agent.core.tool_specs import BUILTIN_SPECS, SET_TIMER
+from desktop_agent.core.tools.specs import BUILTIN_SPECS, SET_TIMER
 
 pytestmark = pytest.mark.models
 

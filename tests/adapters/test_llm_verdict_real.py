@@ -9,7 +9,7 @@ import pytest
 
 from desktop_agent.adapters.llm_verdict import LlamaVerdictJudge, parse_verdict
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.reflection.model import Verdict
+from desktop_agent.core.reflection.verdict import Verdict
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 

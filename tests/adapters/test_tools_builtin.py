@@ -18,8 +18,8 @@ from desktop_agent.adapters.tools_builtin import (
 )
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
-from desktop_agent.core.tool_specs import BUILTIN_SPECS
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
 
 ZONE = dt.timezone(dt.timedelta(hours=1))
 START = dt.datetime(2026, 3, 2, 18, 0, tzinfo=ZONE)  # a Monday, 6 PM

@@ -107,7 +107,7 @@ def _endpoint_after_speech_s(smart_turn, audio: np.ndarray, silence_s: float) ->
     transcript rule; None when the turn never ended."""
     from desktop_agent.adapters.vad_silero import SileroVad
     from desktop_agent.audio.capture import CapturePipeline
-    from desktop_agent.core.policy.segmenter import SegmentEvent
+    from desktop_agent.core.listening.segmenter import SegmentEvent
 
     pipe = CapturePipeline(SileroVad(), turn_detector=smart_turn)
     pipe.silence_s = silence_s

@@ -9,7 +9,7 @@ import pytest
 
 from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline, playback_onset_s
 from desktop_agent.audio.capture_trace import ENV_VAR, CaptureTrace
-from desktop_agent.core.policy.segmenter import SegmentEvent
+from desktop_agent.core.listening.segmenter import SegmentEvent
 
 
 class LoudnessVad:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_agent.core.policy.endpointing import TurnModelSettings
+from desktop_agent.core.listening.endpointing import TurnModelSettings
 from desktop_agent.tools.eval_endpoint import (
     FS,
     LEAD_S,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from desktop_agent.audio.capture import CapturePipeline
-from desktop_agent.core.policy.segmenter import SegmentEvent
+from desktop_agent.core.listening.segmenter import SegmentEvent
 
 pytestmark = pytest.mark.models
 

@@ -13,8 +13,8 @@ import pytest
 
 from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline
 from desktop_agent.core.errors import SettingsError
-from desktop_agent.core.policy.endpointing import Endpointer, TurnModelRule, TurnModelSettings
-from desktop_agent.core.policy.segmenter import EndReason, SegmentEvent, SpeechSegmenter
+from desktop_agent.core.listening.endpointing import Endpointer, TurnModelRule, TurnModelSettings
+from desktop_agent.core.listening.segmenter import EndReason, SegmentEvent, SpeechSegmenter
 
 SHORT, MEDIUM, LONG = 0.5, 0.9, 1.6  # the Endpointer's defaults
 

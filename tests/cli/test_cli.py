@@ -120,7 +120,7 @@ def test_ask_reports_a_failed_turn_with_its_code_and_fix(
     """An LLM that fails mid-turn: the machine's ERROR path, '[code] ... Fix:', exit 1."""
     from desktop_agent.compose import engines
     from desktop_agent.core.errors import LlmError
-    from desktop_agent.core.tools import ToolRegistry
+    from desktop_agent.core.tools.registry import ToolRegistry
     from tests.compose.fakes import FakeLlm, FakeTts
 
     def broken(messages: object) -> list[object]:

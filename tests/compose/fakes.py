@@ -116,7 +116,7 @@ def says_the_hour(reply: str) -> bool:
     """
     import datetime as dt
 
-    from desktop_agent.core.text.numbers import int_to_words
+    from desktop_agent.core.text.number_words import int_to_words
 
     words: set[str] = set()
     for moment in (dt.datetime.now(), dt.datetime.now() - dt.timedelta(minutes=1)):

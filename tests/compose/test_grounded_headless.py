@@ -19,8 +19,8 @@ from desktop_agent.adapters.tools_builtin import default_tools
 from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.compose.headless_units import Interrupt
 from desktop_agent.core.cancel import CancelToken
-from desktop_agent.core.grounded import LIMITATION, Claim, LexicalProposer
-from desktop_agent.core.knowledge import Passage
+from desktop_agent.core.knowledge import LIMITATION, Claim, LexicalProposer
+from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.ports import SpeechChunk
 from tests.compose.fakes import FakeLlm, FakeTts, say
 

@@ -17,11 +17,11 @@ import pytest
 
 from desktop_agent.adapters.tools_builtin import current_time_tool, default_tools
 from desktop_agent.compose.headless import HeadlessExecutor
+from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall
-from desktop_agent.core.prompts import SYSTEM_PROMPT
 from desktop_agent.core.text.normalize import normalize_for_speech
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.policy import TurnPolicy
 from tests.compose.fakes import SAMPLES_PER_CHAR, FakeAsr, FakeLlm, FakeTts, say, says_the_hour
 

@@ -10,7 +10,7 @@ import pytest
 from desktop_agent.adapters.store_sqlite import Store
 from desktop_agent.compose.ledger import StoreLedger
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.states import State
 from desktop_agent.runtime.alarm_clock import AlarmClock, alarm_line, missed_line
 
 

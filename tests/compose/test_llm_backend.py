@@ -15,7 +15,7 @@ from desktop_agent.adapters.llm_openai import OpenAiLlm
 from desktop_agent.compose.engines import load_engines
 from desktop_agent.compose.knowledge import make_proposer
 from desktop_agent.compose.llm_backend import api_key, llm_roles, server_llm, uses_server
-from desktop_agent.core.grounded import LexicalProposer
+from desktop_agent.core.knowledge import LexicalProposer
 from desktop_agent.core.settings import Settings
 from tests.adapters.llm_server_rig import free_port, scripted, streams, text_event
 

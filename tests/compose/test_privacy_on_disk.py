@@ -23,7 +23,7 @@ from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.compose.privacy import keep_history
 from desktop_agent.core.privacy import DAY_S
 from desktop_agent.core.settings import PrivacySettings, Settings
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 from tests.compose.fakes import FakeLlm, FakeTts, say
 
 QUESTION = ("My e-mail is zoe.quill@example.com and my phone is 555-867-5309. "

@@ -8,7 +8,7 @@ from desktop_agent.adapters.tools_builtin import current_time_tool
 from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.compose.headless_units import Interrupt
 from desktop_agent.core.ports import ChatMessage, LlmDelta
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.policy import TurnPolicy
 from tests.compose.fakes import FakeLlm, FakeTts, say
 

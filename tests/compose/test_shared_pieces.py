@@ -1,5 +1,5 @@
 """The pieces the headless executor shares with the app's workers: the guard rule for a run
-after a tool (core/tool_answer.py) and one chunk per Synthesize (audio/speech_chunk.py)."""
+after a tool (core/tools/answer.py) and one chunk per Synthesize (audio/speech_chunk.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from desktop_agent.audio.speech_chunk import join_pieces, speak_text
 from desktop_agent.core.ports import ChatMessage, LlmDelta, SpeechChunk, WordTiming
-from desktop_agent.core.tool_answer import guard_llm_run, tool_context
+from desktop_agent.core.tools.answer import guard_llm_run, tool_context
 from tests.compose.fakes import SAMPLES_PER_CHAR, FakeTts, piece
 
 SENTENCE = "It is 08:02 on Monday."

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from desktop_agent.compose.runtime import jsonl_span_sink
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.telemetry import TurnSpan
+from desktop_agent.core.turns.telemetry import TurnSpan
 
 
 def test_the_span_log_holds_times_only_and_stays_bounded(tmp_path: Path) -> None:

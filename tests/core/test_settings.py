@@ -9,12 +9,8 @@ import pytest
 
 from desktop_agent.adapters import settings_store
 from desktop_agent.core.errors import SettingsError
-from desktop_agent.core.settings import (
-    SETTING_SPECS,
-    Settings,
-    check_values,
-    error_key,
-)
+from desktop_agent.core.setting_specs import SETTING_SPECS, error_key
+from desktop_agent.core.settings import Settings, check_values
 
 
 def test_defaults() -> None:

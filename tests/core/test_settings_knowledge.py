@@ -8,7 +8,8 @@ import pytest
 
 from desktop_agent.adapters import settings_store
 from desktop_agent.core.errors import SettingsError
-from desktop_agent.core.settings import MAX_FOLDERS, Settings, error_key
+from desktop_agent.core.setting_specs import MAX_FOLDERS, error_key
+from desktop_agent.core.settings import Settings
 
 
 def test_default_is_no_folder() -> None:

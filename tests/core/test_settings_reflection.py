@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.adapters import settings_store
+from desktop_agent.core.conversation.history import History
 from desktop_agent.core.errors import SettingsError
-from desktop_agent.core.history import History
-from desktop_agent.core.settings import Settings, error_key
+from desktop_agent.core.setting_specs import error_key
+from desktop_agent.core.settings import Settings
 from desktop_agent.core.turns.machine import TurnStateMachine
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.core.policy.bargein import Decision
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.listening.bargein import Decision
+from desktop_agent.core.turns.states import State
 from tests.e2e.stuck import wait_or_explain
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.core.turns.model import State
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.core.turns.states import State
 from tests.audio.pulse import LOOPBACK_ARGS, pactl
 from tests.e2e.stuck import reply_state
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.states import State
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 

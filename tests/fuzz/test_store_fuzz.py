@@ -21,7 +21,7 @@ JUNK = {
 
 def _fake_engines(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from desktop_agent.compose import engines
-    from desktop_agent.core.tools import ToolRegistry
+    from desktop_agent.core.tools.registry import ToolRegistry
 
     def fake_load(settings: object, roles: tuple[str, ...],
                   tools: object = None) -> engines.Engines:

@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_agent.adapters import settings_store
-from desktop_agent.core.settings import SETTING_SPECS, Settings
+from desktop_agent.core.setting_specs import SETTING_SPECS
+from desktop_agent.core.settings import Settings
 from desktop_agent.gui.main_window import MainWindow
 from desktop_agent.runtime.view_api import ErrorNotice
 from desktop_agent.tools.gui_screenshots import take_screenshots

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.grounded.model import Quote, SpokenUnit
+from desktop_agent.core.knowledge.records import Quote, SpokenUnit
 from desktop_agent.core.turns.commands import PublishUnit
 from desktop_agent.gui.evidence_panel import NO_EVIDENCE, EvidencePanel, highlighted
 

@@ -7,9 +7,9 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.states import State
 from desktop_agent.gui.conversation import CUT_MARKER
 from desktop_agent.gui.main_window import MainWindow
 from desktop_agent.runtime.view_api import ErrorNotice, LoadProgress

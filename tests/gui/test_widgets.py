@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.heard import HeardReport
-from desktop_agent.core.telemetry import TurnSpan
-from desktop_agent.core.turns.model import State, Transition
+from desktop_agent.core.conversation.heard import HeardReport
+from desktop_agent.core.turns.states import State, Transition
+from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.gui.a11y import Announcer
 from desktop_agent.gui.conversation import CUT_MARKER, ConversationView
 from desktop_agent.gui.heard_panel import HeardPanel

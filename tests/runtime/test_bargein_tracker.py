@@ -9,7 +9,7 @@ import pytest
 
 from desktop_agent.audio.capture import VAD_FRAME, MicHistory
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.policy.bargein import BargeInDecider
+from desktop_agent.core.listening.bargein import BargeInDecider
 from desktop_agent.core.turns import events as ev
 from desktop_agent.runtime.bargein_tracker import (
     TRANSCRIPT_GRACE_S,

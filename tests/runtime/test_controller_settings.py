@@ -22,7 +22,7 @@ def make_controller(rates: list[float] | None = None) -> Any:
     """A controller on idle fake workers and a virtual sound card that is not started."""
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.audio.virtual import VirtualAudio
-    from desktop_agent.core.tools import ToolRegistry
+    from desktop_agent.core.tools.registry import ToolRegistry
     from desktop_agent.runtime.controller import AgentController
     from desktop_agent.runtime.worker_link import Engines
     from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
@@ -76,7 +76,7 @@ def test_the_end_of_turn_model_runs_only_hands_free(qtbot: Any) -> None:
 
 def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> None:
     from desktop_agent.core.cancel import TurnId
-    from desktop_agent.core.turns.model import State, Transition
+    from desktop_agent.core.turns.states import State, Transition
     from desktop_agent.runtime.payloads import LoadState
 
     class Llm:
@@ -109,7 +109,7 @@ def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> N
     assert llm.prefixes == ["", ""]
     # While the user speaks, each partial transcript is read ahead.
     from desktop_agent.core.turns import events as ev
-    from desktop_agent.core.turns.model import JobId
+    from desktop_agent.core.turns.states import JobId
 
     c.ptt_press()
     assert c.machine.state is State.USER_SPEAKING

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from typing import Any
 
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.states import State
 from desktop_agent.runtime.heap_keeper import HeapKeeper
 
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.knowledge import IndexProgress, IndexReport, ProgressSink
+from desktop_agent.core.knowledge.index import IndexProgress, IndexReport, ProgressSink
 from desktop_agent.runtime.knowledge_worker import (
     KnowledgeWorker,
     start_knowledge_worker,

@@ -11,10 +11,10 @@ import time
 from typing import Any
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import Stage
+from desktop_agent.core.turns.states import Stage
 from desktop_agent.runtime.jobs import JobTable
 from desktop_agent.runtime.worker_link import Engines, WorkerLink
 from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker

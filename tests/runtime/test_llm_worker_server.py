@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt
 from desktop_agent.adapters.llm_openai import OpenAiLlm
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.ports import ChatMessage
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.events import LlmFinished, LlmStarted, LlmToken, StageFailed
-from desktop_agent.core.turns.model import JobId
+from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.payloads import LlmJob, PrefillJob
 from desktop_agent.runtime.workers import LlmWorker, start_worker
 from tests.adapters.llm_server_rig import free_port, scripted, stalls, streams, text_event

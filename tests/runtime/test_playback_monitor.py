@@ -6,7 +6,7 @@ from typing import Any
 
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import Stage
+from desktop_agent.core.turns.states import Stage
 from desktop_agent.runtime.playback_monitor import STALL_S, PlaybackMonitor, _Stream
 
 

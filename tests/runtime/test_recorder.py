@@ -14,10 +14,10 @@ import numpy as np
 
 from desktop_agent.audio.capture import VAD_FRAME, MicHistory
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.policy.partials import CUT_PREROLL_S, PAUSE_S, PartialSettings
+from desktop_agent.core.listening.partials import CUT_PREROLL_S, PAUSE_S, PartialSettings
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import JobId, State
+from desktop_agent.core.turns.states import JobId, State
 from desktop_agent.runtime.payloads import AsrJob, AsrPartialResult
 from desktop_agent.runtime.recorder import Recorder
 from desktop_agent.runtime.workers import AsrWorker

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.reflection.model import Judgement, Verdict
-from desktop_agent.core.tools import ToolRegistry
+from desktop_agent.core.reflection.verdict import Judgement, Verdict
+from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.events import Reflected, StageFailed
-from desktop_agent.core.turns.model import JobId
+from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.payloads import ReflectJob
 from desktop_agent.runtime.workers import LlmWorker
 

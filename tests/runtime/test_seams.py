@@ -12,10 +12,10 @@ from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import SpeechChunk, Transcript, TranscriptSegment
-from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
-from desktop_agent.core.turns.model import JobId
+from desktop_agent.core.turns.states import JobId
+from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.runtime.jobs import HandlerTable
 from desktop_agent.runtime.payloads import (
     AsideJob,
@@ -258,7 +258,7 @@ def test_every_worker_loads_its_engine_on_its_own_thread(qtbot: Any) -> None:
     """A worker that extends ``load`` (the LLM's warm-up) must not load on the GUI thread."""
     import threading
 
-    from desktop_agent.core.tools import ToolRegistry
+    from desktop_agent.core.tools.registry import ToolRegistry
     from desktop_agent.runtime.workers import LlmWorker, start_worker
 
     where: dict[str, str] = {}

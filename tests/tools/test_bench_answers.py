@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.core.grounded import LIMITATION, Quote
+from desktop_agent.core.knowledge import LIMITATION, Quote
 from desktop_agent.tools.bench_answers import (
     Question,
     Spoken,

@@ -86,7 +86,7 @@ def test_the_plan_has_every_fault_first_and_is_the_same_for_a_seed() -> None:
 
 
 def _transition(source: str, target: str, cause: str) -> Any:
-    from desktop_agent.core.turns.model import State, Transition
+    from desktop_agent.core.turns.states import State, Transition
 
     return Transition(TurnId(1), State[source], State[target], cause, 0.0)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_agent.core.tool_specs import BUILTIN_SPECS
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
 from desktop_agent.tools.bench_tools import Outcome, args_equal, load_utterances, metrics
 
 

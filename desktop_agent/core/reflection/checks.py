@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from desktop_agent.core.calc import clean_spoken, evaluate, format_number, replace_number_words
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.reflection.model import Judgement, Verdict
-from desktop_agent.core.reflection.numbers import (
+from desktop_agent.core.reflection.stated_numbers import (
     last_number,
     last_number_word,
     last_sentence,
@@ -28,7 +26,10 @@ from desktop_agent.core.reflection.numbers import (
     word_index_of_last_sentence,
     words_of,
 )
-from desktop_agent.core.units import convert, parse_unit
+from desktop_agent.core.reflection.verdict import Judgement, Verdict
+from desktop_agent.core.tools.calc import evaluate, format_number
+from desktop_agent.core.tools.calc_words import clean_spoken, replace_number_words
+from desktop_agent.core.tools.units import convert, parse_unit
 
 MAX_QUESTION_WORDS: Final = 40
 """Longer questions are not searched for an arithmetic span (the search is quadratic)."""

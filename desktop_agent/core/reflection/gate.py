@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from typing import Final
 
-from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.conversation.heard import HeardReport
 
 CONFESSION: Final = "No, that's not right."
 """What a repair says first when the flagged error was heard."""

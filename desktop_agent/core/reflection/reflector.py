@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.reflection.checks import find_check
-from desktop_agent.core.reflection.model import Judgement, Verdict, VerdictJudge
+from desktop_agent.core.reflection.verdict import Judgement, Verdict, VerdictJudge
 
 
 def applies(mode: str, question: str) -> bool:

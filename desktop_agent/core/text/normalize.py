@@ -40,7 +40,7 @@ from desktop_agent.core.text.markdown import (
     strip_inline_markdown,
     strip_invisible,
 )
-from desktop_agent.core.text.numbers import (
+from desktop_agent.core.text.number_words import (
     ONES,
     TENS,
     digits_to_words,

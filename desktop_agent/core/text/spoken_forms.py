@@ -28,7 +28,7 @@ import datetime
 import re
 from typing import Final, Literal
 
-from desktop_agent.core.text.numbers import ONES, ordinal_words, year_to_words
+from desktop_agent.core.text.number_words import ONES, ordinal_words, year_to_words
 from desktop_agent.core.text.vocabulary import MONTHS
 
 DateOrder = Literal["MDY", "DMY", "YMD"]

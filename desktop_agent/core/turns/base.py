@@ -11,9 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_agent.core.cancel import NO_TURN, TurnId
+from desktop_agent.core.conversation.history import History
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.history import History
-from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.chunking import Chunker
 from desktop_agent.core.turns.commands import (
     CancelAsr,
@@ -28,8 +27,9 @@ from desktop_agent.core.turns.commands import (
 )
 from desktop_agent.core.turns.context import TurnContext
 from desktop_agent.core.turns.events import CONTROL_EVENTS, Event, event_job
-from desktop_agent.core.turns.model import JobId, Stage, State, Transition
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.core.turns.states import JobId, Stage, State, Transition
+from desktop_agent.core.turns.telemetry import TurnSpan
 
 _LOGGER = logging.getLogger(__name__)
 

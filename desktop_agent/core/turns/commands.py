@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.ports import ChatMessage, ToolCall
-from desktop_agent.core.turns.model import JobId, Stage, ToolMode
-from desktop_agent.core.write_actions import PreparedAction
+from desktop_agent.core.tools.write_actions import PreparedAction
+from desktop_agent.core.turns.states import JobId, Stage, ToolMode
 
 if TYPE_CHECKING:
-    from desktop_agent.core.grounded.model import SpokenUnit
+    from desktop_agent.core.knowledge.records import SpokenUnit
 
 # --- recording and ASR ---------------------------------------------------------------------
 

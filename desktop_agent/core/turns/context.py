@@ -9,13 +9,13 @@ import re
 from dataclasses import dataclass, field
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.heard import HeardReport
+from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.ports import ChatMessage, ToolCall
-from desktop_agent.core.telemetry import TurnSpan
 from desktop_agent.core.turns.chunking import Chunker
 from desktop_agent.core.turns.events import LlmFinished, LlmToken, LlmToolCall, TtsChunkReady
-from desktop_agent.core.turns.model import JobId, Stage, ToolMode
 from desktop_agent.core.turns.spoken_units import ReplyUnits
+from desktop_agent.core.turns.states import JobId, Stage, ToolMode
+from desktop_agent.core.turns.telemetry import TurnSpan
 
 _NOT_WORD = re.compile(r"[^\w' ]+")
 

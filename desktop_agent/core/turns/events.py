@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.ports import ToolCall, WordTiming
-from desktop_agent.core.turns.model import JobId, Stage
-from desktop_agent.core.write_actions import PreparedAction
+from desktop_agent.core.tools.write_actions import PreparedAction
+from desktop_agent.core.turns.states import JobId, Stage
 
 if TYPE_CHECKING:
-    from desktop_agent.core.grounded.model import SpokenUnit
+    from desktop_agent.core.knowledge.records import SpokenUnit
 
 # --- user input (control) ----------------------------------------------------------------
 
@@ -201,7 +201,7 @@ class TtsChunkReady:
     """True when ``words`` come from the voice's alignments, False when estimated."""
     written_text: str = ""
     """The Synthesize text as the reply wrote it (digits, not 'two thirty p m'); '' = unknown.
-    Heard-so-far maps the heard words back to it for the history (core/heard.py)."""
+    Heard-so-far maps the heard words back to it for the history (core/conversation/heard.py)."""
     at_s: float
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from desktop_agent.core.confirm import ConfirmGate
-from desktop_agent.core.history import History
-from desktop_agent.core.tool_specs import WRITE_TOOLS
+from desktop_agent.core.conversation.history import History
+from desktop_agent.core.tools.confirm import ConfirmGate
+from desktop_agent.core.tools.specs import WRITE_TOOLS
 from desktop_agent.core.turns.base import Step, _Abort
 from desktop_agent.core.turns.chunking import Chunker, PunctuationChunker
 from desktop_agent.core.turns.commands import (
@@ -59,8 +59,8 @@ from desktop_agent.core.turns.events import (
     TtsChunkReady,
     VoiceOnsetDuringPlayback,
 )
-from desktop_agent.core.turns.model import Stage, State
 from desktop_agent.core.turns.policy import DECLARED_TRANSITIONS, TurnPolicy
+from desktop_agent.core.turns.states import Stage, State
 from desktop_agent.core.turns.write_path import WriteHandlers
 
 _BEFORE_SPEECH = (State.PROCESSING, State.WAITING_FOR_TOOL)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from desktop_agent.core.turns.model import State
+from desktop_agent.core.turns.states import State
 
 DEFAULT_APOLOGY: Final = "Sorry, I lost that. Could you say it again?"
 

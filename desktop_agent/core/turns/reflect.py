@@ -28,9 +28,9 @@ from typing import Final
 
 from desktop_agent.core.reflection.checks import SentenceCheck, find_check
 from desktop_agent.core.reflection.gate import CONFESSION, confess, refine_text, repair_text
-from desktop_agent.core.reflection.model import Verdict
-from desktop_agent.core.reflection.prompts import continuation_messages
 from desktop_agent.core.reflection.reflector import applies
+from desktop_agent.core.reflection.reflector_prompts import continuation_messages
+from desktop_agent.core.reflection.verdict import Verdict
 from desktop_agent.core.turns.commands import (
     CancelTts,
     FlushPlayback,
@@ -40,8 +40,8 @@ from desktop_agent.core.turns.commands import (
 )
 from desktop_agent.core.turns.context import ReflectState, Reply
 from desktop_agent.core.turns.events import LlmToken, LlmToolCall, Reflected
-from desktop_agent.core.turns.model import Stage
 from desktop_agent.core.turns.reply import ReplyHandlers
+from desktop_agent.core.turns.states import Stage
 
 _LOGGER = logging.getLogger(__name__)
 _SENTENCE_END: Final = re.compile(r"[.!?][\"')\]]*(?=\s)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from desktop_agent.core.history import tool_call_message, tool_result_message
+from desktop_agent.core.conversation.history import tool_call_message, tool_result_message
 from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.turns.commands import (
     CancelLlm,
@@ -22,8 +22,8 @@ from desktop_agent.core.turns.events import (
     LlmToolCall,
     ToolResult,
 )
-from desktop_agent.core.turns.model import JobId, Stage, State
 from desktop_agent.core.turns.reply_output import ReplyOutput
+from desktop_agent.core.turns.states import JobId, Stage, State
 
 _LOGGER = logging.getLogger(__name__)
 NOT_CAUGHT = "Sorry, I didn't catch that. Could you say it another way?"

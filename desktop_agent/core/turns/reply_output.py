@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from desktop_agent.core.grounded.model import Disposition
-from desktop_agent.core.heard import HeardReport, heard_so_far
+from desktop_agent.core.conversation.heard import HeardReport, heard_so_far
+from desktop_agent.core.knowledge.records import Disposition
 from desktop_agent.core.reflection.gate import join_heard
 from desktop_agent.core.turns.base import MachineBase
 from desktop_agent.core.turns.commands import PlayChunk, PublishHeard, PublishUnit, Synthesize
@@ -21,8 +21,8 @@ from desktop_agent.core.turns.events import (
     PlaybackStarted,
     TtsChunkReady,
 )
-from desktop_agent.core.turns.model import Stage, State
 from desktop_agent.core.turns.spoken_units import UnitSlot
+from desktop_agent.core.turns.states import Stage, State
 
 _LOGGER = logging.getLogger(__name__)
 REPLYING = (State.PROCESSING, State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING)

@@ -2,7 +2,7 @@
 
 A grounded answer arrives as immutable ``SpokenUnit`` s (``LlmToken.unit``), each spoken as
 its clauses (the first plays while the rest is synthesised). A unit is admitted three times
-(``core.grounded.admit``): when it arrives, after each clause's synthesis, and right before
+(``core.knowledge.admit``): when it arrives, after each clause's synthesis, and right before
 that clause is queued to the speaker; a unit from another generation
 (an older question), past its age limit, or of a reply that was cut is dropped there and
 its disposition published. When the reply ends (played out or cut), every unit that was
@@ -17,10 +17,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from desktop_agent.core.grounded.model import Disposition, admit
+from desktop_agent.core.knowledge.records import Disposition, admit
 
 if TYPE_CHECKING:
-    from desktop_agent.core.grounded.model import SpokenUnit
+    from desktop_agent.core.knowledge.records import SpokenUnit
 
 class QueuedChunk(Protocol):
     """What settling needs of a queued chunk (``TtsChunkReady`` fits)."""

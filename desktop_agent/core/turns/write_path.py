@@ -4,7 +4,7 @@ The model proposes a write (a tool call whose spec ``writes``); the machine neve
 It asks the tool executor to validate it (``ToolMode.PREPARE``), stores the validated action
 in the ``ConfirmGate`` with an idempotency key and an expiry, and speaks the read-back the
 executor generated from the structured action. The next user turn (or the card's Confirm /
-Cancel button) is classified by ``core.confirm.classify``:
+Cancel button) is classified by ``core.tools.confirm.classify``:
 
 * YES and unexpired -> ``ToolMode.EXECUTE`` of the stored action under its key, and the
   result the tool actually reported is spoken;
@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import logging
 
-from desktop_agent.core.confirm import (
+from desktop_agent.core.ports import ToolCall
+from desktop_agent.core.tools.confirm import (
     CANCELLED,
     DROPPED,
     REPLACED,
@@ -32,12 +33,11 @@ from desktop_agent.core.confirm import (
     late_answer,
     second_question,
 )
-from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.turns.commands import CancelLlm, PublishAction, PublishUserText, RunTool
 from desktop_agent.core.turns.context import Reply
 from desktop_agent.core.turns.events import ActionButtonPressed, LlmToolCall, ToolResult
-from desktop_agent.core.turns.model import State, ToolMode
 from desktop_agent.core.turns.reflect import ReflectHandlers
+from desktop_agent.core.turns.states import State, ToolMode
 
 _LOGGER = logging.getLogger(__name__)
 

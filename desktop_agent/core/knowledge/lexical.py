@@ -1,0 +1,150 @@
+"""Candidate sentences ranked by the question's words, and a proposer that needs no model.
+
+``rank_sentences`` is shared: the LLM proposer numbers the best few for the model to pick
+from, and ``LexicalProposer`` picks the best one itself (plus the condition that keeps it
+true), which makes it the pipeline's model-free baseline and the tests' proposer.
+
+Score of a sentence: the summed weight of the question's topic words it contains, each
+weighted by its rarity among the candidates (a word in every sentence says little), a
+code or number weighing double; words of the heading above the sentence count half.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.knowledge.claim_text import (
+    NEGATIONS,
+    Sentence,
+    codes,
+    sentences,
+    topic_terms,
+    words,
+)
+from desktop_agent.core.knowledge.index import Passage
+from desktop_agent.core.knowledge.records import Claim
+
+HEADING_WEIGHT: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One candidate sentence with its score for the question."""
+
+    passage: Passage
+    sentence: Sentence
+    score: float
+
+
+def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8) -> list[Ranked]:
+    """The ``limit`` best sentences of ``passages`` for ``question``, best first.
+
+    Sentences sharing no topic word with the question are left out; ties keep passage
+    (retrieval) order, then sentence order.
+    """
+    q_terms = list(dict.fromkeys(topic_terms(question)))
+    if not q_terms:
+        return []
+    cands = [(p, s, set(topic_terms(s.text)), set(topic_terms(s.context + " " + p.title)))
+             for p in passages for s in sentences(p.text)]
+    if not cands:
+        return []
+    n = len(cands)
+    ranked: list[tuple[float, int, Ranked]] = []
+    for order, (p, s, own, ctx) in enumerate(cands):
+        score = 0.0
+        for t in q_terms:
+            if t in own or t in ctx:
+                df = sum(1 for _, _, o, _ in cands if t in o) or 1
+                weight = math.log(1.0 + n / df) * (2.0 if t[0].isdigit() or _is_code(t)
+                                                     else 1.0)
+                score += weight if t in own else weight * HEADING_WEIGHT
+        if score > 0.0 and any(t in own for t in q_terms):
+            ranked.append((-score, order, Ranked(p, s, round(score, 4))))
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    return [r for _, _, r in ranked[:limit]]
+
+
+def _is_code(term: str) -> bool:
+    return any(c.isdigit() for c in term) and any(c.isalpha() for c in term)
+
+
+STRONG_CONDITIONS: Final = frozenset({"if", "when", "unless", "only", "while"}) | NEGATIONS
+"""Words that make a sentence a condition on its neighbour ("until" and "before" alone
+usually describe a step, not a limit)."""
+
+
+def is_condition_of(candidate: Sentence, answer: Ranked) -> bool:
+    """True when ``candidate`` states a condition on ``answer``'s statement.
+
+    It must hold a negation or a condition word, name no code the answer does not (the
+    next row of a table is about another item), and share two topic words (numbers
+    aside) with the answer.
+    """
+    ws = set(words(candidate.text))
+    if candidate == answer.sentence or not ws & STRONG_CONDITIONS:
+        return False
+    if set(codes(list(ws))) - set(codes(words(answer.sentence.text))):
+        return False
+    own = {t for t in topic_terms(answer.sentence.text) if not t[0].isdigit()}
+    return len(own & set(topic_terms(candidate.text))) >= 2
+
+
+def condition_for(answer: Ranked) -> Sentence | None:
+    """The neighbouring sentence that states a condition on the answer, or None.
+
+    E.g. "Never top up while the boiler is hot." after "To top up, open the filling loop
+    valve ...". Only when the answer states no condition itself; the neighbour (the
+    sentence just before or after, in the same passage) must pass ``is_condition_of``;
+    a warning and the next sentence win ties.
+    """
+    if set(words(answer.sentence.text)) & STRONG_CONDITIONS:
+        return None
+    own = {t for t in topic_terms(answer.sentence.text) if not t[0].isdigit()}
+    all_sentences = sentences(answer.passage.text)
+    try:
+        at = all_sentences.index(answer.sentence)
+    except ValueError:
+        return None
+    best: Sentence | None = None
+    best_score = 0.0
+    for s in all_sentences[max(0, at - 1):at] + all_sentences[at + 1:at + 2]:
+        if not is_condition_of(s, answer):
+            continue
+        shared = len(own & set(topic_terms(s.text)))
+        # Ties: a warning ("never", "not") before a plain condition, the next sentence
+        # before the previous one (documents state the limit after the instruction).
+        score = shared + 0.5 * bool(set(words(s.text)) & NEGATIONS) + 0.25 * (
+            s.start > answer.sentence.start)
+        if score > best_score:
+            best, best_score = s, score
+    return best
+
+
+class LexicalProposer:
+    """Proposes the best-ranked sentence as the answer, verbatim (no model).
+
+    The sentence's condition (``condition_for``) is proposed as a condition claim, and
+    the next ranked sentence as detail.
+    """
+
+    def propose(self, question: str, passages: Sequence[Passage],
+                cancel: CancelToken | None = None) -> Sequence[Claim]:
+        """Claims quoting the best sentences (see the class docstring)."""
+        ranked = rank_sentences(question, passages, limit=3)
+        if not ranked or (cancel is not None and cancel.cancelled):
+            return []
+        top = ranked[0]
+        claims = [Claim("c1", top.sentence.text, (top.passage.passage_id,), "answer")]
+        cond = condition_for(top)
+        if cond is not None:
+            claims.append(Claim("c2", cond.text, (top.passage.passage_id,), "condition"))
+        for r in ranked[1:2]:
+            if r.sentence.text not in {c.text for c in claims}:
+                claims.append(Claim(f"c{len(claims) + 1}", r.sentence.text,
+                                    (r.passage.passage_id,), "detail"))
+        return claims

@@ -1,0 +1,220 @@
+"""From a question to an answer plan: retrieve, propose, gate, plan.
+
+Planning rules:
+
+* Only claims that pass the support gate (``support``) and address the question
+  (``addresses``) are used; the others are kept in ``AnswerPlan.rejected`` with the reason.
+* No supported answer claim: one unit, ``LIMITATION``; never a guess.
+* Unit 1 is the first answer claim (claims that quote the source first) followed by its
+  condition claims (a "condition" with no negation or condition word is detail), in the
+  same unit: "Top up to 1.5 bar. Never top up while the boiler is
+  hot." A condition is never moved to a later unit to meet the word budget.
+* Further answer claims follow as their own units while each fits the word budget, at
+  most ``MAX_SPOKEN_UNITS`` units in all; the rest, and every detail claim, is offered:
+  the last spoken unit then ends with ``OFFER_PHRASE`` when that still fits the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.knowledge.claim_text import (
+    CONDITIONS,
+    NEGATIONS,
+    codes,
+    join_spelled_codes,
+    numbers,
+    sentences,
+    topic_terms,
+    words,
+)
+from desktop_agent.core.knowledge.index import KnowledgeIndex, Passage
+from desktop_agent.core.knowledge.records import (
+    AnswerPlan,
+    Claim,
+    ClaimProposer,
+    Quote,
+    SpokenUnit,
+    Verdict,
+)
+from desktop_agent.core.knowledge.support import support
+
+LIMITATION: Final = "I couldn't find that in your documents."
+OFFER_PHRASE: Final = "Want more detail?"
+MAX_SPOKEN_UNITS: Final = 2
+CONDITION_MARKERS: Final = NEGATIONS | CONDITIONS
+"""A condition claim must hold one of these; one that does not is offered as detail."""
+RETRIEVE_LIMIT: Final = 5
+"""Passages retrieved per question."""
+MIN_QUESTION_COVERAGE: Final = 0.6
+"""Share of the question's topic words an answer (with its heading and file name) must
+contain: both of two ("wifi password" is not answered by the wifi's name), two of three."""
+
+
+def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer, *,
+                   generation: int, word_budget: int = 30,
+                   cancel: CancelToken | None = None) -> AnswerPlan:
+    """Answer ``question`` from the documents in ``index``: retrieve -> propose -> gate -> plan.
+
+    Args:
+        question: The user's question as transcribed (any text).
+        index: The knowledge index.
+        proposer: Proposes claims from the retrieved passages (e.g. the local LLM).
+        generation: The answer generation (a newer question has a higher one).
+        word_budget: Most words in one spoken unit.
+        cancel: The turn's token; once cancelled, the plan has no units.
+
+    Returns:
+        The plan. Never raises on odd input (an empty question gets the limitation);
+        an engine failure raises its typed error (e.g. ``LlmError``).
+    """
+    text = " ".join(str(question or "").split())
+    if not topic_terms(text):
+        return _limitation(text, generation, ())
+    passages = tuple(index.search(text, RETRIEVE_LIMIT))
+    if cancel is not None and cancel.cancelled:
+        return AnswerPlan(text, generation, (), passages=passages)
+    if not passages:
+        return _limitation(text, generation, ())
+    claims = _unique_keys(proposer.propose(text, passages, cancel))
+    if cancel is not None and cancel.cancelled:
+        return AnswerPlan(text, generation, (), passages=passages)
+    return plan_answer(text, passages, claims, generation=generation, word_budget=word_budget)
+
+
+def plan_answer(question: str, passages: Sequence[Passage], claims: Sequence[Claim], *,
+                generation: int, word_budget: int = 30) -> AnswerPlan:
+    """Gate ``claims`` and compose the spoken units (see the module docstring)."""
+    accepted: list[tuple[Claim, Verdict]] = []
+    rejected: list[tuple[Claim, str]] = []
+    for claim in claims:
+        verdict = support(claim, passages)
+        if not verdict.ok:
+            rejected.append((claim, "; ".join(verdict.reasons)))
+            continue
+        if claim.role == "answer":
+            missing = addresses(question, claim, verdict, passages)
+            if missing:
+                rejected.append((claim, missing))
+                continue
+        accepted.append((claim, verdict))
+    answers = sorted([cv for cv in accepted if cv[0].role == "answer"],
+                     key=lambda cv: not cv[1].quoted)
+    if not answers:
+        return _limitation(question, generation, tuple(passages), tuple(rejected))
+    conditions = [cv for cv in accepted if cv[0].role == "condition" and _conditional(cv[0])]
+    details = [cv for cv in accepted if cv[0].role == "detail" or (
+        cv[0].role == "condition" and not _conditional(cv[0]))]
+    first, *more = answers
+    first_parts = [first, *[c for c in conditions if not _says(first[0].text, c[0].text)]]
+    units = [_unit("u1", generation, first_parts)]
+    offered: list[list[tuple[Claim, Verdict]]] = []
+    for cv in more:
+        if _says(" ".join(u.text for u in units), cv[0].text):
+            continue
+        unit = _unit(f"u{len(units) + 1}", generation, [cv])
+        if len(units) < MAX_SPOKEN_UNITS and unit.words <= word_budget:
+            units.append(unit)
+        else:
+            offered.append([cv])
+    spoken = " ".join(u.text for u in units)
+    offered += [[cv] for cv in details if not _says(spoken, cv[0].text)]
+    offer = tuple(_unit(f"o{i + 1}", generation, parts) for i, parts in enumerate(offered))
+    last = units[-1]
+    if offer and last.words + len(OFFER_PHRASE.split()) <= word_budget:
+        units[-1] = SpokenUnit(last.key, generation, f"{last.text} {OFFER_PHRASE}",
+                               last.claim_keys, last.evidence, last.quotes)
+    used = [c for c, _ in [*first_parts, *more, *details]]
+    return AnswerPlan(question, generation, tuple(units), offer, False, tuple(passages),
+                      tuple(dict.fromkeys(used)), tuple(rejected))
+
+
+def addresses(question: str, claim: Claim, verdict: Verdict,
+              passages: Sequence[Passage]) -> str:
+    """'' when ``claim`` addresses ``question``, else why not.
+
+    Every code and number the question names must be in the claim, and at least
+    ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim or the
+    heading above its sentence ("fault" in "how do I fix an E2 fault" is in the table's
+    header "Fault code Meaning What to do"); a code or number counts twice, so "what is
+    error E3" is addressed by the E3 row. Words of the file's name are the document's
+    subject and are not counted ("how much does a locker cost at the club" is not
+    answered by the membership fee of club_rules.md).
+    """
+    q_tokens = join_spelled_codes(words(question))
+    c_tokens = set(words(claim.text))
+    for code in codes(q_tokens):
+        if code not in c_tokens:
+            return f"does not mention {code.upper()}, which the question asks about"
+    for n in numbers(q_tokens):
+        if n not in set(numbers(words(claim.text))):
+            return f"does not mention {n}, which the question asks about"
+    q_terms = set(topic_terms(question))
+    by_id = {p.passage_id: p for p in passages}
+    # The document's own subject ("boiler" of boiler_manual.pdf, "club" of club_rules.md)
+    # says nothing about whether this sentence answers: it is left out of both sides.
+    subject = set(topic_terms(" ".join(by_id[e].title.rsplit(".", 1)[0].replace("_", " ")
+                                       for e in claim.evidence if e in by_id)))
+    if q_terms - subject:
+        q_terms -= subject
+    if not q_terms:
+        return ""
+    quoted = {q.quote for q in verdict.quotes}
+    headings = [s.context for e in claim.evidence if e in by_id
+                for s in sentences(by_id[e].text) if s.raw(by_id[e].text) in quoted]
+    c_terms = set(topic_terms(" ".join([claim.text, *quoted, *headings])))
+
+    def weight(term: str) -> int:  # a code or number the claim names says more than a word
+        return 2 if any(c.isdigit() for c in term) else 1
+
+    covered = sum(weight(t) for t in q_terms & c_terms) / sum(weight(t) for t in q_terms)
+    if covered < MIN_QUESTION_COVERAGE:
+        missing = sorted(q_terms - c_terms)
+        return f"does not address the question ({', '.join(missing)})"
+    return ""
+
+
+def _conditional(claim: Claim) -> bool:
+    """True when ``claim`` states a condition (a negation or a condition word)."""
+    return bool(set(words(claim.text)) & CONDITION_MARKERS)
+
+
+def _says(text: str, part: str) -> bool:
+    """True when ``part``'s words already appear, in order, in ``text``."""
+    return (" " + " ".join(words(part)) + " ") in (" " + " ".join(words(text)) + " ")
+
+
+def _unit(key: str, generation: int, parts: Sequence[tuple[Claim, Verdict]]) -> SpokenUnit:
+    text = " ".join(_sentence(c.text) for c, _ in parts)
+    evidence = tuple(dict.fromkeys(e for c, _ in parts for e in c.evidence))
+    quotes: list[Quote] = []
+    for _, v in parts:
+        quotes += [q for q in v.quotes if q not in quotes]
+    return SpokenUnit(key, generation, text, tuple(c.key for c, _ in parts), evidence,
+                      tuple(quotes))
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text[-1:] in ".!?" else text + "."
+
+
+def _limitation(question: str, generation: int, passages: tuple[Passage, ...],
+                rejected: tuple[tuple[Claim, str], ...] = ()) -> AnswerPlan:
+    unit = SpokenUnit("u1", generation, LIMITATION, (), (), ())
+    return AnswerPlan(question, generation, (unit,), (), True, passages, (), rejected)
+
+
+def _unique_keys(claims: Sequence[Claim]) -> list[Claim]:
+    """The proposer's claims with unique keys (a repeated key gets a suffix)."""
+    out: list[Claim] = []
+    seen: set[str] = set()
+    for i, c in enumerate(claims):
+        key = c.key or f"c{i + 1}"
+        while key in seen:
+            key += "'"
+        seen.add(key)
+        out.append(c if key == c.key else Claim(key, c.text, c.evidence, c.role))
+    return out

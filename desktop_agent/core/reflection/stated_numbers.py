@@ -1,0 +1,71 @@
+"""Numbers stated in text, digits or words, and sentences and words of an utterance."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Final
+
+from desktop_agent.core.tools.calc_words import clean_spoken, replace_number_words
+
+_DIGITS: Final = re.compile(r"\d+(?:\.\d+)?")
+_THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_PRONOUN_ONE: Final = re.compile(r"\b(that|this|the|which|each|any|every|no|some|another|"
+                                 r"last|first|next|right|wrong|other|a)\s+one\b")
+_ONE_OF: Final = re.compile(r"\bone\s+of\b")
+_WORD: Final = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
+
+
+def numbers_in(text: str) -> list[Fraction]:
+    """Every number stated in ``text`` in order: '1,081', 'one thousand and eighty-one', '2.5'.
+
+    'one' as a pronoun ('that one', 'one of them', 'no one') is not a number.
+    """
+    cleaned = _PRONOUN_ONE.sub(r"\1 ~", _THOUSANDS.sub("", clean_spoken(text)))
+    cleaned = _ONE_OF.sub("~ of", cleaned)
+    return [Fraction(m.group()) for m in _DIGITS.finditer(replace_number_words(cleaned))]
+
+
+def last_number(text: str) -> Fraction | None:
+    """The last number stated in ``text`` (None when it states none)."""
+    found = numbers_in(text)
+    return found[-1] if found else None
+
+
+def last_number_word(text: str) -> int | None:
+    """Index of the first whitespace-separated word of the last number in ``text``.
+
+    The smallest prefix of words that states as many numbers as the whole text ends on the
+    first word of the last one ("is twenty three" -> the index of "twenty").
+    """
+    words = text.split()
+    total = len(numbers_in(text))
+    if total == 0:
+        return None
+    for i in range(len(words)):
+        if len(numbers_in(" ".join(words[: i + 1]))) == total:
+            return i
+    return None
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split after sentence-ending punctuation followed by a space."""
+    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+def last_sentence(text: str) -> str:
+    """The last sentence of ``text`` ('' for empty text)."""
+    found = sentences(text)
+    return found[-1] if found else ""
+
+
+def words_of(sentence: str) -> list[str]:
+    """The words of ``sentence`` without punctuation ("don't" is one word)."""
+    return _WORD.findall(sentence)
+
+
+def word_index_of_last_sentence(text: str) -> int:
+    """Index of the first whitespace-separated word of the last sentence of ``text``."""
+    last = last_sentence(text)
+    return max(0, len(text.split()) - len(last.split()))

@@ -1,0 +1,258 @@
+"""Write actions: a tool call that changes things, validated and normalised, with its read-back.
+
+The model proposes; the application validates (``prepare``), reads the action back from its
+structured form (never the model's wording), and executes exactly that stored action once the
+user confirms (see ``core.tools.confirm`` and the turn machine's write path).
+
+Normalised arguments, per tool (all JSON-able; the user's own words are kept where the
+read-back or the log needs them):
+
+* ``add_note``: ``text``.
+* ``delete_notes``: ``query`` (``"all"`` for every note) and ``count`` (how many matched when
+  read back; None when unknown).
+* ``set_timer``: ``duration`` (the user's words), ``duration_s`` (int seconds), ``label``
+  ('' when none). The timer starts when it executes, not when it was read back.
+* ``set_reminder``: ``text``, ``when`` (the user's words), ``due_at`` (ISO 8601 with offset).
+* ``cancel_timer``: ``which`` (label words, or ``"all"``).
+
+Pure: the time is an argument, the store is reached only through the optional look-ups.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.ports import ToolCall, ToolSpec
+from desktop_agent.core.tools.registry import validate_args
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
+from desktop_agent.core.tools.when import (
+    parse_duration,
+    parse_when,
+    say_clock,
+    say_duration,
+    say_time,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedAction:
+    """A validated write, ready to be read back and, once confirmed, executed as it is."""
+
+    tool: str
+    args: Mapping[str, Any]
+    """Normalised, JSON-able arguments: exactly what executes."""
+    read_back: str
+    """The confirmation question, generated from ``tool`` and ``args``."""
+
+
+class AlarmView(Protocol):
+    """What the read-back needs of a pending timer or reminder (the store's ``Alarm`` fits)."""
+
+    @property
+    def kind(self) -> str:
+        """'timer' or 'reminder'."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """The timer's label or the reminder's words ('' for an unlabelled timer)."""
+        ...
+
+
+MAX_TIMER_S: Final = 24 * 3600
+"""The longest timer; anything later is a reminder."""
+
+_SPECS: Final[Mapping[str, ToolSpec]] = {s.name: s for s in BUILTIN_SPECS}
+_HINTS: Final[Mapping[str, str]] = {
+    "add_note": 'add_note needs the words of the note in "text".',
+    "delete_notes": 'delete_notes needs "query": words from the notes to delete, or "all".',
+    "set_timer": 'set_timer needs a duration like "5 minutes".',
+    "set_reminder": 'set_reminder needs "text" (what to remind) and "when" like '
+                    '"tomorrow at 9 am".',
+    "cancel_timer": 'cancel_timer needs "which": the timer\'s label, the reminder\'s words, '
+                    'or "all".',
+}
+_ALL: Final = frozenset({"all", "all notes", "all my notes", "everything", "every note",
+                         "all of them"})
+_ALL_ALARMS: Final = frozenset({"all", "everything", "all of them", "all timers",
+                                "all reminders", "all timers and reminders"})
+
+
+def prepare(call: ToolCall, now: dt.datetime,
+            count_notes: Callable[[str], int] | None = None,
+            match_alarms: Callable[[str], Sequence[AlarmView]] | None = None,
+            ) -> PreparedAction:
+    """Validate and normalise a write call, and write its read-back question.
+
+    Args:
+        call: The model's tool call (a write tool from ``core.tools.specs``).
+        now: The current local time, timezone-aware (reminder times are read against it).
+        count_notes: How many notes ``delete_notes`` would delete for a query (the store's
+            ``count_notes``); None: the read-back gives no count.
+        match_alarms: The pending alarms ``cancel_timer`` would cancel for its ``which`` (the
+            store's ``matching_alarms``); None: the read-back names ``which`` as said.
+
+    Returns:
+        The action to read back and, once confirmed, to execute as it is.
+
+    Raises:
+        AgentError: ``bad_arguments`` (or ``not_a_write``, ``nothing_to_change``) with a short
+            message meant to go back to the model.
+    """
+    spec = _SPECS.get(call.name)
+    if spec is None or not spec.writes:
+        raise AgentError("not_a_write", f"{call.name} is not a tool that changes things.")
+    try:
+        args = validate_args(spec, call.arguments)
+    except AgentError as err:
+        if "needs" in err.message or "empty" in err.message:
+            raise AgentError("bad_arguments", _HINTS[spec.name]) from err
+        raise
+    if spec.name == "add_note":
+        return _add_note(args)
+    if spec.name == "delete_notes":
+        return _delete_notes(args, count_notes)
+    if spec.name == "set_timer":
+        return _set_timer(args, now)
+    if spec.name == "set_reminder":
+        return _set_reminder(args, now)
+    return _cancel_timer(args, match_alarms)
+
+
+def _add_note(args: Mapping[str, Any]) -> PreparedAction:
+    text = _sentence(args["text"])
+    if not text:
+        raise AgentError("bad_arguments", _HINTS["add_note"])
+    return PreparedAction("add_note", {"text": text}, f"Add a note: {text}. Shall I?")
+
+
+def _delete_notes(args: Mapping[str, Any],
+                  count_notes: Callable[[str], int] | None) -> PreparedAction:
+    query, every = _selection(args["query"], _ALL, "delete_notes")
+    count = None if count_notes is None else count_notes(query)
+    if count == 0:
+        raise AgentError("nothing_to_change", "There are no notes to delete." if every
+                         else f"No note mentions {query}.")
+    if every:
+        read_back = ("Delete all your notes?" if count is None
+                     else "Delete your only note?" if count == 1
+                     else f"Delete all {count} notes?")
+    elif count is None:
+        read_back = f"Delete the notes that mention {query}?"
+    elif count == 1:
+        read_back = f"Delete the note that mentions {query}?"
+    else:
+        read_back = f"Delete {count} notes that mention {query}?"
+    return PreparedAction("delete_notes", {"query": query, "count": count}, read_back)
+
+
+def _set_timer(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
+    duration = args["duration"]
+    if not duration:
+        raise AgentError("bad_arguments", _HINTS["set_timer"])
+    try:
+        seconds = int(round(parse_duration(duration)))
+    except AgentError as err:
+        raise AgentError("bad_arguments", f'set_timer could not read the duration '
+                         f'"{duration}"; give one like "5 minutes".') from err
+    if seconds < 1:
+        raise AgentError("bad_arguments", 'set_timer needs a duration of at least a second.')
+    if seconds > MAX_TIMER_S:
+        raise AgentError("bad_arguments", "A timer runs for at most 24 hours; use set_reminder "
+                                          "for anything later.")
+    label = _label(args.get("label", ""))
+    ends = say_clock(now + dt.timedelta(seconds=seconds))
+    what = f"a {label} timer" if label else "a timer"
+    return PreparedAction(
+        "set_timer", {"duration": duration, "duration_s": seconds, "label": label},
+        f"Set {what} for {say_duration(seconds)}, ending at {ends}?")
+
+
+def _set_reminder(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
+    text = _reminder_text(args["text"])
+    when = args["when"]
+    if not text or not when:
+        raise AgentError("bad_arguments", _HINTS["set_reminder"])
+    try:
+        due = parse_when(when, now)
+    except AgentError as err:
+        try:  # "ten minutes" for "in ten minutes" (a model may drop the "in")
+            due = now + dt.timedelta(seconds=parse_duration(when))
+        except AgentError:
+            raise AgentError("bad_arguments", f'set_reminder could not read the time '
+                             f'"{when}"; give "when" like "at 6 pm" or "tomorrow at 9 am".'
+                             ) from err
+    if due <= now:
+        raise AgentError("bad_arguments", f'"{when}" has already passed; give a later time.')
+    return PreparedAction(
+        "set_reminder", {"text": text, "when": when, "due_at": due.isoformat()},
+        f"Remind you to {text} {say_time(due, now)}?")
+
+
+def _cancel_timer(args: Mapping[str, Any],
+                  match_alarms: Callable[[str], Sequence[AlarmView]] | None) -> PreparedAction:
+    which, every = _selection(args["which"], _ALL_ALARMS, "cancel_timer")
+    found = None if match_alarms is None else list(match_alarms(which))
+    if found is not None and not found:
+        raise AgentError("nothing_to_change", "There are no timers or reminders to cancel."
+                         if every else f"There is no timer or reminder called {which}.")
+    if found is None:
+        read_back = ("Cancel all your timers and reminders?" if every
+                     else f"Cancel the {_plain(which)}?" if re.search(r"timer|reminder", which)
+                     else f"Cancel the {which} timer or reminder?")
+    elif len(found) == 1:
+        read_back = f"Cancel {describe_alarm(found[0])}?"
+    else:
+        read_back = f"Cancel {'all ' if every else ''}{count_alarms(found)}?"
+    return PreparedAction("cancel_timer", {"which": which}, read_back)
+
+
+def _selection(words: str, every_words: frozenset[str], tool: str) -> tuple[str, bool]:
+    """What a delete or cancel names: its words spaced once, or ('all', True) for 'all'."""
+    text = " ".join(words.split())
+    if not re.search(r"\w", text):
+        raise AgentError("bad_arguments", _HINTS[tool])
+    every = _plain(text) in every_words
+    return ("all" if every else text), every
+
+
+def describe_alarm(alarm: AlarmView) -> str:
+    """'the pasta timer', 'the timer', 'the reminder to call mum'."""
+    if alarm.kind == "timer":
+        return f"the {alarm.label} timer" if alarm.label else "the timer"
+    return f"the reminder to {alarm.label}" if alarm.label else "the reminder"
+
+
+def count_alarms(alarms: Sequence[AlarmView]) -> str:
+    """'2 timers and 1 reminder', '3 timers'."""
+    timers = sum(1 for a in alarms if a.kind == "timer")
+    reminders = len(alarms) - timers
+    parts = [f"{n} {word}{'' if n == 1 else 's'}"
+             for n, word in ((timers, "timer"), (reminders, "reminder")) if n]
+    return " and ".join(parts)
+
+
+def _sentence(text: str) -> str:
+    """Words without the closing punctuation a read-back adds itself."""
+    return " ".join(text.split()).rstrip(".!?;, ")
+
+
+def _label(text: str) -> str:
+    label = _sentence(text)
+    label = re.sub(r"^(?:the|a|an|my)\s+", "", label, flags=re.IGNORECASE)
+    return re.sub(r"\s+timer$", "", label, flags=re.IGNORECASE)
+
+
+def _reminder_text(text: str) -> str:
+    text = _sentence(text)
+    return re.sub(r"^(?:remind me\s+)?(?:to|that i should|that i need to)\s+", "", text,
+                  flags=re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", text.lower()))

@@ -1,0 +1,59 @@
+"""Arguments cut from the user's own words (core.tools.args)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from desktop_agent.core.tools.args import arguments_from_words
+
+
+@pytest.mark.parametrize(("tool", "text", "args"), [
+    ("set_timer", "Hey, could you set a timer for twenty five minutes please?",
+     {"duration": "twenty five minutes"}),
+    ("set_timer", "egg timer for 7 minutes", {"duration": "7 minutes", "label": "egg"}),
+    ("set_timer", "start a 10 minute timer for the pasta",
+     {"duration": "10 minute", "label": "pasta"}),
+    ("set_reminder", "in ten minutes remind me to take the cake out", None),
+    ("set_reminder", "remind me on friday at 3 pm to call the vet",
+     {"text": "call the vet", "when": "on friday at 3 pm"}),
+    ("set_reminder", "Remind me to water the plants tonight.",
+     {"text": "water the plants", "when": "tonight"}),
+    ("add_note", "jot this down: the wifi password is on the router",
+     {"text": "the wifi password is on the router"}),
+    ("add_note", "add eggs to my notes", {"text": "eggs"}),
+    ("delete_notes", "delete all of my notes", {"query": "all"}),
+    ("delete_notes", "remove the notes about the gym", {"query": "gym"}),
+    ("search_notes", "search my notes for the car", {"query": "car"}),
+    ("cancel_timer", "cancel all my reminders", {"which": "all"}),
+    ("cancel_timer", "stop the tea timer", {"which": "tea"}),
+    ("convert_units", "what's 30 celsius in fahrenheit",
+     {"value": 30, "from_unit": "celsius", "to_unit": "fahrenheit"}),
+    ("convert_units", "how many ounces in a pound",
+     {"value": 1, "from_unit": "pound", "to_unit": "ounces"}),
+    ("calculate", "What's 12 squared?", {"expression": "12 squared"}),
+    ("get_current_time", "what time is it", {}),
+])
+def test_arguments_in_the_users_words(tool: str, text: str, args: Any) -> None:
+    assert arguments_from_words(tool, text) == args
+
+
+@pytest.mark.parametrize(("tool", "text"), [
+    ("set_timer", "I set a timer yesterday and it went off twice"),
+    ("add_note", "my notes from the lecture are a mess"),
+    ("set_reminder", "the reminder app on my phone is annoying"),
+    ("delete_notes", "I deleted my old photos"),
+    ("convert_units", "she converted the garage into an office"),
+    ("cancel_timer", "I had to cancel my trip"),
+    ("search_notes", "a note in music is a sound"),
+])
+def test_statements_give_no_arguments(tool: str, text: str) -> None:
+    assert arguments_from_words(tool, text) is None
+
+
+def test_unknown_tools_and_hostile_text() -> None:
+    assert arguments_from_words("launch_rockets", "launch them") is None
+    for text in ("", "   ", "\u0000" * 50, "remind me " * 2000, "timer " + "9" * 5000):
+        for tool in ("set_timer", "set_reminder", "add_note", "calculate", "convert_units"):
+            arguments_from_words(tool, text)  # never raises

@@ -1,0 +1,60 @@
+"""The tool pre-filter: requests get their tools, chit-chat and read-aloud text gets none."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_agent.core.ports import ToolSpec
+from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
+
+
+def _names(text: str) -> list[str]:
+    return [s.name for s in candidate_tools(text, BUILTIN_SPECS)]
+
+
+@pytest.mark.parametrize("text", [
+    "eight of spades, four of clubs",
+    "Eight of spades, four of clubs.",
+    "It was a bright cold day in April, and the clocks were striking thirteen.",
+    "At the time, nobody in the village knew what the letter said.",
+    "He counted the minutes until the train arrived, twenty of them.",
+    "It was the best of times, it was the worst of times.",
+    "I had a long day.",
+    "hello how are you",
+    "What is the capital of France?",
+    "How many legs does a spider have?",
+])
+def test_chit_chat_statements_and_read_aloud_get_no_tools(text: str) -> None:
+    assert _names(text) == []
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    ("What time is it?", "get_current_time"),
+    ("what's today's date", "get_current_time"),
+    ("what is 17 times 23", "calculate"),
+    ("what's 15% of 80", "calculate"),
+    ("convert 100 fahrenheit to celsius", "convert_units"),
+    ("how many kilometers is 5 miles", "convert_units"),
+    ("read me my notes", "list_notes"),
+    ("find my notes about the dentist", "search_notes"),
+    ("make a note that the plumber comes on friday", "add_note"),
+    ("delete my notes about the dentist", "delete_notes"),
+    ("set a timer for 5 minutes", "set_timer"),
+    ("Timer, 30 seconds.", "set_timer"),
+    ("remind me to call mum tomorrow at 9 am", "set_reminder"),
+    ("how much time is left on my timer", "list_timers"),
+    ("cancel the pasta timer", "cancel_timer"),
+])
+def test_requests_get_their_tool_among_few_candidates(text: str, tool: str) -> None:
+    names = _names(text)
+    assert tool in names
+    assert len(names) <= 3
+
+
+def test_candidates_keep_spec_order_and_only_known_tools() -> None:
+    extra = ToolSpec("launch_rocket", "Launch a rocket.")
+    got = candidate_tools("set a timer for 5 minutes and launch the rocket",
+                          (extra, *BUILTIN_SPECS))
+    assert [s.name for s in got] == ["set_timer"]
+    assert candidate_tools("set a timer for 5 minutes", ()) == ()
