@@ -188,7 +188,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _settings():  # type: ignore[no-untyped-def]
     from desktop_agent.adapters import paths
-    from desktop_agent.adapters.settings_store import load_settings
+    from desktop_agent.adapters.store.settings_store import load_settings
 
     loaded = load_settings(paths.config_dir() / "settings.toml")
     for warning in loaded.warnings:
@@ -200,10 +200,10 @@ def _ask(args: argparse.Namespace) -> int:
     """One turn through the app's turn machine, on the real engines (compose/headless.py)."""
     import dataclasses
 
-    from desktop_agent.adapters.audio_files import read_audio, write_wav
-    from desktop_agent.adapters.store_sqlite import FILE_NAME, default_store_path
-    from desktop_agent.adapters.tools_builtin import builtin_tools
-    from desktop_agent.adapters.write_desk import StoreDesk
+    from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
+    from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
+    from desktop_agent.adapters.store.tools_builtin import builtin_tools
+    from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
     from desktop_agent.compose.knowledge import check_folders, make_proposer, open_index
@@ -291,13 +291,17 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _models(action: str, source: Path | None = None) -> int:
-    from desktop_agent.adapters.model_resolver import ModelResolver, install_hint, load_manifest
+    from desktop_agent.adapters.models.model_resolver import (
+        ModelResolver,
+        install_hint,
+        load_manifest,
+    )
 
     manifest = load_manifest()
     resolver = ModelResolver(manifest)
     failed = 0
     if source is not None and action == "prepare":
-        from desktop_agent.adapters.model_import import import_models
+        from desktop_agent.adapters.models.model_import import import_models
 
         for done in import_models(source, resolver):
             print(f"{done.outcome:9} {done.model_id}" + (f" (from {done.where})"

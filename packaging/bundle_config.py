@@ -79,9 +79,9 @@ def default_model_files() -> list[tuple[str, Path]]:
     """(model id, file) for every default model, resolved and verified on this machine.
 
     Used for the --with-models bundle: the files go to ``models/<id>/`` inside the bundle,
-    where adapters/model_resolver.py looks after the user data dir.
+    where adapters/models/model_resolver.py looks after the user data dir.
     """
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
 
     manifest = load_manifest()
     resolver = ModelResolver(manifest)

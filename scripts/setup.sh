@@ -36,7 +36,7 @@ LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -
 # static libraries (one self-contained binary), no web UI (its prebuilt assets would be
 # downloaded at build time), no HTTPS (it serves loopback), nothing else built.
 LLAMA_SERVER_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF"
-# The tests need it (tests/adapters/test_llm_openai_real.py); the app only with llm.backend =
+# The tests need it (tests/adapters/llm/test_llm_openai_real.py); the app only with llm.backend =
 # "server" on this computer, so run/install skip the build (10-20 minutes on 2 cores) unless asked.
 WANT_SERVER=0
 { [ "$MODE" = test ] || [ "${DESKTOP_AGENT_BUILD_LLAMA_SERVER:-0}" = 1 ]; } && WANT_SERVER=1

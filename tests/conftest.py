@@ -43,7 +43,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 @pytest.fixture(scope="session")
 def models() -> dict[str, Any]:
     """The default models, resolved (assembled and verified) through the real resolver."""
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.errors import ModelError
 
     resolver = ModelResolver(load_manifest())
@@ -56,21 +56,21 @@ def models() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def tts(models: dict[str, Any]) -> Any:
-    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
 
     return PiperTts(models["tts"].path, threads=1)
 
 
 @pytest.fixture(scope="session")
 def asr(models: dict[str, Any]) -> Any:
-    from desktop_agent.adapters.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
 
     return WhisperAsr(models["asr"].path, cpu_threads=2)
 
 
 @pytest.fixture(scope="session")
 def llm(models: dict[str, Any]) -> Any:
-    from desktop_agent.adapters.llm_llama import LlamaLlm
+    from desktop_agent.adapters.llm.llm_llama import LlamaLlm
 
     return LlamaLlm(models["llm"].path, n_threads=2, n_ctx=2048)
 

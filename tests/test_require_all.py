@@ -23,7 +23,7 @@ from tests.conftest import _need
 
 
 def test_model_at_a_missing_path():
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.errors import ModelError
 
     try:

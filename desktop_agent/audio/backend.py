@@ -1,7 +1,7 @@
 """The audio backend port: a speaker and a microphone on one clock.
 
 ``audio.virtual.VirtualAudio`` (headless runs, tests, benchmarks) and
-``adapters.device_audio.DeviceAudio`` (the system's sound card) both present it; the runtime
+``adapters.audio.device_audio.DeviceAudio`` (the system's sound card) both present it; the runtime
 sees nothing else of them. Mixing speech into a virtual microphone (``inject``) is a test and
 bench tool, not part of the port.
 """

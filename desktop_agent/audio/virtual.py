@@ -4,7 +4,7 @@ One thread ticks every ``block_s``: it pulls a block from the Player (exactly as
 output callback would), records it, optionally feeds a delayed, attenuated copy back into
 the microphone (echo), mixes in whatever speech was injected, and queues the mic block
 with the far-end block for the capture worker. Used by headless runs, the turn benchmark
-and end-to-end tests; the real devices (adapters/audio_io.py) present the same interface.
+and end-to-end tests; the real devices (adapters/audio/audio_io.py) present the same interface.
 """
 
 from __future__ import annotations

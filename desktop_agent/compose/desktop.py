@@ -52,8 +52,8 @@ def run_gui(script: WindowScript | None = None) -> int:
 
 
 def _choices() -> Any:
-    from desktop_agent.adapters.audio_io import list_devices
-    from desktop_agent.adapters.model_resolver import load_manifest
+    from desktop_agent.adapters.audio.audio_io import list_devices
+    from desktop_agent.adapters.models.model_resolver import load_manifest
     from desktop_agent.runtime.view_api import SettingsChoices
 
     try:
@@ -75,7 +75,7 @@ def main_window_app(script: WindowScript | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.adapters import paths
-    from desktop_agent.adapters.settings_store import load_settings, save_settings
+    from desktop_agent.adapters.store.settings_store import load_settings, save_settings
     from desktop_agent.audio.backend import AudioBackend
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.compose.runtime import build_runtime
@@ -95,7 +95,7 @@ def main_window_app(script: WindowScript | None = None) -> int:
         backend = VirtualAudio()
     else:
         try:
-            from desktop_agent.adapters.device_audio import DeviceAudio
+            from desktop_agent.adapters.audio.device_audio import DeviceAudio
 
             backend = DeviceAudio(settings.audio.input_device, settings.audio.output_device)
             backend.start()

@@ -11,12 +11,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from desktop_agent.adapters.asr_whisper import WhisperAsr
-from desktop_agent.adapters.llm_llama import LlamaLlm
-from desktop_agent.adapters.llm_openai import OpenAiLlm
-from desktop_agent.adapters.model_resolver import ModelResolver, ResolvedModel, load_manifest
-from desktop_agent.adapters.tools_builtin import default_tools
-from desktop_agent.adapters.tts_piper import PiperTts
+from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+from desktop_agent.adapters.llm.llm_llama import LlamaLlm
+from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
+from desktop_agent.adapters.models.model_resolver import ModelResolver, ResolvedModel, load_manifest
+from desktop_agent.adapters.store.tools_builtin import default_tools
+from desktop_agent.adapters.tts.tts_piper import PiperTts
 from desktop_agent.compose.llm_backend import llm_roles, make_llm
 from desktop_agent.core.conversation.prompts import dated_system_prompt
 from desktop_agent.core.settings import Settings

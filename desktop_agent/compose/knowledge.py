@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
+from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.knowledge import ClaimProposer, LexicalProposer
 from desktop_agent.core.knowledge.index import IndexProgress, IndexReport
@@ -56,11 +56,11 @@ def make_proposer(llm: Any | None, kind: str = "lexical") -> ClaimProposer:
     among the best sentences (constrained to their ids). Without a local model (none
     loaded, or a server's) it is always the lexical one.
     """
-    from desktop_agent.adapters.llm_openai import OpenAiLlm
+    from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 
     if kind != "model" or llm is None or isinstance(llm, OpenAiLlm):
         return LexicalProposer()
-    from desktop_agent.adapters.llm_claims import LlmClaimProposer
+    from desktop_agent.adapters.llm.llm_claims import LlmClaimProposer
 
     return LlmClaimProposer(llm)
 
@@ -142,7 +142,7 @@ class Indexing(QObject):
     def __init__(self, store: Any, folders: KnowledgeFolders,
                  index_path: Path | None = None) -> None:
         """Nothing starts until folders are chosen (or an index from before exists)."""
-        from desktop_agent.adapters.knowledge_sqlite import default_index_path
+        from desktop_agent.adapters.knowledge.knowledge_sqlite import default_index_path
 
         super().__init__()
         self.folders = folders

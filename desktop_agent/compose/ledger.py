@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.adapters.store_sqlite import Alarm, Executed, Store
+from desktop_agent.adapters.store.store_records import Alarm, Executed
+from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.runtime.view_api import ActionRow, AlarmRow
 
 _UNDOABLE = frozenset({"add_note", "delete_notes"})

@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_agent.adapters.llm_openai import OpenAiLlm
+from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.core.settings import Settings
 
 if TYPE_CHECKING:
-    from desktop_agent.adapters.llm_llama import LlamaLlm
+    from desktop_agent.adapters.llm.llm_llama import LlamaLlm
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def make_llm(settings: Settings, model_path: Path | None, n_threads: int
     """The chat engine: the server's, or llama.cpp on ``model_path`` with ``n_threads``."""
     if uses_server(settings):
         return server_llm(settings)
-    from desktop_agent.adapters.llm_llama import LlamaLlm
+    from desktop_agent.adapters.llm.llm_llama import LlamaLlm
 
     if model_path is None:
         raise ValueError("a local LLM needs its resolved model file")

@@ -6,8 +6,9 @@ import logging
 import time
 from collections.abc import Callable
 
-from desktop_agent.adapters.history_store import HistoryStore
-from desktop_agent.adapters.store_sqlite import Store, StoreError
+from desktop_agent.adapters.store.history_store import HistoryStore
+from desktop_agent.adapters.store.store_records import StoreError
+from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.core.conversation.history import History
 from desktop_agent.core.settings import Settings
 

@@ -23,7 +23,7 @@ def verdict_judge_for(engine: Any) -> VerdictJudge | None:
         if inner is None:
             return None
         if hasattr(inner, "_chat_formatter") and hasattr(inner, "_cached_prefix"):
-            from desktop_agent.adapters.llm_verdict import LlamaVerdictJudge
+            from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
 
             return LlamaVerdictJudge(inner)
         inner = getattr(inner, "_inner", None)

@@ -126,10 +126,10 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         AgentError: a bad script ('replay_bad_step', before any model loads), a model that
             cannot load (with its fix).
     """
-    from desktop_agent.adapters.audio_files import read_audio
-    from desktop_agent.adapters.store_sqlite import FILE_NAME
-    from desktop_agent.adapters.tools_builtin import builtin_tools
-    from desktop_agent.adapters.write_desk import StoreDesk
+    from desktop_agent.adapters.audio.audio_files import read_audio
+    from desktop_agent.adapters.store.store_sqlite import FILE_NAME
+    from desktop_agent.adapters.store.tools_builtin import builtin_tools
+    from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
     from desktop_agent.compose.ledger import StoreLedger, open_store

@@ -78,15 +78,15 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     ``store_path`` is the SQLite store of notes, timers, reminders and executed actions
     (default: ``assistant.sqlite3`` in the user data dir).
     """
-    from desktop_agent.adapters.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
-    from desktop_agent.adapters.speex import SpeexEchoCanceller
-    from desktop_agent.adapters.store_sqlite import default_store_path
-    from desktop_agent.adapters.tools_builtin import builtin_tools
-    from desktop_agent.adapters.tts_piper import PiperTts
-    from desktop_agent.adapters.turn_smart import load_turn_detector
-    from desktop_agent.adapters.vad_silero import SileroVad
-    from desktop_agent.adapters.write_desk import StoreDesk
+    from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
+    from desktop_agent.adapters.listening.turn_smart import load_turn_detector
+    from desktop_agent.adapters.listening.vad_silero import SileroVad
+    from desktop_agent.adapters.store.store_sqlite import default_store_path
+    from desktop_agent.adapters.store.tools_builtin import builtin_tools
+    from desktop_agent.adapters.store.write_desk import StoreDesk
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
     from desktop_agent.compose.knowledge import (
@@ -163,6 +163,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
 
 
 def _device_backend(settings: Settings) -> AudioBackend:
-    from desktop_agent.adapters.device_audio import DeviceAudio
+    from desktop_agent.adapters.audio.device_audio import DeviceAudio
 
     return DeviceAudio(settings.audio.input_device, settings.audio.output_device)

@@ -1,7 +1,7 @@
 """The model manifest: which models exist, where their weights come from, how to check them.
 
 Parsing only (stdlib ``tomllib``); finding and assembling files is the resolver's job
-(``adapters/model_resolver.py``).
+(``adapters/models/model_resolver.py``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ dialog both read it, so a new field needs exactly one spec to be validated and e
 
 Invalid values raise ``SettingsError(code="invalid_setting")`` whose message names the
 field (``voice.speaking_rate``) and says why. Stdlib only; reading and writing the TOML
-file is ``adapters/settings_store.py``'s job.
+file is ``adapters/store/settings_store.py``'s job.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ class PrivacySettings(_Section):
 
     SECTION: ClassVar[str] = "privacy"
     keep_history: bool = True
-    """Write each exchange (redacted) to the store: adapters/history_store.py."""
+    """Write each exchange (redacted) to the store: adapters/store/history_store.py."""
     transcript_retention_days: int = 30
     """Days the kept conversation stays on disk (purged at start and daily); 0 = none kept."""
 

@@ -55,7 +55,7 @@ from desktop_agent.runtime.view_api import (
 _LOGGER = logging.getLogger(__name__)
 
 SettingsSaver = Callable[[Settings, Path], object]
-"""Persists settings (the app passes ``adapters.settings_store.save_settings``)."""
+"""Persists settings (the app passes ``adapters.store.settings_store.save_settings``)."""
 FONT_STEP: Final = 0.125
 ANNOUNCE: Final = {
     State.LISTENING: "Listening",

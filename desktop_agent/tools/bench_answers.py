@@ -226,7 +226,7 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
     """Index ``knowledge``, ask every question through the headless loop, print the figures."""
     import dataclasses
 
-    from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
+    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
     from desktop_agent.compose.headless_units import Interrupt
@@ -302,7 +302,7 @@ def _proposer(kind: str, llm: Any) -> Any:
 
     if kind == "lexical":
         return LexicalProposer()
-    from desktop_agent.adapters.llm_claims import LlmClaimProposer
+    from desktop_agent.adapters.llm.llm_claims import LlmClaimProposer
 
     return LlmClaimProposer(llm)
 

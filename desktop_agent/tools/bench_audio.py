@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_agent.adapters.speex import SpeexEchoCanceller
+from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
 from desktop_agent.audio.frames import float32_to_int16
 from desktop_agent.tools.busy import busy_processes
 from desktop_agent.tools.simulate import room_echo, speech_like

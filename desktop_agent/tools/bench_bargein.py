@@ -69,8 +69,8 @@ class Voices:
     @classmethod
     def load(cls) -> Voices:
         """Resolve and load the default models. Raises ModelError with a fix when absent."""
-        from desktop_agent.adapters.asr_whisper import WhisperAsr
-        from desktop_agent.adapters.tts_piper import PiperTts
+        from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+        from desktop_agent.adapters.tts.tts_piper import PiperTts
         from desktop_agent.compose.engines import THREADS_ASR, resolve_models
         from desktop_agent.core.settings import Settings
 
@@ -94,8 +94,8 @@ class Voices:
 
     def pipeline(self) -> CapturePipeline:
         """A fresh capture pipeline exactly as ``build_runtime`` makes it (AEC on)."""
-        from desktop_agent.adapters.speex import SpeexEchoCanceller
-        from desktop_agent.adapters.vad_silero import SileroVad
+        from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
+        from desktop_agent.adapters.listening.vad_silero import SileroVad
 
         return CapturePipeline(SileroVad(self.vad_path), SpeexEchoCanceller())
 

@@ -83,7 +83,7 @@ def _start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
 
 def _write_settings(path: Path) -> None:
     """Default settings on the private daemon's devices (PortAudio's 'pulse')."""
-    from desktop_agent.adapters.settings_store import save_settings
+    from desktop_agent.adapters.store.settings_store import save_settings
     from desktop_agent.core.settings import Settings
 
     settings = (Settings().replace_field("audio.input_device", "pulse")

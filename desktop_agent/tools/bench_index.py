@@ -87,7 +87,7 @@ def _queries(rng: random.Random, n: int) -> list[str]:
 
 def measure(pages: int = 1000) -> dict[str, Any]:
     """Make the corpus, index it twice, search it; the figures."""
-    from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
+    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
 
     with tempfile.TemporaryDirectory(prefix="da-bench-index-") as tmp:
         root = Path(tmp)

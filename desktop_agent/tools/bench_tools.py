@@ -162,8 +162,8 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
     """Take every correct write call through the write path on a fresh store (see above)."""
     import tempfile
 
-    from desktop_agent.adapters.store_sqlite import FILE_NAME, Store
-    from desktop_agent.adapters.write_desk import StoreDesk
+    from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store
+    from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.core.errors import AgentError
     from desktop_agent.core.ports import ToolCall
     from desktop_agent.core.tools.confirm import Answer, ConfirmGate, classify
@@ -203,8 +203,8 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
 def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2,
               llm_only: bool = False, sets: Sequence[str] = ("dev", "heldout")) -> int:
     """Run the utterance sets on ``model`` (default: the manifest's default LLM); print."""
-    from desktop_agent.adapters.llm_llama import LlamaLlm
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.llm.llm_llama import LlamaLlm
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
     from desktop_agent.core.tools.specs import BUILTIN_SPECS
 

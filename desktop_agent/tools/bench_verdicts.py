@@ -134,7 +134,7 @@ def totals(rows: list[dict[str, Any]], plain_first_audio: list[float]) -> dict[s
 def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: bool,
               plain: int) -> int:
     """Ask every task through the headless loop and print the scoreboard."""
-    from desktop_agent.adapters.llm_verdict import LlamaVerdictJudge
+    from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.headless import HeadlessExecutor
     from desktop_agent.compose.headless_units import Interrupt

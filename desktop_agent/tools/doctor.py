@@ -42,7 +42,7 @@ def _timed(name: str, fn: Callable[[], str]) -> Check:
 
 
 def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
 
     checks: list[Check] = []
     resolved: dict[str, Any] = {}
@@ -75,7 +75,7 @@ def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
 
 
 def _cpu_check() -> Check:
-    from desktop_agent.adapters.cpu_features import LLAMA_REQUIRED_FLAGS, require_llm_cpu
+    from desktop_agent.adapters.llm.cpu_features import LLAMA_REQUIRED_FLAGS, require_llm_cpu
 
     def cpu() -> str:
         report = require_llm_cpu()
@@ -114,7 +114,7 @@ def _runtime_check() -> Check:
 
 def _device_check() -> Check:
     def devices() -> str:
-        from desktop_agent.adapters.audio_io import list_devices
+        from desktop_agent.adapters.audio.audio_io import list_devices
 
         found = list_devices()
         ins = [d.name for d in found if d.input_channels > 0]
@@ -135,9 +135,9 @@ def _device_check() -> Check:
 def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
     import numpy as np
 
-    from desktop_agent.adapters.asr_whisper import WhisperAsr
-    from desktop_agent.adapters.llm_llama import LlamaLlm
-    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.llm.llm_llama import LlamaLlm
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS
     from desktop_agent.core.ports import ChatMessage
 
@@ -174,14 +174,14 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
         return f"llama.cpp replied {reply.strip()!r} in {(time.perf_counter() - t0) * 1000:.0f} ms"
 
     def vad() -> str:
-        from desktop_agent.adapters.vad_silero import SileroVad
+        from desktop_agent.adapters.listening.vad_silero import SileroVad
 
         engine = SileroVad(resolved["vad"].path)
         prob = engine.speech_probability(np.zeros(engine.frame_samples, dtype=np.float32))
         return f"Silero VAD ran one 32 ms frame (silence -> p={prob:.2f})"
 
     def turn() -> str:
-        from desktop_agent.adapters.turn_smart import SmartTurn
+        from desktop_agent.adapters.listening.turn_smart import SmartTurn
         from desktop_agent.audio.resample import resample
 
         engine = SmartTurn(resolved["turn"].path)
@@ -196,7 +196,7 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
                 f"{(time.perf_counter() - t0) * 1000:.0f} ms")
 
     def aec() -> str:
-        from desktop_agent.adapters.speex import SpeexEchoCanceller
+        from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
 
         engine = SpeexEchoCanceller()
         frame = np.zeros(engine.frame_samples, dtype=np.int16)
@@ -219,7 +219,7 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
 def run_doctor(as_json: bool = False, quick: bool = False) -> int:
     """Run every check, print the report, and return the exit status."""
     from desktop_agent.adapters import paths
-    from desktop_agent.adapters.settings_store import load_settings
+    from desktop_agent.adapters.store.settings_store import load_settings
 
     loaded = load_settings(paths.config_dir() / "settings.toml")
     checks = [Check("settings", "warn" if loaded.warnings else "ok",

@@ -229,7 +229,7 @@ def evaluate(samples: Sequence[Sample], transcribe: Transcriber, *, model: str =
             of :mod:`eval_asr_capture` or the partials replay of :mod:`eval_asr_partials`.
         on_record: called with each file's record as it is scored.
     """
-    from desktop_agent.adapters.audio_files import read_audio
+    from desktop_agent.adapters.audio.audio_files import read_audio
 
     records = []
     for sample in samples:
@@ -267,8 +267,8 @@ def run(folder: Path | None, *, use_set: str | None = None, asr: str | None = No
         export_pairs(samples, export)
         print(f"wrote {len(samples)} pairs to {export}", file=out)
         return 0
-    from desktop_agent.adapters.asr_whisper import WhisperAsr
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.compose.engines import THREADS_ASR
 
     resolved = ModelResolver(load_manifest()).resolve(asr or _settings_asr(), "asr")
@@ -335,7 +335,7 @@ def _summary(total: dict[str, Any]) -> str:
 
 def _settings_asr() -> str:
     from desktop_agent.adapters import paths
-    from desktop_agent.adapters.settings_store import load_settings
+    from desktop_agent.adapters.store.settings_store import load_settings
 
     return load_settings(paths.config_dir() / "settings.toml").settings.models.asr
 

@@ -65,8 +65,8 @@ def speech_bounds(audio: npt.NDArray[np.float32]) -> tuple[int, int]:
 
 def reply_voice() -> npt.NDArray[np.float32]:
     """The default Piper voice reading ``REPLY_TEXT``, 16 kHz float32."""
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
-    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
     from desktop_agent.audio.resample import resample
 
     model = ModelResolver(load_manifest()).resolve("", "tts")
@@ -89,10 +89,10 @@ class CaptureReplay:
                  detector: Any = "default", reply: npt.NDArray[np.float32] | None = None
                  ) -> None:
         if vad is None:
-            from desktop_agent.adapters.vad_silero import SileroVad
+            from desktop_agent.adapters.listening.vad_silero import SileroVad
             vad = SileroVad()
         if isinstance(detector, str):
-            from desktop_agent.adapters.turn_smart import load_turn_detector
+            from desktop_agent.adapters.listening.turn_smart import load_turn_detector
             detector = load_turn_detector()
         self.vad = vad
         self.detector = detector
@@ -102,7 +102,7 @@ class CaptureReplay:
     def run(self, audio: npt.NDArray[np.float32], transcribe: Transcribe
             ) -> tuple[str, dict[str, Any]]:
         """(the turns' transcripts joined, the figures) for one recording."""
-        from desktop_agent.adapters.speex import SpeexEchoCanceller
+        from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
         from desktop_agent.tools.simulate import room_echo
 
         audio = np.asarray(audio, dtype=np.float32).reshape(-1)

@@ -53,7 +53,7 @@ class PartialsReplay:
     def __init__(self, engine: Any, vad: Any = None,
                  settings: PartialSettings | None = None, context: bool = True) -> None:
         if vad is None:
-            from desktop_agent.adapters.vad_silero import SileroVad
+            from desktop_agent.adapters.listening.vad_silero import SileroVad
             vad = SileroVad()
         self.engine = engine
         self.vad = vad

@@ -255,10 +255,10 @@ def evaluate(pairs: int = 300, asr_s: float = 0.25, prompts: int | None = None,
         vad: the VAD (Silero by default).
     """
     if vad is None:
-        from desktop_agent.adapters.vad_silero import SileroVad
+        from desktop_agent.adapters.listening.vad_silero import SileroVad
         vad = SileroVad()
     if detector is None:
-        from desktop_agent.adapters.turn_smart import load_turn_detector
+        from desktop_agent.adapters.listening.turn_smart import load_turn_detector
         detector = load_turn_detector()
     loaded = load_prompts()
     clips = make_clips(dict(list(loaded.items())[:prompts]), pairs)

@@ -68,7 +68,7 @@ def _usage(message: str) -> int:
 
 
 def _index_path(args: argparse.Namespace) -> Path:
-    from desktop_agent.adapters.knowledge_sqlite import default_index_path
+    from desktop_agent.adapters.knowledge.knowledge_sqlite import default_index_path
 
     return args.index if args.index is not None else default_index_path()
 
@@ -83,7 +83,7 @@ def _folders(args: argparse.Namespace) -> tuple[list[str], str]:
                             "an existing folder of documents with --knowledge DIR)")
         return [str(f.expanduser().resolve()) for f in args.knowledge], ""
     from desktop_agent.adapters import paths
-    from desktop_agent.adapters.settings_store import load_settings
+    from desktop_agent.adapters.store.settings_store import load_settings
 
     loaded = load_settings(paths.config_dir() / "settings.toml")
     for warning in loaded.warnings:
@@ -97,8 +97,8 @@ def _folders(args: argparse.Namespace) -> tuple[list[str], str]:
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The index, with the notes of the assistant's store when that store exists."""
-    from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
-    from desktop_agent.adapters.store_sqlite import FILE_NAME, Store, default_store_path
+    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
+    from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store, default_store_path
 
     store_path = args.data_dir / FILE_NAME if args.data_dir else default_store_path()
     store = Store(store_path) if store_path.exists() else None
@@ -160,7 +160,7 @@ def _list(args: argparse.Namespace) -> int:
             print(f"No knowledge index at {path} yet: run 'desktop-agent knowledge index "
                   "--knowledge DIR' to make one.")
         return EXIT_OK
-    from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
+    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
 
     index = SqliteKnowledgeIndex(path)
     try:
@@ -196,7 +196,7 @@ def _search(args: argparse.Namespace) -> int:
     if not path.exists():
         return _usage(f"no knowledge index at {path} yet: run 'desktop-agent knowledge index "
                       "--knowledge DIR' first (or search with --knowledge DIR)")
-    from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
+    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
     from desktop_agent.core.text.fts_query import fts_terms
 
     index = SqliteKnowledgeIndex(path)

@@ -18,8 +18,8 @@ def speech(text: str) -> Any:
     """``text`` spoken by the default Piper voice: float32 at 16 kHz."""
     import numpy as np
 
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
-    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
     from desktop_agent.audio.resample import resample
 
     voice = PiperTts(ModelResolver(load_manifest()).resolve("", "tts").path)

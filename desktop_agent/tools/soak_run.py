@@ -136,7 +136,7 @@ def _user_wavs(texts: set[str], folder: Path, tts_path: Path) -> dict[str, Path]
     """Piper at 1.15x pace, pitched up ~6 % (another voice than the app's), as WAVs."""
     import numpy as np
 
-    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
 
     tts = PiperTts(tts_path, threads=1, speaking_rate=1.15)
     out = {}
@@ -161,7 +161,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     """
     from PySide6.QtCore import QCoreApplication
 
-    from desktop_agent.adapters.device_audio import DeviceAudio
+    from desktop_agent.adapters.audio.device_audio import DeviceAudio
     from desktop_agent.compose.engines import resolve_models
     from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.core.settings import Settings

@@ -35,7 +35,7 @@ def test_whisper_hears_nothing_in_silence_and_short_audio(asr: Any) -> None:
 def test_short_utterances_take_the_short_window_and_say_the_same(speak: Any, asr: Any) -> None:
     """The short encoder window is used up to 12 s, gives what the 30 s window gives, and a
     one-word utterance does not loop ("Transfer. Transfer. ...")."""
-    from desktop_agent.adapters.asr_whisper import MIN_PAD_S, SHORT_WINDOW_S
+    from desktop_agent.adapters.asr.asr_whisper import MIN_PAD_S, SHORT_WINDOW_S
 
     real = asr._model.transcribe
     long_calls: list[float] = []
@@ -151,7 +151,7 @@ def test_llm_calls_the_time_tool(llm: Any) -> None:
 
 
 def test_llm_gives_a_core_to_piper_once_the_opening_is_out(llm: Any) -> None:
-    from desktop_agent.adapters.llm_llama import OPENING_WORDS
+    from desktop_agent.adapters.llm.llm_llama import OPENING_WORDS
 
     calls: list[tuple[int, int]] = []
     real = llm._generation_threads
@@ -237,7 +237,7 @@ def test_llm_prefill_leaves_only_the_user_words_for_the_endpoint(llm: Any) -> No
 
 
 def test_piper_warm_up_runs_at_load(models: dict[str, Any]) -> None:
-    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
 
     voice = PiperTts(models["tts"].path, threads=1, warm=False)
     calls: list[str] = []
@@ -256,9 +256,9 @@ def test_any_chat_gguf_and_whisper_folder_a_user_points_at(tmp_path: Any, models
     """A user-set path (not a manifest id) loads through the same resolver and adapters."""
     import shutil
 
-    from desktop_agent.adapters.asr_whisper import WhisperAsr
-    from desktop_agent.adapters.llm_llama import LlamaLlm
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.llm.llm_llama import LlamaLlm
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.errors import ModelError
 
     resolver = ModelResolver(load_manifest())

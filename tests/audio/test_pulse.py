@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from desktop_agent.adapters.audio_io import MicInput, SpeakerOutput, find_device, list_devices
+from desktop_agent.adapters.audio.audio_io import MicInput, SpeakerOutput, find_device, list_devices
 from desktop_agent.audio.frames import int16_to_float32
 from desktop_agent.audio.player import Player
 from desktop_agent.audio.resample import resample
@@ -190,7 +190,7 @@ def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: st
     again, plays whole, and the far-end reference still comes just before its echo."""
     import threading
 
-    from desktop_agent.adapters.device_audio import DeviceAudio
+    from desktop_agent.adapters.audio.device_audio import DeviceAudio
 
     dev = DeviceAudio("pulse", "pulse", sleep_after_s=0.3)
     dev.start()

@@ -24,8 +24,8 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "loopback_echo_drift.npz"
 
 
 def _onsets(coherence_threshold: float) -> tuple[list[float], CapturePipeline]:
-    from desktop_agent.adapters.speex import SpeexEchoCanceller
-    from desktop_agent.adapters.vad_silero import SileroVad
+    from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
+    from desktop_agent.adapters.listening.vad_silero import SileroVad
 
     data = np.load(DATA)
     near = data["near"].astype(np.float32) / 32768

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from desktop_agent.adapters.audio_io import SpeakerOutput
+from desktop_agent.adapters.audio.audio_io import SpeakerOutput
 from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.errors import DeviceError

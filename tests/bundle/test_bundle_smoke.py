@@ -125,8 +125,8 @@ def question_wav(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The question spoken by Piper in the test's own venv (22050 Hz, as a user's file)."""
     import numpy as np
 
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
-    from desktop_agent.adapters.tts_piper import PiperTts
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.tts.tts_piper import PiperTts
 
     voice = PiperTts(ModelResolver(load_manifest()).resolve("", "tts").path, threads=1)
     audio = np.concatenate([c.audio for c in voice.synthesize(QUESTION)]).astype(np.int16)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.adapters.audio_files import read_audio, write_wav
+from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
 from desktop_agent.core.errors import AudioFileError
 from tests.compose.fakes import says_the_hour
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from desktop_agent import cli
-from desktop_agent.adapters import settings_store
-from desktop_agent.adapters.store_sqlite import Store
+from desktop_agent.adapters.store import settings_store
+from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
-from desktop_agent.adapters.tools_builtin import default_tools
+from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
+from desktop_agent.adapters.store.tools_builtin import default_tools
 from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.compose.headless_units import Interrupt
 from desktop_agent.core.cancel import CancelToken

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.adapters.tools_builtin import current_time_tool, default_tools
+from desktop_agent.adapters.store.tools_builtin import current_time_tool, default_tools
 from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.errors import LlmError

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
-from desktop_agent.adapters.store_sqlite import Store
+from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
+from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.compose.knowledge import Indexing, KnowledgeFolders
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "knowledge" / "corpus"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.adapters.store_sqlite import Store
+from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.compose.ledger import StoreLedger
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.turns.states import State

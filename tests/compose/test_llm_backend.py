@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.llm_openai import OpenAiLlm
+from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.compose.engines import load_engines
 from desktop_agent.compose.knowledge import make_proposer
 from desktop_agent.compose.llm_backend import api_key, llm_roles, server_llm, uses_server
 from desktop_agent.core.knowledge import LexicalProposer
 from desktop_agent.core.settings import Settings
-from tests.adapters.llm_server_rig import free_port, scripted, streams, text_event
+from tests.adapters.llm.llm_server_rig import free_port, scripted, streams, text_event
 
 KEY = "sk-from-the-environment-42"
 

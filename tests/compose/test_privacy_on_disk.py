@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.adapters.history_store import HistoryStore
-from desktop_agent.adapters.store_sqlite import FILE_NAME, Store
+from desktop_agent.adapters.store.history_store import HistoryStore
+from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store
 from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.compose.privacy import keep_history
 from desktop_agent.core.privacy import DAY_S

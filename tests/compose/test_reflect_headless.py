@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from desktop_agent.adapters.tools_builtin import current_time_tool
+from desktop_agent.adapters.store.tools_builtin import current_time_tool
 from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.compose.headless_units import Interrupt
 from desktop_agent.core.ports import ChatMessage, LlmDelta

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop_agent.adapters.llm_verdict import LlamaVerdictJudge
+from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
 from desktop_agent.compose.reflection import verdict_judge_for
 
 

@@ -18,8 +18,8 @@ WORDY = re.compile(r"(^|[._])(text|transcript|content|reply|heard|said|utterance
                    r"args|label|query|prompt|messages|command|event)($|[._\[])")
 SAFE_ENDINGS = ("__name__", ".name", ".code", ".turn_id", ".job", ".id", ".value")
 """Identifiers and codes, never words."""
-DEVICE_LABELS = {"desktop_agent/adapters/audio_io.py": {"self.label"},
-                 "desktop_agent/adapters/device_audio.py": {"label"}}
+DEVICE_LABELS = {"desktop_agent/adapters/audio/audio_io.py": {"self.label"},
+                 "desktop_agent/adapters/audio/device_audio.py": {"label"}}
 """'label' there is an audio device's name, not an alarm's."""
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters import settings_store
+from desktop_agent.adapters.store import settings_store
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.setting_specs import SETTING_SPECS, error_key
 from desktop_agent.core.settings import Settings, check_values

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.settings_store import load_settings, save_settings
+from desktop_agent.adapters.store.settings_store import load_settings, save_settings
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.settings import Settings, check_values
 from desktop_agent.runtime.live_settings import restart_notice

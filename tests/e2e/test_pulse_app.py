@@ -32,7 +32,7 @@ def _words(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def app(qapp: Any, pulse_server: str, models: Any) -> Any:
-    from desktop_agent.adapters.device_audio import DeviceAudio
+    from desktop_agent.adapters.audio.device_audio import DeviceAudio
     from desktop_agent.compose.runtime import build_runtime
     from desktop_agent.core.settings import Settings
 

@@ -1,7 +1,7 @@
 """Hostile audio files: a clear error or a sensible result, never a crash, memory bounded.
 
 ``read_audio`` is what ``ask --wav``, ``replay`` and ``bench turns --wav-dir`` read with.
-What each case does is listed at the top of adapters/audio_files.py.
+What each case does is listed at the top of adapters/audio/audio_files.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop_agent.adapters.audio_files import MAX_AUDIO_S, read_audio
+from desktop_agent.adapters.audio.audio_files import MAX_AUDIO_S, read_audio
 from desktop_agent.core.errors import AudioFileError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest, sha256_file
+from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest, sha256_file
 from desktop_agent.core.errors import ModelError
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
@@ -129,19 +129,19 @@ def test_a_setting_pointing_at_a_cut_model_gives_the_engines_clear_error(
             shutil.copyfile(extra, cut / extra.name)
     with pytest.raises(ModelError) as err:
         if role == "llm":
-            from desktop_agent.adapters.llm_llama import LlamaLlm
+            from desktop_agent.adapters.llm.llm_llama import LlamaLlm
 
             LlamaLlm(path, n_threads=1)
         elif role == "tts":
-            from desktop_agent.adapters.tts_piper import PiperTts
+            from desktop_agent.adapters.tts.tts_piper import PiperTts
 
             PiperTts(path, threads=1)
         elif role == "asr":
-            from desktop_agent.adapters.asr_whisper import WhisperAsr
+            from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
 
             WhisperAsr(path, cpu_threads=1)
         else:
-            from desktop_agent.adapters.vad_silero import SileroVad
+            from desktop_agent.adapters.listening.vad_silero import SileroVad
 
             SileroVad(path)
     assert str(path) in err.value.message and err.value.fix  # names the file, says the fix

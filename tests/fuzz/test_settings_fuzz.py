@@ -15,7 +15,7 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop_agent.adapters.settings_store import load_settings, save_settings
+from desktop_agent.adapters.store.settings_store import load_settings, save_settings
 from desktop_agent.core.settings import Settings
 
 

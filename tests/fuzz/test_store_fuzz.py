@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desktop_agent.adapters.store_sqlite import FILE_NAME, Store
+from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store
 from tests.compose.fakes import FakeLlm, FakeTts, say
 
 JUNK = {

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-from desktop_agent.adapters import settings_store
+from desktop_agent.adapters.store import settings_store
 from desktop_agent.core.setting_specs import SETTING_SPECS
 from desktop_agent.core.settings import Settings
 from desktop_agent.gui.main_window import MainWindow

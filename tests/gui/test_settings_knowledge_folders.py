@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from desktop_agent.adapters import settings_store
+from desktop_agent.adapters.store import settings_store
 from desktop_agent.core.settings import Settings
 from desktop_agent.gui.folder_list import FolderListEditor
 from desktop_agent.gui.settings_dialog import SettingsDialog

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.device_audio import DeviceAudio
+from desktop_agent.adapters.audio.device_audio import DeviceAudio
 from desktop_agent.audio.backend import (
     AudioBackend,
     MovingEchoPath,

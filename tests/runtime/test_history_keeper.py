@@ -7,8 +7,8 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from desktop_agent.adapters.history_store import HistoryStore  # noqa: E402
-from desktop_agent.adapters.store_sqlite import FILE_NAME, Store  # noqa: E402
+from desktop_agent.adapters.store.history_store import HistoryStore  # noqa: E402
+from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store  # noqa: E402
 from desktop_agent.core.conversation.history import History  # noqa: E402
 from desktop_agent.core.privacy import DAY_S  # noqa: E402
 from desktop_agent.core.settings import PrivacySettings  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QObject, QTimer, Slot
 
-from desktop_agent.adapters.knowledge_sqlite import SqliteKnowledgeIndex
+from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.knowledge.index import IndexProgress, IndexReport, ProgressSink

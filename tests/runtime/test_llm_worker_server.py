@@ -1,7 +1,7 @@
 """The app's LLM worker on the server engine: load, warm, prefill, stream, fail, cancel.
 
 The worker is driven on a QThread of its own, as in the app; the "server" is a scripted
-loopback one (the real llama-server is in tests/adapters/test_llm_openai_real.py).
+loopback one (the real llama-server is in tests/adapters/llm/test_llm_openai_real.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from desktop_agent.adapters.llm_openai import OpenAiLlm
+from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.tools.registry import ToolRegistry
@@ -18,7 +18,7 @@ from desktop_agent.core.turns.events import LlmFinished, LlmStarted, LlmToken, S
 from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.payloads import LlmJob, PrefillJob
 from desktop_agent.runtime.workers import LlmWorker, start_worker
-from tests.adapters.llm_server_rig import free_port, scripted, stalls, streams, text_event
+from tests.adapters.llm.llm_server_rig import free_port, scripted, stalls, streams, text_event
 
 MESSAGES = (ChatMessage("system", "Be brief."), ChatMessage("user", "Hello there."))
 

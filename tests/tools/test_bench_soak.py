@@ -142,7 +142,7 @@ def test_the_report_counts_stuck_turns_crashes_and_a_dead_child() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_short_soak_every_fault_no_stuck_turn_no_crash(models: Any) -> None:
-    from desktop_agent.adapters.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.errors import ModelError
     from desktop_agent.tools.bench_soak import run_soak
     from tests.needs import unavailable

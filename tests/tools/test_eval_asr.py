@@ -99,7 +99,7 @@ def test_totals_pool_words_and_entities_and_take_latency_percentiles(
     records: list[dict[str, Any]] = []
     fake_audio = iter(["press 4 to call Digium", "please hold", "goodbye"])
 
-    import desktop_agent.adapters.audio_files as audio_files
+    import desktop_agent.adapters.audio.audio_files as audio_files
 
     # The "audio" is the reference itself: the fake transcriber maps it to a hypothesis.
     monkeypatch.setattr(audio_files, "read_audio", lambda path: next(fake_audio))

@@ -1,10 +1,10 @@
 """The OpenAI chat-completions wire format, pure: URLs, requests, stream events, tool calls.
 
-``adapters/llm_openai.py`` speaks HTTP; everything here is stdlib-only data work, so the
+``adapters/llm/llm_openai.py`` speaks HTTP; everything here is stdlib-only data work, so the
 rules are tested in microseconds and shared by every server (llama.cpp's ``llama-server``,
 vLLM, anything OpenAI-compatible).
 
-Tool calls follow the local path (``adapters/llm_llama.py``): only the tools that
+Tool calls follow the local path (``adapters/llm/llm_llama.py``): only the tools that
 ``core.tools.router.candidate_tools`` finds for the newest user message are offered; a call
 is accepted only for one of those tools, with its arguments taken from the user's own
 words when ``core.tools.args`` can cut them out, else the model's, validated against the

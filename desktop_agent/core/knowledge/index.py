@@ -1,6 +1,6 @@
 """The knowledge port: the user's documents as passages with stable evidence ids.
 
-The index (``adapters/knowledge_sqlite.py``) and the grounded-answer pipeline
+The index (``adapters/knowledge/knowledge_sqlite.py``) and the grounded-answer pipeline
 (``core/knowledge/``) meet here and nowhere else. A passage id is stable for a
 given content version of a file: ``"<file key>@<sha256 prefix>#<start>-<end>"``
 (character offsets into the extracted text), so evidence recorded with a spoken

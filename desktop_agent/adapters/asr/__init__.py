@@ -1,0 +1,5 @@
+"""Speech recognition engines (faster-whisper)."""
+
+__all__ = [
+    "asr_whisper",
+]

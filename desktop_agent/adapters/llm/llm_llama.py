@@ -1,0 +1,532 @@
+"""Local LLM with llama-cpp-python: streaming chat with the GGUF's own chat template.
+
+Prefix reuse: one ``Llama`` instance keeps its KV cache between calls, and llama.cpp
+re-evaluates only the tokens after the longest common prefix of the previous prompt.
+Keeping the system prompt and tool list byte-identical across turns makes that prefix
+long, so the first token of turn N+1 costs only the new user words. ``prefill`` goes one
+step further: while the user is still speaking, it evaluates the system prompt, the tools
+and the whole history up to the header of the next user message, so at the endpoint only
+the user's own words are left to evaluate.
+
+Tool calls: the tool list is never rendered into the prompt (that would change the
+prefix, and a 0.5B model shown tools calls them for anything, e.g. the time for
+"eight of spades"). Instead ``core.tools.router.candidate_tools`` picks the tools the
+newest user message could plausibly need; only then a short decision run, constrained by
+a llama.cpp grammar built from those tools' JSON schemas (names as constants, plus a
+``{"name": "none"}`` alternative), is appended after the user's message. "none", or no
+candidates at all, means a plain prose run. Grammars are checked with llama.cpp's own
+parser before use (an invalid one would crash the process): the built-in tools' at load,
+so a bad schema fails start-up loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from desktop_agent.adapters.llm.cpu_features import require_llm_cpu
+from desktop_agent.adapters.offline import import_or_hint
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.conversation.prompts import tool_result_note
+from desktop_agent.core.errors import LlmError, ModelError
+from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
+from desktop_agent.core.privacy import said
+from desktop_agent.core.tools.args import arguments_from_words, is_grounded
+from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
+
+_LOGGER = logging.getLogger(__name__)
+OPENING_WORDS = 3
+"""Words of a reply after which generation gives a core to Piper: the first clause (the
+runtime's chunker releases it after at most three words) is then being synthesised, and
+Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two llama.cpp
+threads; the rest of the reply still comes faster than it is spoken."""
+DECISION_MAX_TOKENS = 80
+"""Cap on the grammar-constrained call: enough for a reminder's words, short because
+grammar sampling costs extra per token."""
+NONE_TOOL = "none"
+
+
+class LlamaLlm:
+    """llama-cpp-python behind core.ports.LlmEngine.
+
+    Args:
+        model_path: A chat GGUF file (its embedded chat template is used).
+        n_threads: Threads for generation and prompt processing (explicit: two cores).
+            Once a reply's opening words are out, generation drops to ``n_threads - 1``
+            so Piper, synthesising that opening, has a core of its own (see
+            ``OPENING_WORDS``); prompt processing keeps them all.
+        n_ctx: Context window in tokens.
+        temperature: Sampling temperature; low keeps spoken answers on point.
+    """
+
+    def __init__(
+        self,
+        model_path: Path,
+        n_threads: int = 2,
+        n_ctx: int = 4096,
+        temperature: float = 0.2,
+        seed: int = 7,
+    ) -> None:
+        """Load the GGUF. Sampling is re-seeded per call, so a prompt gives one answer."""
+        require_llm_cpu()  # before the import: a CPU without AVX2 would die with SIGILL
+        llama_cpp = import_or_hint("llama_cpp", "llama-cpp-python==0.3.36")
+        self.model_path = Path(model_path)
+        self.temperature = temperature
+        self.seed = seed
+        try:
+            self._llm = llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=seed,
+                verbose=False,
+            )
+        except Exception as exc:  # llama.cpp raises ValueError for unreadable files
+            raise ModelError(
+                "llm_load_failed",
+                f"llama.cpp could not load {self.model_path}: {exc}.",
+                "Check that the file is a complete chat GGUF (run `desktop-agent doctor`), "
+                "or choose another LLM in Settings.",
+            ) from exc
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self._formatter: Any = None
+        self.prefilled_tokens = 0
+        """Tokens evaluated by the last ``prefill`` (0: the prefix was already cached)."""
+        self._grammars: dict[tuple[str, ...], str] = {}
+        self.use_words = True
+        """Take a tool's arguments from the user's words when they spell them out
+        (``core.tools.args``); False: the model's own grammar-constrained calls only (the
+        benchmark's ``--llm-only``)."""
+        self.last_decision: str | None = None
+        """Raw text of the last constrained decision run (None: there was none)."""
+        self.build_grammars(BUILTIN_SPECS)
+
+    def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
+        """Evaluate the system prompt (and tool list) now, so the first turn reuses it.
+
+        Runs on: the LLM worker thread, right after loading.
+        """
+        self.build_grammars(tools)
+        for _ in self.stream_chat([ChatMessage("system", system_prompt),
+                                   ChatMessage("user", "Hi")], tools=tools, max_tokens=1):
+            pass
+
+    def build_grammars(self, tools: Sequence[ToolSpec]) -> None:
+        """Build and check the call grammar of each tool alone and of all together.
+
+        Raises ModelError (start-up, loudly) if llama.cpp rejects one: grammars for other
+        candidate sets are composed from the same per-tool rules and checked too.
+        """
+        for spec in tools:
+            self._grammar_for((spec,))
+        if tools:
+            self._grammar_for(tuple(tools))
+
+    def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = (),
+                user_prefix: str = "") -> int:
+        """Evaluate the prompt that ``messages`` + a coming user message will start with.
+
+        The prompt is rendered exactly as ``stream_chat`` renders it (same template, same
+        tool list), with a placeholder user message that starts with ``user_prefix`` (a
+        partial transcript of what the user is saying); everything before the placeholder
+        is evaluated into the KV cache, reusing what is already there. The next
+        ``stream_chat`` whose prompt starts the same way then evaluates only the rest of
+        the user's words. Returns the number of tokens evaluated now.
+
+        Runs on: the LLM worker thread, while it is idle (the user is speaking).
+        """
+        marker = "\u2063PREFILL\u2063"
+        payload = [_to_openai(m) for m in _tool_results_as_notes(
+            [*messages, ChatMessage("user", user_prefix.strip() + marker)])]
+        try:
+            rendered = self._chat_formatter()(messages=payload)
+        except Exception as exc:  # only a lost optimisation: the turn evaluates it all
+            _LOGGER.warning("turn=0 prefill not possible: %s", exc)
+            return 0
+        text = rendered.prompt
+        cut = text.rfind(marker)
+        if cut <= 0:
+            return 0
+        llm = self._llm
+        tokens = llm.tokenize(text[:cut].encode("utf-8"),
+                              add_bos=not rendered.added_special, special=True)
+        cached = self._cached_prefix(tokens)
+        todo = tokens[cached:]
+        if len(todo) > 1:
+            llm.n_tokens = cached
+            llm.eval(todo)
+            self.prefilled_tokens = len(todo)
+        else:
+            self.prefilled_tokens = 0
+        return self.prefilled_tokens
+
+    def _cached_prefix(self, tokens: Sequence[int]) -> int:
+        """How many leading ``tokens`` the KV cache already holds, keeping one back (a
+        prompt that ends exactly there must still be decoded to give logits)."""
+        cached = 0
+        for a, b in zip(self._llm._input_ids, tokens, strict=False):
+            if a != b:
+                break
+            cached += 1
+        return min(cached, len(tokens) - 1)
+
+    def _chat_formatter(self) -> Any:
+        """The GGUF's chat template as llama-cpp-python's own handler renders it."""
+        if self._formatter is None:
+            from llama_cpp import llama_chat_format
+
+            llm = self._llm
+            eos_id, bos_id = llm.token_eos(), llm.token_bos()
+            eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
+            bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
+            self._formatter = llama_chat_format.Jinja2ChatFormatter(
+                template=llm.metadata["tokenizer.chat_template"], eos_token=eos,
+                bos_token=bos, stop_token_ids=[eos_id])
+        return self._formatter
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` with this model's tokenizer (for history trimming)."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        cancel: CancelToken | None = None,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int = 256,
+    ) -> Iterator[LlmDelta]:
+        """Stream the reply: one LlmDelta(tool_call=...) or speakable text. Runs on: the LLM
+        worker thread.
+
+        Only tools that ``candidate_tools`` finds for the newest user message are offered,
+        through a grammar-constrained decision run; a run that answers a tool result (or
+        any message that is not the user's) never calls a tool.
+        """
+        self.last_decision = None
+        last = messages[-1] if messages else None
+        candidates = candidate_tools(last.content, tools) \
+            if last is not None and last.role == "user" else ()
+        if candidates:
+            call = self._decide(messages, candidates, cancel)
+            if cancel is not None and cancel.cancelled:
+                return
+            if call is not None:
+                yield LlmDelta(tool_call=call)
+                return
+        yield from self._prose(messages, cancel, max_tokens)
+
+    def _prose(self, messages: Sequence[ChatMessage], cancel: CancelToken | None,
+               max_tokens: int) -> Iterator[LlmDelta]:
+        payload = [_to_openai(m) for m in _tool_results_as_notes(messages)]
+        words = 0
+        try:
+            stream = self._llm.create_chat_completion(
+                payload, stream=True, max_tokens=max_tokens,
+                temperature=self.temperature, seed=self.seed,
+            )
+            for chunk in stream:
+                if cancel is not None and cancel.cancelled:
+                    break
+                piece = chunk["choices"][0]["delta"].get("content")
+                if piece:
+                    if words < OPENING_WORDS:
+                        words += len(piece.split())
+                        if words >= OPENING_WORDS:
+                            self._generation_threads(self.n_threads - 1)
+                    yield LlmDelta(text=piece)
+        except LlmError:
+            raise
+        except Exception as exc:
+            raise LlmError("llm_failed", f"The language model failed: {exc}.",
+                           "Try again; if it repeats, run `desktop-agent doctor`.") from exc
+        finally:
+            if words >= OPENING_WORDS:
+                self._generation_threads(self.n_threads)
+
+    def _decide(self, messages: Sequence[ChatMessage], candidates: Sequence[ToolSpec],
+                cancel: CancelToken | None) -> ToolCall | None:
+        """The grammar-constrained decision: a call to one of ``candidates``, or None.
+
+        The tool note follows the user's message, so the prompt up to and including the
+        user's words is the prose run's prompt too (the KV cache serves both).
+        """
+        gbnf = self._grammar_for(tuple(candidates))
+        # Arguments the user's own words give (core.tools.args): once the model has named
+        # such a tool, the rest of the call is not generated (faster, and not invented).
+        user = messages[-1].content
+        from_words = {t.name: args for t in candidates if self.use_words
+                and (args := arguments_from_words(t.name, user)) is not None}
+        explicit = [name for name, args in from_words.items() if args]
+        only = [t.name for t in candidates]
+        if not explicit and only in (["get_current_time"], ["list_notes"]):
+            # "What time is it?", "read me my notes": the router's patterns for these are
+            # specific (the 0.5B's answer to them changed with the wording of the system
+            # prompt), and the decision run would cost ~1.3 s of prompt. list_timers stays
+            # with the model: its pattern is loose ("what's the difference between a timer
+            # and a stopwatch?" would have listed the timers).
+            explicit = only
+        if len(explicit) == 1:
+            # One tool's arguments are spelled out ("remind me to X at Y", "cancel the pasta
+            # timer"): the request is explicit, and the 0.5B often answered such requests
+            # "none". The call is validated again before anything runs.
+            self.last_decision = "(from the user's words)"
+            return ToolCall(name=explicit[0], arguments=from_words[explicit[0]], call_id="call_1")
+        payload = [_to_openai(m) for m in _tool_results_as_notes(
+            [*messages, ChatMessage("system", decision_note(candidates))])]
+        no_args = ({t.name for t in candidates if not _takes_arguments(t)} | {NONE_TOOL}
+                   | set(from_words))
+        try:
+            rendered = self._chat_formatter()(messages=payload)
+            tokens = self._llm.tokenize(rendered.prompt.encode("utf-8"),
+                                        add_bos=not rendered.added_special, special=True)
+            text = ""
+            for piece in self._constrained_greedy(tokens, gbnf, cancel):
+                text += piece
+                head = _NAME_HEAD.match(text)
+                if head and head.group(1) in no_args:
+                    break  # the rest is fixed by the grammar: not worth generating
+        except Exception as exc:
+            raise LlmError("llm_failed", f"The language model failed: {exc}.",
+                           "Try again; if it repeats, run `desktop-agent doctor`.") from exc
+        if cancel is not None and cancel.cancelled:
+            return None
+        self.last_decision = text
+        head = _NAME_HEAD.match(text)
+        if head is not None and head.group(1) in from_words:
+            return ToolCall(name=head.group(1), arguments=from_words[head.group(1)],
+                            call_id="call_1")
+        call = parse_decision(text, candidates)
+        if call is not None and not is_grounded(call.arguments, user):
+            _LOGGER.info("turn=0 dropping a call with words the user did not say: %s %s",
+                         call.name, said(json.dumps(dict(call.arguments))))
+            return None  # an invented argument: the model did not hear a request
+        return call
+
+    def _constrained_greedy(self, tokens: list[int], gbnf: str,
+                            cancel: CancelToken | None) -> Iterator[str]:
+        """Greedy decoding under ``gbnf``, checking the grammar lazily.
+
+        llama-cpp-python applies a grammar to the whole vocabulary (151k tokens for Qwen)
+        before every token, which measured 0.3-1.5 s per token on two cores. The result
+        of greedy decoding under a grammar is the highest-scoring token the grammar
+        accepts, so here the tokens are tried best first, one at a time, and the full
+        vocabulary is filtered only when none of the best few is accepted.
+        """
+        import ctypes
+
+        import llama_cpp
+        import numpy as np
+
+        llm = self._llm
+        cached = self._cached_prefix(tokens)
+        llm.n_tokens = cached
+        llm.eval(tokens[cached:])
+        sampler = llama_cpp.llama_sampler_init_grammar(
+            llm._model.vocab, gbnf.encode("utf-8"), b"root")
+        if not sampler:
+            raise LlmError("llm_grammar_invalid", "llama.cpp rejected the call grammar.")
+        one = (llama_cpp.llama_token_data * 1)()
+        arr = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
+        eog = llama_cpp.llama_vocab_is_eog
+        vocab = llm._model.vocab
+        n_vocab = llm.n_vocab()
+        try:
+            for _ in range(DECISION_MAX_TOKENS):
+                if cancel is not None and cancel.cancelled:
+                    return
+                # Llama.eval no longer copies logits into llm.scores: read the context's.
+                logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,)).copy()
+                top = np.argpartition(-logits, 64)[:64]
+                chosen = -1
+                for tok in top[np.argsort(-logits[top])]:
+                    one[0].id, one[0].logit, one[0].p = int(tok), float(logits[tok]), 0.0
+                    arr.size, arr.selected = 1, -1
+                    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(arr))
+                    if np.isfinite(one[0].logit):
+                        chosen = int(tok)
+                        break
+                if chosen < 0:
+                    chosen = self._full_grammar_pick(sampler, logits)
+                if chosen < 0 or eog(vocab, chosen):
+                    return
+                llama_cpp.llama_sampler_accept(sampler, chosen)
+                yield llm.detokenize([chosen]).decode("utf-8", errors="ignore")
+                llm.eval([chosen])
+        finally:
+            llama_cpp.llama_sampler_free(sampler)
+
+    @staticmethod
+    def _full_grammar_pick(sampler: Any, logits: Any) -> int:
+        """The best token the grammar accepts, filtering the whole vocabulary (slow path)."""
+        import ctypes
+
+        import llama_cpp
+        import numpy as np
+
+        n = len(logits)
+        data = (llama_cpp.llama_token_data * n)()
+        for i in range(n):
+            data[i].id, data[i].logit, data[i].p = i, float(logits[i]), 0.0
+        arr = llama_cpp.llama_token_data_array(data=data, size=n, selected=-1, sorted=False)
+        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(arr))
+        best, best_logit = -1, -np.inf
+        for i in range(arr.size):
+            if data[i].logit > best_logit:
+                best, best_logit = int(data[i].id), data[i].logit
+        return best
+
+    def _grammar_for(self, candidates: tuple[ToolSpec, ...]) -> str:
+        """The checked GBNF for a call to one of ``candidates`` or "none" (cached)."""
+        key = tuple(t.name for t in candidates)
+        grammar = self._grammars.get(key)
+        if grammar is None:
+            import llama_cpp
+
+            try:
+                gbnf = call_grammar(candidates)
+            except Exception as exc:  # llama-cpp-python's converter asserts on some schemas
+                raise ModelError(
+                    "llm_grammar_invalid",
+                    f"No call grammar for {', '.join(key)}: {exc}.",
+                    "Fix the tool's argument schema in core/tools/specs.py.") from exc
+            sampler = llama_cpp.llama_sampler_init_grammar(
+                self._llm._model.vocab, gbnf.encode("utf-8"), b"root")
+            if not sampler:
+                raise ModelError(
+                    "llm_grammar_invalid",
+                    f"llama.cpp rejected the call grammar for {', '.join(key)}.",
+                    "A tool's argument schema cannot be turned into a grammar: fix the "
+                    "schema in core/tools/specs.py.")
+            llama_cpp.llama_sampler_free(sampler)
+            grammar = self._grammars[key] = gbnf
+        return grammar
+
+    def _generation_threads(self, n: int) -> None:
+        """Use ``n`` threads for the next generated tokens (prompt processing keeps all)."""
+        if n < 1 or self.n_threads < 2:
+            return
+        try:
+            from llama_cpp import llama_set_n_threads
+
+            llama_set_n_threads(self._llm._ctx.ctx, n, self.n_threads)
+        except Exception as exc:  # only a lost optimisation
+            _LOGGER.debug("turn=0 cannot set llama.cpp threads: %s", exc)
+
+
+def _tool_results_as_notes(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """Render each tool call + result pair as one system note after the question.
+
+    Small models answer reliably from a plain note, while the chat template's
+    tool-response block makes them call the tool again (measured on Qwen2.5-0.5B).
+    """
+    out: list[ChatMessage] = []
+    for msg in messages:
+        if msg.role == "assistant" and msg.tool_call is not None and not msg.content:
+            continue
+        if msg.role == "tool":
+            out.append(ChatMessage("system", tool_result_note(msg.name or "tool", msg.content)))
+            continue
+        out.append(msg)
+    return out
+
+
+def _to_openai(msg: ChatMessage) -> dict[str, Any]:
+    if msg.role == "tool":
+        return {"role": "tool", "content": msg.content, "name": msg.name or "tool"}
+    if msg.tool_call is not None:
+        call = msg.tool_call
+        return {"role": "assistant", "content": msg.content, "tool_calls": [{
+            "id": call.call_id or "call_1", "type": "function",
+            "function": {"name": call.name, "arguments": dict(call.arguments)}}]}
+    return {"role": msg.role, "content": msg.content}
+
+
+
+def _takes_arguments(tool: ToolSpec) -> bool:
+    return bool(dict(tool.parameters).get("properties"))
+
+
+_NAME_HEAD = re.compile(r'^\s*\{\s*"name"\s*:\s*"([^"]+)"')
+
+
+def decision_note(candidates: Sequence[ToolSpec]) -> str:
+    """The system note after the user's message that offers ``candidates`` (or "none")."""
+    lines = []
+    for t in candidates:
+        props = dict(dict(t.parameters).get("properties") or {})
+        required = set(dict(t.parameters).get("required") or ())
+        args = ", ".join(k for k in props if k in required)
+        lines.append(f"- {t.name}({args}): {t.description}")
+    return ("Tools:\n" + "\n".join(lines) + "\n"
+            'If the user\'s last message asks for one of these tools, reply with the call as '
+            'JSON {"name": ..., "arguments": {...}}. Copy the words of the user\'s message '
+            'into the arguments. Otherwise (chat, a statement, a question you can answer '
+            'yourself) reply {"name": "none"}.')
+
+
+def call_grammar(candidates: Sequence[ToolSpec]) -> str:
+    """GBNF for one call to a tool in ``candidates`` (names as constants) or "none".
+
+    Length limits are left out of the grammar (they nest one rule per character; the
+    token cap bounds the call and the registry validates the arguments again), and so are
+    optional arguments: the 0.5B filled a timer's optional label with the whole request.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    alternatives: list[dict[str, Any]] = [
+        {"type": "object", "properties": {"name": {"const": t.name},
+                                          "arguments": _grammar_schema(dict(t.parameters))},
+         "required": ["name", "arguments"], "additionalProperties": False}
+        for t in candidates]
+    alternatives.append({"type": "object", "properties": {"name": {"const": NONE_TOOL}},
+                         "required": ["name"], "additionalProperties": False})
+    return str(json_schema_to_gbnf(json.dumps({"oneOf": alternatives})))
+
+
+def _grammar_schema(schema: Any) -> Any:
+    if not isinstance(schema, dict) or not schema.get("properties"):
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    required = list(schema.get("required") or ())
+    props = {k: v for k, v in dict(schema["properties"]).items() if k in required}
+    return _without_lengths({**schema, "properties": props, "required": required})
+
+
+def _without_lengths(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _without_lengths(v) for k, v in schema.items() if k != "maxLength"}
+    if isinstance(schema, list):
+        return [_without_lengths(v) for v in schema]
+    return schema
+
+
+def parse_decision(text: str, candidates: Sequence[ToolSpec]) -> ToolCall | None:
+    """The call in a decision run's output, or None for "none" / anything unusable.
+
+    Never returns a tool outside ``candidates``; a tool without parameters needs only its
+    name (the run stops there).
+    """
+    head = _NAME_HEAD.match(text)
+    if head is None:
+        return None
+    by_name = {t.name: t for t in candidates}
+    spec = by_name.get(head.group(1))
+    if spec is None:
+        return None
+    if not _takes_arguments(spec):
+        return ToolCall(name=spec.name, arguments={}, call_id="call_1")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        _LOGGER.info("turn=0 dropping an unfinished tool call: %s", said(text[:200]))
+        return None
+    args = data.get("arguments") if isinstance(data, dict) else None
+    if not isinstance(args, dict):
+        return None
+    return ToolCall(name=spec.name, arguments=args, call_id="call_1")

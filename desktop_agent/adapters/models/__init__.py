@@ -1,0 +1,6 @@
+"""Where the models are: the resolver over the manifest, and ``models prepare``."""
+
+__all__ = [
+    "model_import",
+    "model_resolver",
+]

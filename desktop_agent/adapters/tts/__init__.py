@@ -1,0 +1,5 @@
+"""Voices (Piper)."""
+
+__all__ = [
+    "tts_piper",
+]
