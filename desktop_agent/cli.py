@@ -197,7 +197,7 @@ def _settings():  # type: ignore[no-untyped-def]
 
 
 def _ask(args: argparse.Namespace) -> int:
-    """One turn through the app's turn machine, on the real engines (compose/headless.py)."""
+    """One turn through the app's turn machine, on the real engines (runtime/headless.py)."""
     import dataclasses
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
@@ -205,10 +205,10 @@ def _ask(args: argparse.Namespace) -> int:
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
-    from desktop_agent.compose.headless import HeadlessExecutor
+    from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.compose.knowledge import check_folders, make_proposer, open_index
     from desktop_agent.compose.ledger import open_store
-    from desktop_agent.compose.privacy import keep_history
+    from desktop_agent.runtime.headless import HeadlessExecutor
 
     audio = read_audio(args.wav) if args.wav is not None else None  # fail before loading
     settings = _settings()

@@ -1,6 +1,6 @@
 """Engines, composed: resolve the chosen models and load the engines the app uses.
 
-Used by ``desktop-agent ask`` (through the headless executor, compose/headless.py), the
+Used by ``desktop-agent ask`` (through the headless executor, runtime/headless.py), the
 runtime's workers (thread counts, model resolution), ``doctor`` and the benchmarks.
 """
 

@@ -32,7 +32,10 @@ def _action(done: Executed) -> ActionRow:
 
 
 class StoreLedger:
-    """``runtime.ports.Ledger`` over a ``Store``. Runs on: GUI thread (short local calls)."""
+    """``runtime.controller_ports.Ledger`` over a ``Store``.
+
+    Runs on: GUI thread (short local calls).
+    """
 
     def __init__(self, store: Store, wall: Callable[[], float]) -> None:
         """Args: store: the local store; wall: UTC epoch seconds now."""

@@ -131,10 +131,10 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
-    from desktop_agent.compose.headless import HeadlessExecutor
+    from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.compose.ledger import StoreLedger, open_store
-    from desktop_agent.compose.privacy import keep_history
     from desktop_agent.runtime.alarm_clock import alarm_line
+    from desktop_agent.runtime.headless import HeadlessExecutor
 
     try:
         text = script.read_text(encoding="utf-8")

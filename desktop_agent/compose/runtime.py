@@ -138,7 +138,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     sink = jsonl_span_sink(span_log) if span_log is not None else None
     controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink,
                                  ledger=StoreLedger(store, time.time))
-    from desktop_agent.compose.privacy import keep_history
+    from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.runtime.history_keeper import HistoryKeeper
 
     history = controller.machine.history

@@ -21,7 +21,7 @@ from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.when import say_clock
 from desktop_agent.core.turns.states import State
-from desktop_agent.runtime.ports import Ledger, MachineView
+from desktop_agent.runtime.controller_ports import Ledger, MachineView
 from desktop_agent.runtime.view_api import AlarmRow, ErrorNotice
 
 _LOGGER = logging.getLogger(__name__)

@@ -39,8 +39,8 @@ from desktop_agent.core.listening.bargein_judge import (
 from desktop_agent.core.privacy import said
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import JobId
+from desktop_agent.runtime.controller_ports import Feed
 from desktop_agent.runtime.payloads import AsrJob
-from desktop_agent.runtime.ports import Feed
 
 _LOGGER = logging.getLogger(__name__)
 

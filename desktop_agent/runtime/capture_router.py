@@ -23,7 +23,7 @@ from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import Stage, State
 from desktop_agent.runtime.audio_workers import CaptureWorker
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
-from desktop_agent.runtime.ports import Feed, MachineView
+from desktop_agent.runtime.controller_ports import Feed, MachineView
 from desktop_agent.runtime.view_api import ErrorNotice, LevelReading
 
 

@@ -39,6 +39,7 @@ from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.runtime.alarm_clock import AlarmClock
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.capture_router import CaptureRouter
+from desktop_agent.runtime.controller_ports import Ledger
 from desktop_agent.runtime.extras import Extras
 from desktop_agent.runtime.heap_keeper import HeapKeeper
 from desktop_agent.runtime.history_keeper import HistoryKeeper
@@ -50,7 +51,6 @@ from desktop_agent.runtime.live_settings import (
     restart_notice,
 )
 from desktop_agent.runtime.playback_driver import PlaybackDriver
-from desktop_agent.runtime.ports import Ledger
 from desktop_agent.runtime.recorder import Recorder
 from desktop_agent.runtime.spans import SpanPublisher
 from desktop_agent.runtime.view_api import ActionRow, AgentViewModel, AlarmRow, ErrorNotice

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.turns.states import State
-from desktop_agent.runtime.ports import MachineView
+from desktop_agent.runtime.controller_ports import MachineView
 from desktop_agent.runtime.view_api import ErrorNotice, LevelReading
 
 REPHRASE_REQUEST = "Please say your last answer again in simpler words."

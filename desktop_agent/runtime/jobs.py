@@ -19,7 +19,7 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import JobId
-from desktop_agent.runtime.ports import Feed
+from desktop_agent.runtime.controller_ports import Feed
 
 C = TypeVar("C")
 

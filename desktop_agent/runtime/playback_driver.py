@@ -28,9 +28,9 @@ from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.policy import PAUSE_GAIN_DB
 from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.audio_workers import PlaybackFeeder
+from desktop_agent.runtime.controller_ports import Feed, TokenFor
 from desktop_agent.runtime.payloads import AsideJob, SpokenAside, SynthesizedChunk
 from desktop_agent.runtime.playback_monitor import PlaybackMonitor, new_keys
-from desktop_agent.runtime.ports import Feed, TokenFor
 from desktop_agent.runtime.workers import TtsWorker
 
 _LOGGER = logging.getLogger(__name__)

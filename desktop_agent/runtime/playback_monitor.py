@@ -28,7 +28,7 @@ from desktop_agent.audio.player import TurnPlayback
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import JobId, Stage
-from desktop_agent.runtime.ports import Feed
+from desktop_agent.runtime.controller_ports import Feed
 
 if TYPE_CHECKING:
     from desktop_agent.runtime.audio_workers import PlaybackFeeder

@@ -29,8 +29,8 @@ from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.context import normalise_for_compare
 from desktop_agent.core.turns.states import JobId, State, Transition
+from desktop_agent.runtime.controller_ports import Feed, MachineView, TokenFor
 from desktop_agent.runtime.payloads import AsrJob, AsrPartialResult
-from desktop_agent.runtime.ports import Feed, MachineView, TokenFor
 
 PREROLL_S = 0.15
 """Audio kept before the press / onset: the first phoneme often starts early."""

@@ -37,6 +37,7 @@ from desktop_agent.core.turns.events import (
     StageFailed,
 )
 from desktop_agent.core.turns.states import JobId, Stage
+from desktop_agent.runtime.controller_ports import Feed
 from desktop_agent.runtime.jobs import JobTable
 from desktop_agent.runtime.payloads import (
     AsrJob,
@@ -49,7 +50,6 @@ from desktop_agent.runtime.payloads import (
     ToolJob,
     TtsJob,
 )
-from desktop_agent.runtime.ports import Feed
 from desktop_agent.runtime.view_api import LOAD_STAGES, ErrorNotice, LoadProgress
 from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
 

@@ -2,7 +2,7 @@
 
 ``desktop-agent bench answers --knowledge DIR --questions Q.jsonl [--json] [--model M]
 [--proposer llm|lexical]`` indexes DIR into a fresh SQLite index, then asks every question
-through the real loop (``compose.headless.HeadlessExecutor`` with the knowledge index and
+through the real loop (``runtime.headless.HeadlessExecutor`` with the knowledge index and
 the claim proposer: the turn machine, unit admission, Piper) and prints one object per
 question and a final totals object:
 
@@ -228,10 +228,10 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
 
     from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
     from desktop_agent.compose.engines import load_engines
-    from desktop_agent.compose.headless import HeadlessExecutor
-    from desktop_agent.compose.headless_units import Interrupt
     from desktop_agent.core.errors import AgentError
     from desktop_agent.core.settings import Settings
+    from desktop_agent.runtime.headless import HeadlessExecutor
+    from desktop_agent.runtime.headless_units import Interrupt
 
     qs = load_questions(questions)
     settings = Settings()

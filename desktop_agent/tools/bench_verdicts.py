@@ -136,10 +136,10 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     """Ask every task through the headless loop and print the scoreboard."""
     from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
     from desktop_agent.compose.engines import load_engines
-    from desktop_agent.compose.headless import HeadlessExecutor
-    from desktop_agent.compose.headless_units import Interrupt
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns.policy import TurnPolicy
+    from desktop_agent.runtime.headless import HeadlessExecutor
+    from desktop_agent.runtime.headless_units import Interrupt
 
     tasks = load_tasks(tasks_path)
     engines = load_engines(Settings(), ("llm", "tts"))

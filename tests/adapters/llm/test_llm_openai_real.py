@@ -21,12 +21,12 @@ import pytest
 
 from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.adapters.store.tools_builtin import default_tools
-from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.runtime.headless import HeadlessExecutor
 from tests.adapters.llm.llm_server_rig import LlamaServer
 from tests.compose.fakes import FakeTts
 

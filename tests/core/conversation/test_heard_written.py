@@ -71,8 +71,8 @@ def test_written_prefix_never_claims_more_than_was_heard() -> None:
 
 
 def test_the_history_keeps_the_written_form_of_what_was_heard() -> None:
-    from desktop_agent.compose.headless import HeadlessExecutor
     from desktop_agent.core.tools.registry import ToolRegistry
+    from desktop_agent.runtime.headless import HeadlessExecutor
     from tests.compose.fakes import FakeLlm, FakeTts, say
 
     llm = FakeLlm(lambda messages: say("The meeting is at 14:30 with 3 people."))

@@ -16,12 +16,12 @@ import pytest
 
 from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
 from desktop_agent.adapters.store.tools_builtin import default_tools
-from desktop_agent.compose.headless import HeadlessExecutor
-from desktop_agent.compose.headless_units import Interrupt
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.knowledge import LIMITATION, Claim, LexicalProposer
 from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.ports import SpeechChunk
+from desktop_agent.runtime.headless import HeadlessExecutor
+from desktop_agent.runtime.headless_units import Interrupt
 from tests.compose.fakes import FakeLlm, FakeTts, say
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "knowledge" / "corpus"

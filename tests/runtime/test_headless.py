@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from desktop_agent.adapters.store.tools_builtin import current_time_tool, default_tools
-from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall
 from desktop_agent.core.text.normalize import normalize_for_speech
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.runtime.headless import HeadlessExecutor
 from tests.compose.fakes import SAMPLES_PER_CHAR, FakeAsr, FakeLlm, FakeTts, say, says_the_hour
 
 ANSWER = "Hi there. How can I help you today?"

@@ -35,8 +35,6 @@ from typing import Any, Final, Literal
 import numpy as np
 
 from desktop_agent.audio.speech_chunk import speak_text
-from desktop_agent.compose.headless_io import Lane, Posted, VirtualSpeaker
-from desktop_agent.compose.headless_units import Interrupt, UnitLog, UnitRecord
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.conversation.history import History
@@ -57,6 +55,8 @@ from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.core.turns.states import Stage, State, Transition
 from desktop_agent.core.turns.tool_desk import WriteDesk, respond
+from desktop_agent.runtime.headless_io import Lane, Posted, VirtualSpeaker
+from desktop_agent.runtime.headless_units import Interrupt, UnitLog, UnitRecord
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -162,6 +162,7 @@ class HeadlessExecutor:
                  knowledge: KnowledgeIndex | None = None, proposer: ClaimProposer | None = None,
                  judge: VerdictJudge | None = None,
                  ) -> None:
+        """Start the lanes; the class docstring describes the arguments."""
         self._grounded = None
         if knowledge is not None and proposer is not None:
             from desktop_agent.core.conversation.knowledge_llm import KnowledgeLlm
@@ -256,9 +257,11 @@ class HeadlessExecutor:
             lane.close()
 
     def __enter__(self) -> HeadlessExecutor:
+        """The executor itself; ``close`` runs on exit."""
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        """Close the lanes."""
         self.close()
 
     # --- the loop: the one place the machine is touched ----------------------------------------

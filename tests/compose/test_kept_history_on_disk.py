@@ -19,11 +19,11 @@ import pytest
 
 from desktop_agent.adapters.store.history_store import HistoryStore
 from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store
-from desktop_agent.compose.headless import HeadlessExecutor
-from desktop_agent.compose.privacy import keep_history
+from desktop_agent.compose.kept_history import keep_history
 from desktop_agent.core.privacy import DAY_S
 from desktop_agent.core.settings import PrivacySettings, Settings
 from desktop_agent.core.tools.registry import ToolRegistry
+from desktop_agent.runtime.headless import HeadlessExecutor
 from tests.compose.fakes import FakeLlm, FakeTts, say
 
 QUESTION = ("My e-mail is zoe.quill@example.com and my phone is 555-867-5309. "

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from desktop_agent.adapters.store.tools_builtin import current_time_tool
-from desktop_agent.compose.headless import HeadlessExecutor
-from desktop_agent.compose.headless_units import Interrupt
 from desktop_agent.core.ports import ChatMessage, LlmDelta
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.runtime.headless import HeadlessExecutor
+from desktop_agent.runtime.headless_units import Interrupt
 from tests.compose.fakes import FakeLlm, FakeTts, say
 
 QUESTION = "How many r's are in strawberry?"

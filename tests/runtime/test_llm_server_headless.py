@@ -13,9 +13,9 @@ from typing import Any
 
 from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.adapters.store.tools_builtin import default_tools
-from desktop_agent.compose.headless import HeadlessExecutor
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.runtime.headless import HeadlessExecutor
 from tests.adapters.llm.llm_server_rig import free_port, scripted, stalls
 from tests.compose.fakes import FakeTts
 

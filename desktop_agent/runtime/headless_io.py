@@ -1,4 +1,4 @@
-"""The plumbing of the headless executor (compose/headless.py): lanes and a virtual speaker.
+"""The plumbing of the headless executor (runtime/headless.py): lanes and a virtual speaker.
 
 ``Lane`` is one engine's thread; ``Posted`` is what a lane hands back to the calling thread;
 ``VirtualSpeaker`` is the output device of a headless turn.
@@ -42,6 +42,7 @@ class Lane:
     """
 
     def __init__(self, name: str) -> None:
+        """Start the lane's thread, named ``headless-<name>``."""
         self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._loop, name=f"headless-{name}", daemon=True)
         self._thread.start()
@@ -74,6 +75,7 @@ class VirtualSpeaker:
     """
 
     def __init__(self, post: Callable[[ev.Event], None], clock: Callable[[], float]) -> None:
+        """Report playback through ``post``, stamped by ``clock``."""
         self._post, self._clock = post, clock
         self._blocks: list[Any] = []
         self._played: dict[int, int] = {}
