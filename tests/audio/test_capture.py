@@ -10,16 +10,7 @@ import pytest
 from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline, playback_onset_s
 from desktop_agent.audio.capture_trace import ENV_VAR, CaptureTrace
 from desktop_agent.core.listening.segmenter import SegmentEvent
-
-
-class LoudnessVad:
-    """Speech exactly where the frame is loud (stands in for Silero)."""
-
-    def speech_probability(self, frame: np.ndarray) -> float:
-        return 0.9 if float(np.max(np.abs(frame))) > 0.005 else 0.05
-
-    def reset(self) -> None:
-        pass
+from tests.fakes.vad import HesitantVad, LoudnessVad
 
 
 class PassThroughAec:
@@ -60,16 +51,6 @@ def test_onsets_are_confirmed_sooner_while_the_assistant_speaks() -> None:
     playing.set_playback(False)
     playing.reset_segmenter()
     assert _frames_to_onset(playing, _tone(12, seed=1)) == 8
-
-
-class HesitantVad:
-    """Scores every frame 0.45: a soft syllable, just under the usual threshold."""
-
-    def speech_probability(self, frame: np.ndarray) -> float:
-        return 0.45
-
-    def reset(self) -> None:
-        pass
 
 
 def test_a_soft_syllable_counts_only_while_the_assistant_speaks() -> None:

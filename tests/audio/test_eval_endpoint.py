@@ -14,7 +14,7 @@ from desktop_agent.tools.eval_endpoint import (
     _TimedDetector,
     run_clip,
 )
-from tests.audio.test_turn_end import FakeDetector, ScriptedVad
+from tests.fakes.vad import FakeDetector, ScriptedVad
 
 
 class _Vad(ScriptedVad):

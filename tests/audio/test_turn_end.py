@@ -15,6 +15,7 @@ from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.listening.endpointing import Endpointer, TurnModelRule, TurnModelSettings
 from desktop_agent.core.listening.segmenter import EndReason, SegmentEvent, SpeechSegmenter
+from tests.fakes.vad import FakeDetector, ScriptedVad
 
 SHORT, MEDIUM, LONG = 0.5, 0.9, 1.6  # the Endpointer's defaults
 
@@ -84,28 +85,6 @@ def test_segmenter_ends_between_chunks_at_the_exact_instant() -> None:
 
 SPEECH = 40  # frames of speech (1.28 s) before the pause
 FRAME_S = VAD_FRAME / 16_000
-
-
-class ScriptedVad:
-    """Speech where the frame is loud (stands in for Silero, exact frame by frame)."""
-
-    def speech_probability(self, frame: np.ndarray) -> float:
-        return 0.9 if float(np.max(np.abs(frame))) > 0.005 else 0.0
-
-    def reset(self) -> None:
-        pass
-
-
-class FakeDetector:
-    """A TurnDetector that answers a fixed probability and remembers what it heard."""
-
-    def __init__(self, probability: float) -> None:
-        self.p = probability
-        self.heard: list[int] = []
-
-    def probability(self, audio: np.ndarray) -> float:
-        self.heard.append(len(audio))
-        return self.p
 
 
 def _speech(frames: int) -> np.ndarray:

@@ -15,7 +15,7 @@ import pytest
 
 from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
 from desktop_agent.core.errors import AudioFileError
-from tests.compose.fakes import says_the_hour
+from tests.fakes.llm import says_the_hour
 
 CLI = [sys.executable, "-m", "desktop_agent.cli"]
 
@@ -121,7 +121,8 @@ def test_ask_reports_a_failed_turn_with_its_code_and_fix(
     from desktop_agent.compose import engines
     from desktop_agent.core.errors import LlmError
     from desktop_agent.core.tools.registry import ToolRegistry
-    from tests.compose.fakes import FakeLlm, FakeTts
+    from tests.fakes.llm import FakeLlm
+    from tests.fakes.tts import FakeTts
 
     def broken(messages: object) -> list[object]:
         raise LlmError("llm_crashed", "The model crashed.", "Reinstall it.")

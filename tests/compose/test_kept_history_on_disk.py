@@ -24,7 +24,8 @@ from desktop_agent.core.privacy import DAY_S
 from desktop_agent.core.settings import PrivacySettings, Settings
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.runtime.headless import HeadlessExecutor
-from tests.compose.fakes import FakeLlm, FakeTts, say
+from tests.fakes.llm import FakeLlm, say
+from tests.fakes.tts import FakeTts
 
 QUESTION = ("My e-mail is zoe.quill@example.com and my phone is 555-867-5309. "
             "What colour is a zebra?")

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store
-from tests.compose.fakes import FakeLlm, FakeTts, say
+from tests.fakes.llm import FakeLlm, say
+from tests.fakes.tts import FakeTts
 
 JUNK = {
     "random": np.random.default_rng(11).bytes(40_000),

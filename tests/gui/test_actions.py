@@ -9,18 +9,9 @@ from desktop_agent.gui.confirm_card import ConfirmCard
 from desktop_agent.gui.ledger_panel import NO_ACTIONS, NO_ALARMS, LedgerPanel, time_left_text
 from desktop_agent.runtime.view_api import ActionRow, AlarmRow
 from desktop_agent.tools.demo_view_model import RecordingViewModel
+from tests.fakes.clock import FakeClock
 
 READ_BACK = "Add a note: \u201cbuy milk\u201d?"
-
-
-class FakeClock:
-    """Seconds that only move when a test says so."""
-
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def _pending(vm: RecordingViewModel, key: str = "4.1", expires_in_s: float = 30.0) -> None:
@@ -111,18 +102,18 @@ def test_card_hides_on_executed_and_cleared_but_not_for_another_key(window, vm) 
 
 
 def test_countdown_runs_out_shows_expired_then_hides(qtbot) -> None:
-    clock = FakeClock()
-    card = ConfirmCard(clock)
+    clock = FakeClock(1000.0)
+    card = ConfirmCard(clock.now)
     qtbot.addWidget(card)
     vm = RecordingViewModel()
     card.sig_answered.connect(vm.answer_action)
     card.expired_hide_ms = 50
     _show(card, vm)
     assert card.countdown_label.text().startswith("30 s left")
-    clock.now += 12.2
+    clock.advance(12.2)
     card.tick()
     assert card.countdown_label.text().startswith("18 s left")
-    clock.now += 18.0
+    clock.advance(18.0)
     card.tick()
     assert card.title_label.text() == "Expired"
     assert not card.confirm_button.isEnabled()
@@ -180,16 +171,16 @@ def test_executed_refreshes_the_actions_list(window, vm) -> None:
 
 def test_alarms_time_left_ticks(qtbot) -> None:
     clock = FakeClock(1_700_000_000.0)
-    panel = LedgerPanel(clock)
+    panel = LedgerPanel(clock.now)
     qtbot.addWidget(panel)
-    panel.set_alarms([AlarmRow(1, "timer", "pasta", clock.now + 245),
-                      AlarmRow(2, "reminder", "call mum", clock.now + 3 * 3600 + 61)])
+    panel.set_alarms([AlarmRow(1, "timer", "pasta", clock.now() + 245),
+                      AlarmRow(2, "reminder", "call mum", clock.now() + 3 * 3600 + 61)])
     assert panel.time_left() == ["4:05", "3:01:01"]
     assert panel.alarms_tree.topLevelItem(0).text(1) == "pasta"
-    clock.now += 5
+    clock.advance(5)
     panel.tick()
     assert panel.time_left() == ["4:00", "3:00:56"]
-    clock.now += 240
+    clock.advance(240)
     panel.tick()
     assert panel.time_left()[0] == "now"
     panel.set_alarms([])

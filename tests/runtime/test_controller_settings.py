@@ -6,16 +6,7 @@ import dataclasses
 from typing import Any
 
 from desktop_agent.core.settings import Settings
-
-
-class FakeVad:
-    frame_samples = 512
-
-    def speech_probability(self, frame: Any) -> float:
-        return 0.0
-
-    def reset(self) -> None:
-        pass
+from tests.fakes.vad import FakeVad
 
 
 def make_controller(rates: list[float] | None = None) -> Any:

@@ -22,7 +22,8 @@ from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.ports import SpeechChunk
 from desktop_agent.runtime.headless import HeadlessExecutor
 from desktop_agent.runtime.headless_units import Interrupt
-from tests.compose.fakes import FakeLlm, FakeTts, say
+from tests.fakes.llm import FakeLlm, say
+from tests.fakes.tts import FakeTts
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "knowledge" / "corpus"
 CHAT = "Happy to help."

@@ -1,6 +1,6 @@
 """The headless executor: the app's turn machine driven by real or fake engines.
 
-Fake engines (tests/compose/fakes.py) make the deterministic cases: the exact transitions,
+Fake engines (tests/fakes/tts.py) make the deterministic cases: the exact transitions,
 a tool call, failures and timeouts with their codes, hands-free input, history across
 turns. The ``models`` tests run the real default models through the same executor.
 """
@@ -23,7 +23,9 @@ from desktop_agent.core.text.normalize import normalize_for_speech
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.headless import HeadlessExecutor
-from tests.compose.fakes import SAMPLES_PER_CHAR, FakeAsr, FakeLlm, FakeTts, say, says_the_hour
+from tests.fakes.asr import FakeAsr
+from tests.fakes.llm import FakeLlm, say, says_the_hour
+from tests.fakes.tts import SAMPLES_PER_CHAR, FakeTts
 
 ANSWER = "Hi there. How can I help you today?"
 TIME_CALL = ToolCall("get_current_time", {}, "call-1")

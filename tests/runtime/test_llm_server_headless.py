@@ -17,7 +17,7 @@ from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.headless import HeadlessExecutor
 from tests.adapters.llm.llm_server_rig import free_port, scripted, stalls
-from tests.compose.fakes import FakeTts
+from tests.fakes.tts import FakeTts
 
 FAILED_TURN = [
     "LISTENING->USER_SPEAKING (ptt_pressed)",

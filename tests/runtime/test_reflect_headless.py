@@ -10,7 +10,8 @@ from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.headless import HeadlessExecutor
 from desktop_agent.runtime.headless_units import Interrupt
-from tests.compose.fakes import FakeLlm, FakeTts, say
+from tests.fakes.llm import FakeLlm, say
+from tests.fakes.tts import FakeTts
 
 QUESTION = "How many r's are in strawberry?"
 

@@ -9,7 +9,7 @@ import pytest
 from desktop_agent.audio.speech_chunk import join_pieces, speak_text
 from desktop_agent.core.ports import ChatMessage, LlmDelta, SpeechChunk, WordTiming
 from desktop_agent.core.tools.answer import guard_llm_run, tool_context
-from tests.compose.fakes import SAMPLES_PER_CHAR, FakeTts, piece
+from tests.fakes.tts import SAMPLES_PER_CHAR, FakeTts, piece
 
 SENTENCE = "It is 08:02 on Monday."
 AFTER_TOOL = (ChatMessage("system", "You help."), ChatMessage("user", "What time is it?"),

@@ -28,7 +28,7 @@ from desktop_agent.core.tools.specs import BUILTIN_SPECS
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.runtime.headless import HeadlessExecutor
 from tests.adapters.llm.llm_server_rig import LlamaServer
-from tests.compose.fakes import FakeTts
+from tests.fakes.tts import FakeTts
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 

@@ -73,7 +73,8 @@ def test_written_prefix_never_claims_more_than_was_heard() -> None:
 def test_the_history_keeps_the_written_form_of_what_was_heard() -> None:
     from desktop_agent.core.tools.registry import ToolRegistry
     from desktop_agent.runtime.headless import HeadlessExecutor
-    from tests.compose.fakes import FakeLlm, FakeTts, say
+    from tests.fakes.llm import FakeLlm, say
+    from tests.fakes.tts import FakeTts
 
     llm = FakeLlm(lambda messages: say("The meeting is at 14:30 with 3 people."))
     with HeadlessExecutor(llm, FakeTts(), ToolRegistry([])) as executor:

@@ -18,7 +18,7 @@ from desktop_agent.core.turns.context import normalise_for_compare
 from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.states import JobId, State, Transition
 from desktop_agent.core.turns.telemetry import TurnSpan
-from desktop_agent.tools.fakes import FakeClock
+from tests.fakes.clock import FakeClock
 
 if TYPE_CHECKING:
     from tests.core.turns.scenario import Script

@@ -1,4 +1,4 @@
-"""Fakes shared by tests and benchmarks (never imported by the product)."""
+"""A fake clock: seconds that move only when a test says so."""
 
 from __future__ import annotations
 
