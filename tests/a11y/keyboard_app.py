@@ -32,9 +32,9 @@ from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.turns.states import State
+from desktop_agent.devtools.demo_view_model import RecordingViewModel
 from desktop_agent.gui.main_window import MainWindow
 from desktop_agent.runtime.view_api import ActionRow, AlarmRow, LoadProgress
-from desktop_agent.tools.demo_view_model import RecordingViewModel
 
 S = State
 NOTE = "Take a note: buy milk."

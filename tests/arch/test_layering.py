@@ -1,8 +1,8 @@
 """The import arrows point one way, and no module imports itself round a circle.
 
-    cli -> tools -> compose -> gui -> runtime -> adapters -> audio -> core
+    cli -> devtools -> compose -> gui -> runtime -> adapters -> audio -> core
 
-(``tools`` may use everything below it; nothing in the product imports ``tools``.)
+(``devtools`` may use everything below it; nothing in the product imports ``devtools``.)
 Checked statically on the source (every import statement, including lazy ones inside
 functions and ``TYPE_CHECKING`` blocks), so a wrong arrow fails the build even if that code
 path never runs here. The checker is tested on small trees of its own below.
@@ -19,9 +19,9 @@ import pytest
 PKG = Path(__file__).resolve().parents[2] / "desktop_agent"
 TOP = "desktop_agent"
 
-LAYERS = ("core", "audio", "adapters", "runtime", "gui", "compose", "tools", "cli")
+LAYERS = ("core", "audio", "adapters", "runtime", "gui", "compose", "devtools", "cli")
 """Bottom to top: a layer may import only the layers before it (and itself)."""
-TOP_LEVEL_MODULES = {"__init__", "__main__", "cli"}
+TOP_LEVEL_MODULES = {"__init__", "__main__"}
 """The only modules allowed directly in the package."""
 
 SIDEWAYS_FORBIDDEN = {"gui": {"adapters", "audio"}}
@@ -196,14 +196,14 @@ def test_no_circle_between_subpackages() -> None:
     assert _cycles(_units(_graph(PKG))) == []
 
 
-def test_the_top_level_holds_only_the_cli() -> None:
+def test_the_top_level_holds_only_the_layers() -> None:
     assert _strays(PKG) == []
 
 
-def test_nothing_in_the_product_imports_tools() -> None:
+def test_nothing_in_the_product_imports_devtools() -> None:
     product = [m for m, deps in _graph(PKG).items()
-               if _layer_of(m) not in ("tools", "cli")
-               and any(d.startswith(f"{TOP}.tools") for d in deps)]
+               if _layer_of(m) not in ("devtools", "cli")
+               and any(d.startswith(f"{TOP}.devtools") for d in deps)]
     assert product == []
 
 
@@ -265,10 +265,11 @@ def test_the_checker_finds_a_circle_between_subpackages(tmp_path: Path) -> None:
 
 
 def test_the_checker_finds_strays(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"cli.py": "", "app.py": "", "bench/x.py": "", "core/y.py": ""})
-    assert _strays(root) == ["app.py", "bench"]
+    root = _tree(tmp_path, {"cli/x.py": "", "app.py": "", "bench/x.py": "", "core/y.py": "",
+                            "cli.py": ""})
+    assert _strays(root) == ["app.py", "bench", "cli.py"]
 
 
-@pytest.mark.parametrize("layer", LAYERS[:-1])
+@pytest.mark.parametrize("layer", LAYERS)
 def test_every_layer_exists(layer: str) -> None:
     assert (PKG / layer / "__init__.py").is_file()

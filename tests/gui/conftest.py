@@ -15,8 +15,8 @@ import pytest  # noqa: E402
 
 from desktop_agent.adapters.store import settings_store  # noqa: E402
 from desktop_agent.core.settings import Settings  # noqa: E402
+from desktop_agent.devtools.demo_view_model import RecordingViewModel  # noqa: E402
 from desktop_agent.gui.main_window import MainWindow  # noqa: E402
-from desktop_agent.tools.demo_view_model import RecordingViewModel  # noqa: E402
 
 pytestmark = pytest.mark.gui
 

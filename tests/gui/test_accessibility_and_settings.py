@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from desktop_agent.adapters.store import settings_store
 from desktop_agent.core.setting_specs import SETTING_SPECS
 from desktop_agent.core.settings import Settings
+from desktop_agent.devtools.gui_screenshots import take_screenshots
 from desktop_agent.gui.main_window import MainWindow
 from desktop_agent.runtime.view_api import ErrorNotice
-from desktop_agent.tools.gui_screenshots import take_screenshots
 
 MAIN_TAB_ORDER = [
     "Push to talk", "Interaction mode", "Conversation", "Actions done", "Timers and reminders",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from desktop_agent.devtools.demo_view_model import RecordingViewModel
 from desktop_agent.gui.confirm_card import ConfirmCard
 from desktop_agent.gui.ledger_panel import NO_ACTIONS, NO_ALARMS, LedgerPanel, time_left_text
 from desktop_agent.runtime.view_api import ActionRow, AlarmRow
-from desktop_agent.tools.demo_view_model import RecordingViewModel
 from tests.fakes.clock import FakeClock
 
 READ_BACK = "Add a note: \u201cbuy milk\u201d?"

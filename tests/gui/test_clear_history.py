@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
+from desktop_agent.devtools.demo_view_model import RecordingViewModel
 from desktop_agent.gui.privacy_menu import KEPT_NOTHING
-from desktop_agent.tools.demo_view_model import RecordingViewModel
 
 
 class ClearingViewModel(RecordingViewModel):

@@ -10,10 +10,10 @@ from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.turns.states import State
+from desktop_agent.devtools.demo_view_model import HEARD, UNHEARD, RecordingViewModel, play_script
 from desktop_agent.gui.conversation import CUT_MARKER
 from desktop_agent.gui.main_window import MainWindow
 from desktop_agent.runtime.view_api import ErrorNotice, LoadProgress
-from desktop_agent.tools.demo_view_model import HEARD, UNHEARD, RecordingViewModel, play_script
 
 S = State
 

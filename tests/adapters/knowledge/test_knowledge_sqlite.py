@@ -19,7 +19,7 @@ from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeInd
 from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.knowledge.index import IndexProgress
-from desktop_agent.tools.text_pdf import prose_page, text_pdf
+from desktop_agent.devtools.text_pdf import prose_page, text_pdf
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "knowledge" / "corpus"
 PDF = CORPUS / "boiler_manual.pdf"

@@ -9,7 +9,7 @@ from desktop_agent.adapters.listening import speex
 from desktop_agent.adapters.listening.speex import EchoPath, SpeexEchoCanceller, SpeexPreprocessor
 from desktop_agent.audio.frames import float32_to_int16
 from desktop_agent.core.errors import DeviceError
-from desktop_agent.tools.simulate import room_echo
+from desktop_agent.devtools.simulate import room_echo
 from tests.audio.speech import synth_16k
 
 FS = 16_000

@@ -1,7 +1,7 @@
 """Write corpus/boiler_manual.pdf: a two-page PDF with a text layer, built by hand.
 
 Page 1 is prose; page 2 is a table laid out as columns (each cell placed at its own x), as
-a word processor's PDF export would. No dependency: desktop_agent/tools/text_pdf.py writes
+a word processor's PDF export would. No dependency: desktop_agent/devtools/text_pdf.py writes
 standard Type 1 text (Helvetica), one uncompressed content stream a page, and a
 cross-reference table with exact byte offsets.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_agent.tools.text_pdf import Run, prose_page, text_pdf
+from desktop_agent.devtools.text_pdf import Run, prose_page, text_pdf
 
 OUT = Path(__file__).resolve().parent / "corpus" / "boiler_manual.pdf"
 TITLE = "Aquaheat 24 combi boiler - user manual"

@@ -23,7 +23,7 @@ unknown. Until it arrives, the previous partial's answer stands.
 Waits are also given by what the transcript rule made of the final text: "short" (a
 complete sentence), "medium" (no hint), "long" (a trailing "and", "to", "...").
 
-Entry point: ``python -m desktop_agent.tools.eval_endpoint [--pairs N] [--asr-s S]
+Entry point: ``python -m desktop_agent.devtools.eval_endpoint [--pairs N] [--asr-s S]
 [--prompts N]`` (``main(argv)``; about 10 minutes on two busy cores).
 """
 

@@ -6,7 +6,7 @@ room response + gain, optionally a soft-clipping loudspeaker), cancels it with
 the first second, 2-3 s, and the steady state. A second pass adds near-end speech
 while the far end plays (double talk) and reports how much the near-end level changes
 from the microphone to the canceller output. :func:`ptt_to_silence` times how long the
-Player takes to fall silent after a flush, and :mod:`desktop_agent.tools.bench_bargein` adds the
+Player takes to fall silent after a flush, and :mod:`desktop_agent.devtools.bench_bargein` adds the
 barge-in figures on the real models. Figures are printed, never asserted.
 """
 
@@ -20,8 +20,8 @@ import numpy as np
 
 from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
 from desktop_agent.audio.frames import float32_to_int16
-from desktop_agent.tools.busy import busy_processes
-from desktop_agent.tools.simulate import room_echo, speech_like
+from desktop_agent.devtools.busy import busy_processes
+from desktop_agent.devtools.simulate import room_echo, speech_like
 
 FS = 16_000
 _WIN = FS // 10  # 100 ms analysis windows
@@ -163,8 +163,9 @@ def run(json_out: bool = False, quick: bool = False, load: int = 0) -> dict[str,
         aec_realtime_factor (CPU seconds per audio second), and the same ERLE/double-talk
         figures for the linear filter alone (``linear_*``) and a soft-clipping
         loudspeaker (``softclip_*``); ptt_to_silence_* (:func:`ptt_to_silence` on a
-        Piper answer); and the barge-in figures of :func:`desktop_agent.tools.bench_bargein.measure`
-        (``bargein_error`` instead when the models are missing).
+        Piper answer); and the barge-in figures of
+        :func:`desktop_agent.devtools.bench_bargein.measure` (``bargein_error`` instead when
+        the models are missing).
     """
     with busy_processes(load):
         result = _measure_all(quick)
@@ -179,8 +180,8 @@ def run(json_out: bool = False, quick: bool = False, load: int = 0) -> dict[str,
 
 def _measure_all(quick: bool) -> dict[str, Any]:
     """Every figure of the bench (the barge-in trial rows under ``bargein_trial_rows``)."""
+    import desktop_agent.devtools.bench_bargein as bench_bargein
     from desktop_agent.core.errors import ModelError
-    from desktop_agent.tools import bench_bargein
 
     t0 = time.perf_counter()
     result: dict[str, Any] = dict(measure())

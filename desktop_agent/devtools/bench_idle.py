@@ -1,6 +1,6 @@
 """``desktop-agent bench idle``: the app's CPU and memory with the window open and nobody talking.
 
-Starts a private PulseAudio daemon (tools/pulse_daemon.py: a null speaker and a null
+Starts a private PulseAudio daemon (devtools/pulse_daemon.py: a null speaker and a null
 microphone), a virtual X display (Xvfb), and the real app (``python -m desktop_agent gui``)
 with default settings in a temporary config folder. After ``settle_s`` (the models load,
 the prompt is evaluated), it reads the process's CPU time from /proc over ``seconds`` and
@@ -99,7 +99,7 @@ def run(seconds: float = 30.0, settle_s: float = 45.0, as_json: bool = False,
     socket nobody listens on, and there is no sound card): the app cannot open a device
     and keeps retrying, which must not cost more than an idle app.
     """
-    from desktop_agent.tools.pulse_daemon import PulseDaemon
+    from desktop_agent.devtools.pulse_daemon import PulseDaemon
 
     pulse = PulseDaemon().start() if sound_server else None
     xvfb, display = _start_xvfb()

@@ -26,7 +26,7 @@ then a totals object: ``n``, ``blurt_accuracy``, ``final_accuracy``, ``false_con
   answer that still arrived (the loop must be cancelled: 0).
 
 Task file: JSONL ``{"id", "question", "check": C}`` (``verdict_grade`` describes C); the
-default is the project's own set (desktop_agent/tools/data/verdict_tasks.jsonl).
+default is the project's own set (desktop_agent/devtools/data/verdict_tasks.jsonl).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_agent.tools.verdict_grade import check_error, false_confession, grade
+from desktop_agent.devtools.verdict_grade import check_error, false_confession, grade
 
 DEFAULT_TASKS: Final = Path(__file__).with_name("data") / "verdict_tasks.jsonl"
 EXIT_OK, EXIT_USAGE = 0, 2

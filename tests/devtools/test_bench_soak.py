@@ -18,9 +18,9 @@ import pytest
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError, LlmError
 from desktop_agent.core.ports import LlmDelta, ToolCall
-from desktop_agent.tools import soak_faults
-from desktop_agent.tools.bench_soak import summarize
-from desktop_agent.tools.soak_run import FAULTS, _turn_record, plan
+from desktop_agent.devtools import soak_faults
+from desktop_agent.devtools.bench_soak import summarize
+from desktop_agent.devtools.soak_run import FAULTS, _turn_record, plan
 
 SOAK_LLM = "smollm2-135m-instruct"
 
@@ -144,7 +144,7 @@ def test_the_report_counts_stuck_turns_crashes_and_a_dead_child() -> None:
 def test_short_soak_every_fault_no_stuck_turn_no_crash(models: Any) -> None:
     from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.errors import ModelError
-    from desktop_agent.tools.bench_soak import run_soak
+    from desktop_agent.devtools.bench_soak import run_soak
     from tests.needs import unavailable
 
     try:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.tools.bench_verdicts import DEFAULT_TASKS, load_tasks, totals
-from desktop_agent.tools.verdict_grade import (
+from desktop_agent.devtools.bench_verdicts import DEFAULT_TASKS, load_tasks, totals
+from desktop_agent.devtools.verdict_grade import (
     check_error,
     confession_at,
     false_confession,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.adapters.paths import app_resource
-from desktop_agent.tools.desktop_entry import entry_text
+from desktop_agent.cli.desktop_entry import entry_text
 
 VENV_COMMAND = Path(sys.executable).parent / "desktop-agent"
 

@@ -3,7 +3,7 @@
 The real runtime (compose/runtime.build_runtime) on the PulseAudio ``pulse`` devices, with
 the echo canceller on: spoken questions are Piper WAVs played into the virtual microphone
 with push-to-talk, typed ones go through ``ask_text``. Each turn gets one fault from the
-seed: an engine fault (tools/soak_faults.py), a barge-in (the push-to-talk key, or the
+seed: an engine fault (devtools/soak_faults.py), a barge-in (the push-to-talk key, or the
 user's voice in hands-free mode, through the real capture path), or losing the sound
 card mid-reply (the PulseAudio modules unloaded, then loaded again). One JSON line per
 turn goes to ``out``, then one summary line.
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from desktop_agent.tools.soak_faults import ENGINE_FAULTS, FaultSwitch
+from desktop_agent.devtools.soak_faults import ENGINE_FAULTS, FaultSwitch
 
 FAULTS: Final = ("none", *ENGINE_FAULTS, "barge_in_ptt", "barge_in_voice", "device_loss")
 """Every kind of turn; the first ``len(FAULTS)`` turns hold each once (shuffled)."""
@@ -161,6 +161,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     """
     from PySide6.QtCore import QCoreApplication
 
+    import desktop_agent.devtools.soak_faults as soak_faults
     from desktop_agent.adapters.audio.device_audio import DeviceAudio
     from desktop_agent.compose.engines import resolve_models
     from desktop_agent.compose.runtime import build_runtime
@@ -168,9 +169,8 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     from desktop_agent.core.turns import events as ev
     from desktop_agent.core.turns.policy import TurnPolicy
     from desktop_agent.core.turns.states import State
+    from desktop_agent.devtools.pulse_daemon import PulseDaemon
     from desktop_agent.runtime.heap_keeper import MIN_GAP_S
-    from desktop_agent.tools import soak_faults
-    from desktop_agent.tools.pulse_daemon import PulseDaemon
 
     policy = policy or TurnPolicy()
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
@@ -390,7 +390,7 @@ def _turn_record(i: int, kind: str, spoken: bool, question: str, trans: list[tup
 
 
 def main(argv: list[str]) -> None:
-    """``python -m desktop_agent.tools.soak_run OUT TURNS SEED MAX_TOKENS [LLM]``."""
+    """``python -m desktop_agent.devtools.soak_run OUT TURNS SEED MAX_TOKENS [LLM]``."""
     out, turns, seed, max_tokens = Path(argv[0]), int(argv[1]), int(argv[2]), int(argv[3])
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

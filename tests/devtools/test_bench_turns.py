@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from desktop_agent.tools.bench_turns import speech_end_index, summarize
+from desktop_agent.devtools.bench_turns import speech_end_index, summarize
 
 
 def test_speech_end_is_found_by_energy_not_by_the_clip_length() -> None:

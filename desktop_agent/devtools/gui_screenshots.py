@@ -2,7 +2,7 @@
 
 Usage (a display is needed for real fonts; offscreen works too)::
 
-    xvfb-run -a -s "-screen 0 1400x900x24" python -m desktop_agent.tools.gui_screenshots OUT_DIR
+    xvfb-run -a -s "-screen 0 1400x900x24" python -m desktop_agent.devtools.gui_screenshots OUT_DIR
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_agent.core.settings import Settings
-from desktop_agent.gui.main_window import MainWindow
-from desktop_agent.tools.demo_view_model import (
+from desktop_agent.devtools.demo_view_model import (
     RecordingViewModel,
     play_actions_script,
     play_script,
 )
+from desktop_agent.gui.main_window import MainWindow
 
 
 def _grab(widget: QWidget, path: Path) -> Path:
@@ -68,7 +68,7 @@ def take_screenshots(out_dir: Path, settings: Settings | None = None) -> list[Pa
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry: ``python -m desktop_agent.tools.gui_screenshots OUT_DIR``."""
+    """Command line entry: ``python -m desktop_agent.devtools.gui_screenshots OUT_DIR``."""
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0]) if args else Path("screenshots")
     app = QApplication.instance() or QApplication(sys.argv[:1])

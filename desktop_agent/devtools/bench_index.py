@@ -4,7 +4,7 @@
 
 The corpus is synthetic and made in a temporary folder: 90% of the pages as one-page
 Markdown and text files (about 350 words each, headings and paragraphs), the rest as one
-PDF of that many pages (written by tools/text_pdf.py, text layer through pypdf). Figures:
+PDF of that many pages (written by devtools/text_pdf.py, text layer through pypdf). Figures:
 the cold indexing time and pages per second, passages, index size on disk, a second run
 over the unchanged folder, and search latency (p50, p95) over spoken-style questions.
 Timing is printed, never asserted.
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.tools.text_pdf import prose_page, text_pdf
+from desktop_agent.devtools.text_pdf import prose_page, text_pdf
 
 SEED = 11
 WORDS_PER_PAGE = 350

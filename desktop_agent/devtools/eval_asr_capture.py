@@ -103,7 +103,7 @@ class CaptureReplay:
             ) -> tuple[str, dict[str, Any]]:
         """(the turns' transcripts joined, the figures) for one recording."""
         from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
-        from desktop_agent.tools.simulate import room_echo
+        from desktop_agent.devtools.simulate import room_echo
 
         audio = np.asarray(audio, dtype=np.float32).reshape(-1)
         lead = int((REPLY_LEAD_S if self.reply is not None else LEAD_S) * FS)

@@ -2,7 +2,7 @@
 
 Everything is measured from audio on a simulated clock (10 ms blocks, not real time):
 the assistant's Piper answer plays through a synthetic echo path (delay + room response
-+ gain, :func:`~desktop_agent.tools.simulate.room_echo`) into the real CapturePipeline
++ gain, :func:`~desktop_agent.devtools.simulate.room_echo`) into the real CapturePipeline
 (speexdsp AEC, Silero VAD, echo gate, segmenter); a "user" (Piper at another pace and
 pitch, or a cough, clap, knock or breath) is mixed in from a known sample. Onsets are
 handled as the runtime does: onsets within the warm-up after playback start are echo;
@@ -27,8 +27,8 @@ from desktop_agent.core.listening.bargein import BargeInDecider, Decision, Verdi
 from desktop_agent.core.listening.bargein_judge import BargeInJudge, TranscribeRequest
 from desktop_agent.core.listening.endpointing import is_hallucination
 from desktop_agent.core.listening.segmenter import SegmentEvent
+from desktop_agent.devtools.simulate import EchoPath, true_start
 from desktop_agent.runtime.bargein_tracker import TICK_MS
-from desktop_agent.tools.simulate import EchoPath, true_start
 
 FS = 16_000
 BLOCK = 160
@@ -296,7 +296,7 @@ class Trial:
 
 def trial_set(voices: Voices, quick: bool) -> list[Trial]:
     """The interruptions, backchannels and non-speech sounds, at a few levels and echo gains."""
-    from desktop_agent.tools.simulate import NONSPEECH_KINDS, nonspeech
+    from desktop_agent.devtools.simulate import NONSPEECH_KINDS, nonspeech
 
     gains = (0.5,) if quick else (0.3, 0.7)
     levels = (0.4,) if quick else (0.5, 0.2)

@@ -67,7 +67,7 @@ def _pct(values: list[float], q: float) -> float:
 def _questions(wav_dir: Path | None, quick: bool) -> list[tuple[str, Any]]:
     """(name, 16 kHz float32 audio) of each question."""
     from desktop_agent.adapters.audio.audio_files import read_audio
-    from desktop_agent.tools.screenshot_turn import speech as _speech
+    from desktop_agent.devtools.screenshot_turn import speech as _speech
 
     if wav_dir is not None:
         files = sorted(p for p in wav_dir.iterdir() if p.suffix.lower() in (".wav", ".flac",

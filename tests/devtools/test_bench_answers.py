@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.knowledge import LIMITATION, Quote
-from desktop_agent.tools.bench_answers import (
+from desktop_agent.devtools.bench_answers import (
     Question,
     Spoken,
     load_questions,

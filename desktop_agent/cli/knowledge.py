@@ -52,7 +52,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run one ``knowledge`` action; the exit status."""
     if args.action == "bench":
-        from desktop_agent.tools.bench_index import run_bench
+        from desktop_agent.devtools.bench_index import run_bench
 
         return run_bench(pages=args.pages, as_json=args.json)
     if args.action == "search":

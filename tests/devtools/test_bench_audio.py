@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.tools import bench_audio, bench_bargein
-from desktop_agent.tools.simulate import nonspeech, speech_like
+from desktop_agent.devtools import bench_audio, bench_bargein
+from desktop_agent.devtools.simulate import nonspeech, speech_like
 
 REQUIRED = ("erle_steady_db", "doubletalk_nearend_change_db", "ptt_to_silence_p95_ms",
             "onset_to_duck_p95_ms", "self_interruptions", "false_barge_in_rate",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
-from desktop_agent.tools.bench_tools import Outcome, args_equal, load_utterances, metrics
+from desktop_agent.devtools.bench_tools import Outcome, args_equal, load_utterances, metrics
 
 
 def _o(expected: str | None, got: str | None, exp_args: dict | None = None,

@@ -2,7 +2,7 @@
 
 Input is a folder of pairs, ``NAME.wav`` (or .flac/.mp3/.ogg: any rate, any channels)
 with ``NAME.txt`` (what was said), or ``--set real``: the evaluation set in
-``tools/data/asr_eval.toml`` (real human recordings that Debian packages install).
+``devtools/data/asr_eval.toml`` (real human recordings that Debian packages install).
 
 Each file is transcribed by the chosen ASR model (the settings' by default, ``--asr``
 to choose) and scored after the normalisation of :mod:`desktop_agent.core.text.wer`:
@@ -279,12 +279,12 @@ def run(folder: Path | None, *, use_set: str | None = None, asr: str | None = No
 
     replay: Any = None
     if through == "capture":
-        from desktop_agent.tools.eval_asr_capture import CaptureReplay
+        from desktop_agent.devtools.eval_asr_capture import CaptureReplay
 
         replay = CaptureReplay(with_reply=with_reply)
     elif through == "partials":
         from desktop_agent.core.listening.partials import PartialSettings
-        from desktop_agent.tools.eval_asr_partials import PartialsReplay
+        from desktop_agent.devtools.eval_asr_partials import PartialsReplay
 
         replay = PartialsReplay(engine, settings=PartialSettings(min_commit_words=commit_words))
     transcribe(_warm_audio())  # the first call pays for lazy set-up, not the first file
@@ -354,7 +354,7 @@ def add_parser(sub: Any) -> None:
     source = ev.add_mutually_exclusive_group(required=True)
     source.add_argument("--dir", type=Path, help="a folder of NAME.wav + NAME.txt pairs")
     source.add_argument("--set", choices=["real"], dest="eval_set",
-                        help="the real-voice set of tools/data/asr_eval.toml (installed "
+                        help="the real-voice set of devtools/data/asr_eval.toml (installed "
                              "Debian recordings)")
     ev.add_argument("--asr", default=None, help="ASR model id or folder (default: settings)")
     ev.add_argument("--through", choices=["capture", "partials"], default=None,

@@ -14,7 +14,7 @@ import pytest
 
 from desktop_agent.cli import main
 from desktop_agent.core.errors import AgentError
-from desktop_agent.tools.eval_asr import (
+from desktop_agent.devtools.eval_asr import (
     MANIFEST,
     Sample,
     evaluate,

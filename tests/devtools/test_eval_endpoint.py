@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from desktop_agent.core.listening.endpointing import TurnModelSettings
-from desktop_agent.tools.eval_endpoint import (
+from desktop_agent.devtools.eval_endpoint import (
     FS,
     LEAD_S,
     Clip,

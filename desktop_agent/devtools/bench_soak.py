@@ -1,7 +1,7 @@
 """``desktop-agent bench soak``: many turns under faults and load, on a virtual sound card.
 
-Starts a private PulseAudio daemon (tools/pulse_daemon.py), ``load`` busy processes if
-asked, and the soak (tools/soak_run.py) in a child process, so that even a crash of the
+Starts a private PulseAudio daemon (devtools/pulse_daemon.py), ``load`` busy processes if
+asked, and the soak (devtools/soak_run.py) in a child process, so that even a crash of the
 app's process is counted rather than taking the benchmark down with it. Prints one JSON
 object: ``turns``, ``stuck_turns``, ``crashes`` (the child died, a worker or capture
 thread stopped, or an exception escaped to a last-resort handler), ``overrun_replies``,
@@ -11,7 +11,7 @@ that goes on is a leak), ``rss_end_mb``, ``memory_first_last`` (anonymous and fi
 RSS and live Python objects after the first and the last turn: which kind grows),
 ``p50``/``p95_first_audio_ms`` (from the endpoint), the faults injected and how the turns
 ended; ``--details`` adds each stuck, overrun or crashed turn. Figures and counts, not
-asserts: the test (tests/tools/test_bench_soak.py) asserts on the counts.
+asserts: the test (tests/devtools/test_bench_soak.py) asserts on the counts.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.tools.busy import busy_processes
+from desktop_agent.devtools.busy import busy_processes
 
 
 def add_arguments(bench: argparse.ArgumentParser) -> None:
@@ -97,7 +97,7 @@ def run_soak(turns: int = 300, seed: int = 1, load: int = 0, llm: str | None = N
     ``quick_timeouts`` shortens the stage timeouts (tests: hangs cost seconds, not tens of
     seconds); ``timeout_s`` bounds the child (default: 3 minutes a turn).
     """
-    from desktop_agent.tools.pulse_daemon import PulseDaemon
+    from desktop_agent.devtools.pulse_daemon import PulseDaemon
 
     pulse = PulseDaemon().start()
     busy = busy_processes(load)
@@ -110,7 +110,7 @@ def run_soak(turns: int = 300, seed: int = 1, load: int = 0, llm: str | None = N
         env["DESKTOP_AGENT_SOAK_QUICK"] = "1"
     if max_minutes is not None:
         env["DESKTOP_AGENT_SOAK_UNTIL"] = str(time.time() + max_minutes * 60)
-    cmd = [sys.executable, "-m", "desktop_agent.tools.soak_run", str(out), str(turns),
+    cmd = [sys.executable, "-m", "desktop_agent.devtools.soak_run", str(out), str(turns),
            str(seed), str(max_tokens), llm or ""]
     t0 = time.monotonic()
     try:

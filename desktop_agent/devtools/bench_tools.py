@@ -1,7 +1,7 @@
 """Tool-call benchmark: does the assistant call the right tool, with the right words, only then?
 
 ``desktop-agent bench tools [--json] [--model PATH]`` runs the project's own utterance set
-(``tools/data/tool_utterances.jsonl``: tool requests in several spoken phrasings,
+(``devtools/data/tool_utterances.jsonl``: tool requests in several spoken phrasings,
 chit-chat, statements, read-aloud sentences, questions answered from knowledge) through the
 shipping path, ``LlamaLlm.stream_chat`` with every built-in tool, and prints:
 
@@ -73,7 +73,7 @@ class Outcome:
 def load_utterances(path: Path | None = None, name: str = "dev") -> list[Utterance]:
     """One utterance set (the packaged ``name`` unless ``path`` is given)."""
     if path is None:
-        text = resources.files("desktop_agent.tools").joinpath("data", SETS[name]).read_text(
+        text = resources.files("desktop_agent.devtools").joinpath("data", SETS[name]).read_text(
             encoding="utf-8")
     else:
         text = path.read_text(encoding="utf-8")

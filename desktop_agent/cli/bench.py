@@ -1,0 +1,41 @@
+"""``desktop-agent bench SUITE``: which benchmark runs (they live in devtools/)."""
+
+from __future__ import annotations
+
+import argparse
+
+from desktop_agent.cli.exit_codes import EXIT_OK
+
+
+def _bench(args: argparse.Namespace) -> int:
+    if args.suite == "soak":
+        from desktop_agent.devtools.bench_soak import run as run_soak
+
+        return run_soak(args)
+    if args.suite == "idle":
+        from desktop_agent.devtools.bench_idle import run as run_idle
+
+        run_idle(seconds=args.seconds, as_json=args.json,
+                 sound_server=not args.no_sound_server)
+        return EXIT_OK
+    if args.suite == "audio":
+        from desktop_agent.devtools.bench_audio import run
+
+        run(json_out=args.json, quick=args.quick, load=args.load)
+        return EXIT_OK
+    if args.suite == "verdicts":
+        from desktop_agent.devtools.bench_verdicts import run_cli as run_verdicts
+
+        return run_verdicts(args)
+    if args.suite == "answers":
+        from desktop_agent.devtools.bench_answers import run_cli
+
+        return run_cli(args)
+    if args.suite == "tools":
+        from desktop_agent.devtools.bench_tools import run_bench as run_tools
+
+        return run_tools(as_json=args.json, model=args.model, llm_only=args.llm_only)
+    from desktop_agent.devtools.bench_turns import run_bench
+
+    return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick,
+                     llm_server=args.llm_server, hands_free=args.hands_free, asr=args.asr)
