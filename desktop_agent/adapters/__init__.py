@@ -1,0 +1,18 @@
+"""Adapters: one module per engine or outside system, behind a core port.
+
+Grouped by role (asr, tts, llm, listening, audio, store, knowledge, models). Never PySide6.
+"""
+
+__all__ = [
+    "asr",
+    "audio",
+    "heap_trim",
+    "knowledge",
+    "listening",
+    "llm",
+    "models",
+    "offline",
+    "paths",
+    "store",
+    "tts",
+]

@@ -21,6 +21,17 @@ from desktop_agent.cli.models import _models
 from desktop_agent.cli.parser import _parser
 from desktop_agent.core.errors import AgentError
 
+__all__ = [
+    "ask",
+    "bench",
+    "desktop_entry",
+    "exit_codes",
+    "knowledge",
+    "models",
+    "parser",
+    "main",
+]
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``desktop-agent`` console script."""

@@ -2,3 +2,15 @@
 
 The only package that imports every layer (core, audio, adapters, runtime, gui).
 """
+
+__all__ = [
+    "desktop",
+    "engines",
+    "kept_history",
+    "knowledge",
+    "ledger",
+    "llm_backend",
+    "reflection",
+    "replay",
+    "runtime",
+]

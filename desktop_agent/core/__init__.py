@@ -1,1 +1,19 @@
 """The pure core: stdlib only. No Qt, numpy, audio or model libraries, no clock reads."""
+
+__all__ = [
+    "cancel",
+    "clock",
+    "conversation",
+    "errors",
+    "knowledge",
+    "listening",
+    "manifest",
+    "ports",
+    "privacy",
+    "reflection",
+    "setting_specs",
+    "settings",
+    "text",
+    "tools",
+    "turns",
+]

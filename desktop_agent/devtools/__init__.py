@@ -1,4 +1,31 @@
-"""Tools around the product: doctor, benchmarks, screenshot drivers, fakes for tests.
+"""Tools around the product: doctor, benchmarks, evaluation, screenshots, soak.
 
 Nothing in the product (core, audio, adapters, runtime, gui, compose) imports this package.
 """
+
+__all__ = [
+    "bench_answers",
+    "bench_audio",
+    "bench_bargein",
+    "bench_idle",
+    "bench_index",
+    "bench_soak",
+    "bench_tools",
+    "bench_turns",
+    "bench_verdicts",
+    "busy",
+    "demo_view_model",
+    "doctor",
+    "eval_asr",
+    "eval_asr_capture",
+    "eval_asr_partials",
+    "eval_endpoint",
+    "gui_screenshots",
+    "pulse_daemon",
+    "screenshot_turn",
+    "simulate",
+    "soak_faults",
+    "soak_run",
+    "text_pdf",
+    "verdict_grade",
+]

@@ -1,1 +1,27 @@
 """The runtime: stage workers on their threads and the controller on the GUI thread."""
+
+__all__ = [
+    "alarm_clock",
+    "audio_workers",
+    "bargein_tracker",
+    "capture_router",
+    "controller",
+    "controller_ports",
+    "extras",
+    "headless",
+    "headless_io",
+    "headless_units",
+    "heap_keeper",
+    "history_keeper",
+    "jobs",
+    "knowledge_worker",
+    "live_settings",
+    "payloads",
+    "playback_driver",
+    "playback_monitor",
+    "recorder",
+    "spans",
+    "view_api",
+    "worker_link",
+    "workers",
+]

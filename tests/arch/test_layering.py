@@ -3,6 +3,9 @@
     cli -> devtools -> compose -> gui -> runtime -> adapters -> audio -> core
 
 (``devtools`` may use everything below it; nothing in the product imports ``devtools``.)
+Inside a layer, code is grouped by domain (``core/tools``, ``adapters/llm``...): a domain
+package is a unit, and units must not import each other round a circle either. ``core`` and
+``adapters`` keep only a few modules outside their domain packages (``LOOSE_MODULES``).
 Checked statically on the source (every import statement, including lazy ones inside
 functions and ``TYPE_CHECKING`` blocks), so a wrong arrow fails the build even if that code
 path never runs here. The checker is tested on small trees of its own below.
@@ -23,6 +26,15 @@ LAYERS = ("core", "audio", "adapters", "runtime", "gui", "compose", "devtools", 
 """Bottom to top: a layer may import only the layers before it (and itself)."""
 TOP_LEVEL_MODULES = {"__init__", "__main__"}
 """The only modules allowed directly in the package."""
+
+LOOSE_MODULES = {
+    "core": {"cancel", "clock", "errors", "manifest", "ports", "privacy", "setting_specs",
+             "settings"},
+    "adapters": {"heap_trim", "offline", "paths"},
+}
+"""The only modules allowed directly in a layer grouped by domain: a new one goes in a domain
+package (core/tools, core/knowledge, adapters/llm, adapters/store, ...), or, if it is truly
+shared by every domain, here."""
 
 SIDEWAYS_FORBIDDEN = {"gui": {"adapters", "audio"}}
 """Lower layers a layer must still not touch: the GUI talks to the runtime only."""
@@ -181,6 +193,16 @@ def _strays(root: Path) -> list[str]:
     return out
 
 
+def _loose(root: Path) -> list[str]:
+    """Modules directly in a domain-grouped layer that are not allowed there."""
+    out = []
+    for layer, allowed in LOOSE_MODULES.items():
+        for path in sorted((root / layer).glob("*.py")):
+            if path.stem != "__init__" and path.stem not in allowed:
+                out.append(f"{layer}/{path.name}")
+    return out
+
+
 # --- the product ---------------------------------------------------------------------------
 
 
@@ -198,6 +220,10 @@ def test_no_circle_between_subpackages() -> None:
 
 def test_the_top_level_holds_only_the_layers() -> None:
     assert _strays(PKG) == []
+
+
+def test_domain_layers_keep_loose_modules_to_the_few_shared_ones() -> None:
+    assert _loose(PKG) == []
 
 
 def test_nothing_in_the_product_imports_devtools() -> None:
@@ -262,6 +288,24 @@ def test_the_checker_finds_a_circle_between_subpackages(tmp_path: Path) -> None:
     })
     assert _cycles(_graph(root)) == []
     assert _cycles(_units(_graph(root))) == [[f"{TOP}.core.heard", f"{TOP}.core.turns"]]
+
+
+def test_the_checker_finds_a_circle_between_domains_of_a_layer(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "core/ports.py": "from desktop_agent.core.knowledge.records import Unit\n",
+        "core/knowledge/records.py": "",
+        "core/knowledge/llm.py": "from desktop_agent.core.tools.router import route\n",
+        "core/tools/router.py": "from desktop_agent.core.ports import ToolSpec\n",
+    })
+    assert _cycles(_graph(root)) == []
+    assert _cycles(_units(_graph(root))) == [
+        [f"{TOP}.core.knowledge", f"{TOP}.core.ports", f"{TOP}.core.tools"]]
+
+
+def test_the_checker_finds_loose_modules(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"core/ports.py": "", "core/helpers.py": "", "core/tools/x.py": "",
+                            "adapters/paths.py": "", "adapters/llm_x.py": ""})
+    assert _loose(root) == ["core/helpers.py", "adapters/llm_x.py"]
 
 
 def test_the_checker_finds_strays(tmp_path: Path) -> None:

@@ -1,4 +1,6 @@
-"""Spoken answers grounded in the user's documents (stdlib only, pure).
+"""The user's documents: the index port, and spoken answers grounded in them (pure).
+
+The port is ``index`` (``KnowledgeIndex``, ``Passage``; adapters/knowledge implements it).
 
 retrieve (``KnowledgeIndex``) -> propose claims (``ClaimProposer``, e.g. the local LLM)
 -> the support gate (``support``) -> the planner (``plan_answer``): immutable spoken units,
@@ -40,10 +42,36 @@ from desktop_agent.core.knowledge.records import (
 from desktop_agent.core.knowledge.support import support
 
 __all__ = [
-    "LIMITATION", "OFFER_PHRASE", "ROLES", "AnswerPlan", "Claim", "ClaimProposer",
-    "Disposition", "FollowUp", "Followup", "LexicalProposer", "Quote", "Ranked", "Role",
+    "claim_text",
+    "followup",
+    "index",
+    "lexical",
+    "planner",
+    "records",
+    "LIMITATION",
+    "OFFER_PHRASE",
+    "ROLES",
+    "AnswerPlan",
+    "Claim",
+    "ClaimProposer",
+    "Disposition",
+    "FollowUp",
+    "Followup",
+    "LexicalProposer",
+    "Quote",
+    "Ranked",
+    "Role",
     "SpokenUnit",
-    "Verdict", "addresses", "admit", "clarify_referent", "classify_followup",
-    "compose_answer", "corrected_question", "plan_answer", "rank_sentences", "rephrase",
-    "repeat_units", "support",
+    "Verdict",
+    "addresses",
+    "admit",
+    "clarify_referent",
+    "classify_followup",
+    "compose_answer",
+    "corrected_question",
+    "plan_answer",
+    "rank_sentences",
+    "rephrase",
+    "repeat_units",
+    "support",
 ]

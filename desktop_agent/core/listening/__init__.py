@@ -17,6 +17,12 @@ from desktop_agent.core.listening.segmenter import (
 )
 
 __all__ = [
+    "bargein",
+    "bargein_judge",
+    "endpointing",
+    "partials",
+    "segmenter",
+    "tokens",
     "BargeInDecider",
     "BargeInSettings",
     "Decision",

@@ -5,3 +5,12 @@ decides *when* to reflect and what to do with a verdict; this package decides *w
 verdict is when a literal check applies (``checks``), whether a repair may confess
 (``gate``), and the words a continuation is built from (``prompts``).
 """
+
+__all__ = [
+    "checks",
+    "gate",
+    "reflector",
+    "reflector_prompts",
+    "stated_numbers",
+    "verdict",
+]

@@ -1,0 +1,177 @@
+"""Each package's public names, pinned: a package that gains or loses one fails here.
+
+A package's ``__all__`` names its public submodules (every module or subpackage whose name
+has no leading underscore) and the names it re-exports. Read from the source (nothing is
+imported), so the check is instant and never loads Qt or a model library. When a package
+gains or loses a module or an export on purpose, change ``PINNED`` in the same commit.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[2] / "desktop_agent"
+
+PINNED: dict[str, set[str]] = {
+    "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
+    "desktop_agent.adapters": {
+        "asr", "audio", "heap_trim", "knowledge", "listening", "llm", "models", "offline", "paths",
+        "store", "tts",
+    },
+    "desktop_agent.adapters.asr": {"asr_whisper"},
+    "desktop_agent.adapters.audio": {"audio_files", "audio_io", "device_audio"},
+    "desktop_agent.adapters.knowledge": {"doc_text", "knowledge_db", "knowledge_sqlite"},
+    "desktop_agent.adapters.listening": {"speex", "turn_smart", "vad_silero"},
+    "desktop_agent.adapters.llm": {
+        "cpu_features", "llm_claims", "llm_llama", "llm_openai", "llm_verdict", "verdict_server",
+    },
+    "desktop_agent.adapters.models": {"model_import", "model_resolver"},
+    "desktop_agent.adapters.store": {
+        "history_store", "settings_store", "sqlite_files", "store_records", "store_sqlite",
+        "tools_builtin", "write_desk",
+    },
+    "desktop_agent.adapters.tts": {"tts_piper"},
+    "desktop_agent.audio": {
+        "backend", "canceller_health", "capture", "capture_trace", "chime", "echo_gate",
+        "far_alignment", "frames", "player", "reference", "resample", "ring", "speech_chunk",
+        "virtual",
+    },
+    "desktop_agent.cli": {
+        "ask", "bench", "desktop_entry", "exit_codes", "knowledge", "main", "models", "parser",
+    },
+    "desktop_agent.compose": {
+        "desktop", "engines", "kept_history", "knowledge", "ledger", "llm_backend", "reflection",
+        "replay", "runtime",
+    },
+    "desktop_agent.core": {
+        "cancel", "clock", "conversation", "errors", "knowledge", "listening", "manifest", "ports",
+        "privacy", "reflection", "setting_specs", "settings", "text", "tools", "turns",
+    },
+    "desktop_agent.core.conversation": {
+        "heard", "history", "knowledge_llm", "openai_chat", "prompts",
+    },
+    "desktop_agent.core.knowledge": {
+        "addresses", "admit", "AnswerPlan", "Claim", "claim_text", "ClaimProposer",
+        "clarify_referent", "classify_followup", "compose_answer", "corrected_question",
+        "Disposition", "FollowUp", "Followup", "followup", "index", "lexical", "LexicalProposer",
+        "LIMITATION", "OFFER_PHRASE", "plan_answer", "planner", "Quote", "rank_sentences", "Ranked",
+        "records", "repeat_units", "rephrase", "Role", "ROLES", "SpokenUnit", "support", "Verdict",
+    },
+    "desktop_agent.core.listening": {
+        "bargein", "bargein_judge", "BargeInDecider", "BargeInSettings", "Decision", "Endpointer",
+        "endpointing", "EndpointingSettings", "EndReason", "HallucinationSettings",
+        "is_hallucination", "partials", "segmenter", "SegmenterSettings", "SegmentEvent",
+        "SpeechSegmenter", "tokens", "Verdict",
+    },
+    "desktop_agent.core.reflection": {
+        "checks", "gate", "reflector", "reflector_prompts", "stated_numbers", "verdict",
+    },
+    "desktop_agent.core.text": {
+        "chunker", "ClauseChunker", "CODE_PHRASE", "fts_query", "markdown", "normalize",
+        "normalize_for_speech", "number_words", "passages", "spoken_forms", "vocabulary", "wer",
+    },
+    "desktop_agent.core.tools": {
+        "answer", "args", "calc", "calc_words", "confirm", "registry", "router", "specs", "units",
+        "when", "when_parts", "write_actions",
+    },
+    "desktop_agent.core.turns": {
+        "base", "chunking", "commands", "context", "events", "machine", "policy", "reflect",
+        "reply", "reply_output", "spoken_units", "states", "telemetry", "tool_desk", "write_path",
+    },
+    "desktop_agent.devtools": {
+        "bench_answers", "bench_audio", "bench_bargein", "bench_idle", "bench_index", "bench_soak",
+        "bench_tools", "bench_turns", "bench_verdicts", "busy", "demo_view_model", "doctor",
+        "eval_asr", "eval_asr_capture", "eval_asr_partials", "eval_endpoint", "gui_screenshots",
+        "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "text_pdf",
+        "verdict_grade",
+    },
+    "desktop_agent.gui": {
+        "a11y", "actions_presenter", "alarm_notice", "confirm_card", "conversation",
+        "evidence_panel", "folder_list", "heard_panel", "latency", "ledger_panel", "main_window",
+        "menus", "meters", "privacy_menu", "ptt", "settings_dialog", "state_diagram", "status",
+        "theme", "turn_gate",
+    },
+    "desktop_agent.runtime": {
+        "alarm_clock", "audio_workers", "bargein_tracker", "capture_router", "controller",
+        "controller_ports", "extras", "headless", "headless_io", "headless_units", "heap_keeper",
+        "history_keeper", "jobs", "knowledge_worker", "live_settings", "payloads",
+        "playback_driver", "playback_monitor", "recorder", "spans", "view_api", "worker_link",
+        "workers",
+    },
+}
+"""Every package of the product and its ``__all__``."""
+
+
+def _packages() -> dict[str, Path]:
+    inits = sorted(PKG.rglob("__init__.py"))
+    return {".".join(p.parent.relative_to(PKG.parent).parts): p.parent for p in inits}
+
+
+def _init(package: str) -> ast.Module:
+    return ast.parse((_packages()[package] / "__init__.py").read_text(encoding="utf-8"))
+
+
+def _all(package: str) -> list[str] | None:
+    for node in _init(package).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    return None
+
+
+def _public_modules(folder: Path) -> set[str]:
+    out = set()
+    for child in folder.iterdir():
+        if child.name.startswith(("_", ".")):
+            continue
+        if child.is_dir() and (child / "__init__.py").is_file():
+            out.add(child.name)
+        elif child.suffix == ".py":
+            out.add(child.stem)
+    return out
+
+
+def _bound(package: str) -> set[str]:
+    """Names the package's __init__.py binds at its top level."""
+    out: set[str] = set()
+    for node in _init(package).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return out
+
+
+def test_every_package_is_pinned() -> None:
+    assert sorted(_packages()) == sorted(PINNED)
+
+
+@pytest.mark.parametrize("package", sorted(PINNED))
+def test_all_is_as_pinned(package: str) -> None:
+    names = _all(package)
+    assert names is not None, f"{package} has no __all__"
+    assert len(names) == len(set(names)), f"{package}.__all__ names something twice"
+    assert set(names) == PINNED[package]
+
+
+@pytest.mark.parametrize("package", sorted(PINNED))
+def test_every_public_module_is_in_all(package: str) -> None:
+    missing = _public_modules(_packages()[package]) - set(_all(package) or ())
+    assert not missing, f"{package}: public modules missing from __all__: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("package", sorted(PINNED))
+def test_every_name_in_all_exists(package: str) -> None:
+    known = _public_modules(_packages()[package]) | _bound(package)
+    unknown = set(_all(package) or ()) - known
+    assert not unknown, f"{package}.__all__ names what does not exist: {sorted(unknown)}"
+
+
+@pytest.mark.parametrize("package", sorted(PINNED))
+def test_every_package_says_what_it_is(package: str) -> None:
+    assert ast.get_docstring(_init(package)), f"{package}/__init__.py has no docstring"
