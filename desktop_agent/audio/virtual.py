@@ -33,13 +33,17 @@ class VirtualAudio:
         echo_delay_s: Acoustic + device delay of that leak.
         noise_db: Level of white noise in the mic (dBFS), or None for digital silence.
         max_ahead_s: The Player's bounded look-ahead.
+        record_speaker: Keep every block the speaker played (``speaker_log``: tests and the
+            benchmark read it). An app that runs for hours without a sound card turns it
+            off: the log grows by 64 KB a second.
     """
 
     rate = ASR_SAMPLE_RATE
 
     def __init__(self, block_s: float = 0.01, echo_gain: float = 0.0, echo_delay_s: float = 0.03,
                  noise_db: float | None = -70.0, max_ahead_s: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 record_speaker: bool = True) -> None:
         self.block = int(round(block_s * self.rate))
         self.player = Player(self.rate, max_ahead_s=max_ahead_s, clock=clock)
         self.echo_gain = echo_gain
@@ -58,7 +62,7 @@ class VirtualAudio:
         """Blocks ticked so far times the block size (absolute sample index)."""
         self.speaker_log: list[npt.NDArray[np.float32]] = []
         """Every block the speaker played (for tests and the benchmark)."""
-        self.record_speaker = True
+        self.record_speaker = record_speaker
         self._rng = np.random.default_rng(1)
 
     # -- control ---------------------------------------------------------------------------

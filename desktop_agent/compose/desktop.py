@@ -91,6 +91,7 @@ def main_window_app(script: WindowScript | None = None) -> int:
     notices: list[ErrorNotice] = [ErrorNotice("settings_warning", w, "Check Settings.")
                                   for w in loaded.warnings]
     backend: AudioBackend  # both sound cards present the runtime's port
+    no_sound = False
     if script is not None:
         backend = VirtualAudio()
     else:
@@ -102,10 +103,11 @@ def main_window_app(script: WindowScript | None = None) -> int:
         except AgentError as exc:
             notices.append(ErrorNotice(exc.code, exc.message + " The app runs without sound.",
                                        exc.fix))
-            backend = VirtualAudio()
+            backend, no_sound = _silent_audio(), True
     runtime = None
     try:
         runtime = build_runtime(settings, backend,
+                                echo_cancellation=False if no_sound else None,
                                 span_log=paths.log_dir() / "turns.jsonl")
         view_model: AgentViewModel = runtime.controller
     except AgentError as exc:
@@ -127,6 +129,18 @@ def main_window_app(script: WindowScript | None = None) -> int:
     finally:
         if runtime is not None:
             runtime.shutdown()
+
+
+def _silent_audio() -> Any:
+    """The sound card of an app that could not open one: silent, with no echo to cancel.
+
+    A 50 ms clock (not 10 ms), digital silence (the VAD skips it) and no log of what was
+    played: it runs for hours and must cost about what an idle app costs (bench idle
+    --no-sound-server).
+    """
+    from desktop_agent.audio.virtual import VirtualAudio
+
+    return VirtualAudio(block_s=0.05, noise_db=None, record_speaker=False)
 
 
 def _show_indexing(window: Any, indexing: Any) -> None:
