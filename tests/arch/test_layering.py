@@ -186,11 +186,17 @@ def _strays(root: Path) -> list[str]:
     for entry in sorted(root.iterdir()):
         if entry.name.startswith((".", "__pycache__")) or entry.name == "resources":
             continue
-        if entry.is_dir() and entry.name not in LAYERS:
+        if entry.is_dir() and entry.name not in LAYERS and _has_source(entry):
             out.append(entry.name)
         elif entry.suffix == ".py" and entry.stem not in TOP_LEVEL_MODULES:
             out.append(entry.name)
     return out
+
+
+def _has_source(folder: Path) -> bool:
+    """Whether ``folder`` holds any file but bytecode (a package moved away on a pull leaves
+    its ``__pycache__`` behind in a working copy; git does not track it)."""
+    return any(p.is_file() and "__pycache__" not in p.parts for p in folder.rglob("*"))
 
 
 def _loose(root: Path) -> list[str]:
@@ -310,8 +316,10 @@ def test_the_checker_finds_loose_modules(tmp_path: Path) -> None:
 
 def test_the_checker_finds_strays(tmp_path: Path) -> None:
     root = _tree(tmp_path, {"cli/x.py": "", "app.py": "", "bench/x.py": "", "core/y.py": "",
-                            "cli.py": ""})
-    assert _strays(root) == ["app.py", "bench", "cli.py"]
+                            "cli.py": "", "data/x.json": ""})
+    (root / "old" / "__pycache__").mkdir(parents=True)  # a package moved away on a pull
+    (root / "old" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"")
+    assert _strays(root) == ["app.py", "bench", "cli.py", "data"]  # not "old"
 
 
 @pytest.mark.parametrize("layer", LAYERS)
