@@ -5,7 +5,7 @@ voice's tensors, numpy arrays of a reply's audio, on several threads). glibc kee
 freed inside its arenas for reuse and only hands the top of the main heap back by itself,
 so the resident size only ever rises to the highest point any turn reached, then more as
 the holes fragment. ``malloc_trim(0)`` returns every free page of every arena. Measured
-with ``bench soak`` (README, Reliability): most of the growth was such freed memory.
+with ``bench soak`` (docs/notes/soak.md): most of the growth was such freed memory.
 
 Each thread that allocates also gets an arena of its own (up to eight per core), and each
 keeps its own high-water mark and its own holes: ``limit_arenas`` caps them (glibc's

@@ -43,7 +43,7 @@ to itself it resamples every 10 s to hold its latency (``adjust_time``), so the 
 against its reference by 0.07-0.2 ms a second, as with a microphone and a speaker on two
 clocks (separate devices). Here both are on one clock, as a laptop's own: speexdsp cannot
 follow that drift (its linear filter stays at 5-12 dB), the drifting case is replayed from
-a recording by tests/audio/test_recorded_echo.py, and the README lists it as a limit."""
+a recording by tests/audio/test_recorded_echo.py, and docs/known-limits.md lists it."""
 _ENV_KEYS = ("PULSE_SERVER", "PULSE_RUNTIME_PATH", "XDG_RUNTIME_DIR", "PULSE_SINK", "PULSE_SOURCE")
 
 

@@ -116,13 +116,15 @@ def _causes(c: Any, since: int = 0) -> list[tuple[State, str]]:
     return [(t.target, t.cause) for t in list(c.transitions)[since:]]
 
 
-def _why(c: Any, since: int, judged: int) -> tuple[Any, ...]:
-    """What a failed assertion prints: the transitions, the verdicts, what was heard."""
-    transitions = [(int(t.turn_id), t.source.name, t.target.name, t.cause, round(t.at_s, 2))
-                   for t in list(c.transitions)[since:]]
-    verdicts = [(v.decision.value, v.reason) for v in list(c.barge_tracker.verdicts)[judged:]]
-    history = [(m.role, m.content[:80], m.interrupted) for m in c.machine.history.messages[-4:]]
-    return transitions, verdicts, history
+def _why(c: Any, since: int, judged: int) -> str:
+    """What a failed assertion prints in full: transitions, verdicts, what was said."""
+    lines = [f"  {int(t.turn_id)} {t.source.name} -> {t.target.name} ({t.cause}) {t.at_s:.2f}"
+             for t in list(c.transitions)[since:]]
+    lines += [f"  verdict {v.decision.value} ({v.reason})"
+              for v in list(c.barge_tracker.verdicts)[judged:]]
+    lines += [f"  {m.role}{' (interrupted)' if m.interrupted else ''}: {m.content[:100]}"
+              for m in c.machine.history.messages[-4:]]
+    return "\n".join(lines)
 
 
 def _ask_hands_free(qtbot: Any, app: Any, path: Path) -> None:
@@ -160,8 +162,8 @@ def test_hands_free_real_interruption_cuts_the_reply(qtbot: Any, app: Any,
     # About 2.5 s of the answer itself (a filler may have played first).
     _wait(qtbot, lambda: c.machine.reply_played_s >= 2.5
           or c.machine.state is not State.ASSISTANT_SPEAKING, 60)
-    assert c.machine.state is State.ASSISTANT_SPEAKING, ("the answer ended too soon to cut",
-                                                         *_why(c, start, 0))
+    assert c.machine.state is State.ASSISTANT_SPEAKING, (
+        f"the answer ended too soon to cut:\n{_why(c, start, 0)}")
     assert (State.INTERRUPTED, "barge_in_voice") not in _causes(c, start)  # not by itself
     said_at = time.monotonic()
     _say(cut_in)
@@ -186,8 +188,8 @@ def test_hands_free_backchannel_does_not_stop_the_reply(qtbot: Any, app: Any,
     _ask_hands_free(qtbot, app, user_wav("Tell me about the moon in a few sentences."))
     _wait(qtbot, lambda: c.machine.reply_played_s >= 2.0
           or c.machine.state is not State.ASSISTANT_SPEAKING, 60)
-    assert c.machine.state is State.ASSISTANT_SPEAKING, ("the answer ended too soon",
-                                                         *_why(c, start, judged))
+    assert c.machine.state is State.ASSISTANT_SPEAKING, (
+        f"the answer ended too soon:\n{_why(c, start, judged)}")
     _say_all(qtbot, okay, 10)
     _wait(qtbot, lambda: c.machine.state is State.LISTENING, 90)
     causes = _causes(c, start)

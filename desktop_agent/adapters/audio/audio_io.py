@@ -396,8 +396,8 @@ class SpeakerOutput(_Stream):
 
     def sleep_if_idle(self, now: float) -> bool:
         """Stop the stream once nothing has played or been asked for ``sleep_after_s``:
-        idle, it still called back 50 times a second, each call in Python (README,
-        Reliability: Idle). True when it was put to sleep. Runs on: the capture thread."""
+        idle, it still called back 50 times a second, each call in Python
+        (docs/notes/idle.md). True when it was put to sleep. Runs on: the capture thread."""
         if self.sleep_after_s is None or self._asleep or not self._started:
             return False
         with self._sleep_lock:

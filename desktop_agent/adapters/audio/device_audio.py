@@ -31,7 +31,7 @@ _LOGGER = logging.getLogger(__name__)
 MIC_BLOCK_S = 0.032
 """Microphone callback period: one VAD frame (512 samples at 16 kHz). Nothing is decided on
 less than a frame, and each callback and capture loop costs a fixed amount of CPU: 10 ms
-blocks made the idle app three times as busy (README, Reliability: Idle)."""
+blocks made the idle app three times as busy (docs/notes/idle.md)."""
 SPEAKER_BLOCK_S = 0.02
 """Speaker callback period: at least the player's fade; 20 ms halves the idle callbacks of
 10 ms for at most 10 ms more between a flush and silence."""
@@ -44,7 +44,7 @@ with more slack it misses far less. The cost: a pause or flush is heard up to ~2
 SPEAKER_SLEEP_S = 3.0
 """The output stream stops once nothing has played, been queued or been said (a speech
 onset) for this long; it starts again in 1-4 ms when audio is queued or someone speaks
-(README, Reliability: Idle). A speech onset wakes it the moment the user starts, so the
+(docs/notes/idle.md). A speech onset wakes it the moment the user starts, so the
 reply that follows finds it running and its timestamps settled."""
 
 

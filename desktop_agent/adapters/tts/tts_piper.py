@@ -76,7 +76,7 @@ class PiperTts:
         # No memory arena: each clause has its own tensor shapes, and the arena kept the
         # largest of them for good (RSS +200 MiB after a few 200-character clauses, and in the
         # soak a one-time step of +70 MiB at the first long reply). Without it the voice holds
-        # ~175 MiB whatever it says (README, Reliability: soak).
+        # ~175 MiB whatever it says (docs/notes/soak.md).
         options.enable_cpu_mem_arena = False
         try:
             session = ort.InferenceSession(model, sess_options=options,
