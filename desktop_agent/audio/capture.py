@@ -315,7 +315,7 @@ class CapturePipeline:
         self._far_pending = self._far_pending[usable:]
         if self.far_db > -50 and usable:  # ERLE only means something while the speaker plays
             a = 0.9
-            self._erle_in = a * self._erle_in + (1 - a) * float(np.mean(near[:usable] ** 2) + 1e-12)
+            self._erle_in = a * self._erle_in + (1 - a) * float(np.mean(raw ** 2) + 1e-12)
             self._erle_out = a * self._erle_out + (1 - a) * float(np.mean(out ** 2) + 1e-12)
             self.erle_db = 10 * math.log10(self._erle_in / self._erle_out)
         # Keep the history aligned with the mic: the AEC's pending remainder is
