@@ -132,13 +132,19 @@ def test_the_final_waits_for_a_partial_in_flight_that_covers_the_speech() -> Non
     assert [f.text for f in rig.finals()] == ["What time is it?"]
 
 
-def test_a_stale_partial_in_flight_is_waited_for_then_the_final_pass_runs() -> None:
-    rig = Rig()
+def _first_words_then_a_pause(rig: Rig) -> int:
+    """1.2 s of speech, a short pause and its partial; returns where the pause ended."""
     rig.hear(0.2, False)
     rig.hear(1.2, True)
     rig.hear(0.1, False)
     rig.tick()
-    rig.answer("What is the capital of?")
+    rig.answer("What is the capital of?")  # a pause partial
+    return rig.now
+
+
+def test_a_stale_partial_in_flight_is_waited_for_then_the_final_pass_runs() -> None:
+    rig = Rig()
+    _first_words_then_a_pause(rig)
     rig.hear(0.9, True)
     assert rig.tick() is not None  # due: a pass in the middle of the speech
     rig.hear(0.3, True)
@@ -154,12 +160,7 @@ def test_a_stale_partial_in_flight_is_waited_for_then_the_final_pass_runs() -> N
 
 def test_with_commits_the_final_pass_decodes_only_the_rest() -> None:
     rig = Rig(PartialSettings(min_commit_words=1))
-    rig.hear(0.2, False)
-    rig.hear(1.2, True)
-    rig.hear(0.1, False)
-    rig.tick()
-    rig.answer("What is the capital of?")  # a pause partial
-    pause_end = rig.now
+    pause_end = _first_words_then_a_pause(rig)
     rig.hear(0.5, True)
     rig.hear(0.4, True)
     assert rig.tick() is not None  # due: a pass in the middle of the speech
