@@ -3,7 +3,8 @@
 ``desktop-agent bench tools [--json] [--model PATH]`` runs the project's own utterance set
 (``devtools/data/tool_utterances.jsonl``: tool requests in several spoken phrasings,
 chit-chat, statements, read-aloud sentences, questions answered from knowledge) through the
-shipping path, ``LlamaLlm.stream_chat`` with every built-in tool, and prints:
+shipping path, ``LlamaLlm.stream_chat`` with every tool of the catalog
+(``core.tools.catalog.BUILTIN``), and prints:
 
 - ``tool_precision``: calls to the expected tool / all calls made;
 - ``tool_recall``: calls to the expected tool / utterances that expect a tool;
@@ -166,8 +167,8 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.core.errors import AgentError
     from desktop_agent.core.ports import ToolCall
+    from desktop_agent.core.tools.catalog import BUILTIN
     from desktop_agent.core.tools.confirm import Answer, ConfirmGate, classify
-    from desktop_agent.core.tools.specs import WRITE_TOOLS
 
     counts = {"write_calls": 0, "read_back": 0, "invalid": 0, "confirmed": 0,
               "executed_once": 0}
@@ -177,7 +178,7 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
         store.add_alarm("reminder", "call mum", time.time() + 900, now=time.time())
         desk = StoreDesk(store)
         for index, o in enumerate(outcomes):
-            if o.tool not in WRITE_TOOLS or o.tool != o.expected_tool:
+            if o.tool not in BUILTIN.write_names or o.tool != o.expected_tool:
                 continue
             counts["write_calls"] += 1
             store.add_note(f"dentist groceries note {index}", now=time.time())
@@ -206,16 +207,17 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
     from desktop_agent.adapters.llm.llm_llama import LlamaLlm
     from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
     from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
-    from desktop_agent.core.tools.specs import BUILTIN_SPECS
+    from desktop_agent.core.tools.catalog import BUILTIN
 
     path = model if model is not None else ModelResolver(load_manifest()).resolve(
         "", "llm").path
     llm = LlamaLlm(path, n_threads=threads, n_ctx=2048)
     llm.use_words = not llm_only
-    llm.warm(SYSTEM_PROMPT, BUILTIN_SPECS)
+    specs = BUILTIN.specs
+    llm.warm(SYSTEM_PROMPT, specs)
     outcomes = []
     for utt in [u for name in sets for u in load_utterances(name=name)]:
-        o = run_one(llm, utt, SYSTEM_PROMPT, BUILTIN_SPECS)
+        o = run_one(llm, utt, SYSTEM_PROMPT, specs)
         outcomes.append(o)
         if as_json:
             print(json.dumps(asdict(o)), flush=True)

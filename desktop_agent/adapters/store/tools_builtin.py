@@ -1,4 +1,8 @@
-"""The built-in tools: each spec of ``core.tools.specs`` with its implementation.
+"""The built-in tools' executor: each catalog entry with ``executor="builtin"``, implemented.
+
+``core.tools.catalog`` says what each tool is; this module is how the ones it marks
+``builtin`` run, by tool name. A catalog entry with a pure ``answer`` (a read that needs only
+its arguments and the time) needs nothing here: ``default_tools`` runs it on the clock.
 
 Reads return one natural spoken sentence (never JSON, never the tool's name): small models
 answer from prose far more reliably, and the sentence is itself a correct spoken answer if
@@ -22,26 +26,14 @@ from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall, ToolSpec
 from desktop_agent.core.tools import calc, units
+from desktop_agent.core.tools.catalog import BUILTIN, Catalog, ToolDef
+from desktop_agent.core.tools.confirm import prepare
 from desktop_agent.core.tools.registry import Tool, ToolRegistry
-from desktop_agent.core.tools.specs import (
-    ADD_NOTE,
-    CALCULATE,
-    CANCEL_TIMER,
-    CONVERT_UNITS,
-    DELETE_NOTES,
-    GET_CURRENT_TIME,
-    LIST_NOTES,
-    LIST_TIMERS,
-    SEARCH_NOTES,
-    SET_REMINDER,
-    SET_TIMER,
-)
 from desktop_agent.core.tools.when import say_clock, say_duration, say_time
 from desktop_agent.core.tools.write_actions import (
     PreparedAction,
     count_alarms,
     describe_alarm,
-    prepare,
 )
 
 Now = Callable[[], dt.datetime]
@@ -51,12 +43,19 @@ WriteFn = Callable[[Store, Mapping[str, Any], dt.datetime], str]
 MAX_READ: Final = 10
 """Notes or alarms read aloud at most (the rest are counted, not read)."""
 
+EXECUTOR: Final = "builtin"
+"""The catalog's ``executor`` key of the tools implemented here."""
+
 _COUNT_WORDS: Final = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight",
                        "nine", "ten")
 
 
 def _local_now() -> dt.datetime:
     return dt.datetime.now().astimezone()
+
+
+def _spec(name: str) -> ToolSpec:
+    return BUILTIN[name].spec
 
 
 def current_time_tool(now: Now | None = None) -> Tool:
@@ -68,7 +67,7 @@ def current_time_tool(now: Now | None = None) -> Tool:
         return (f"It is {moment.strftime('%H:%M')} on {moment.strftime('%A')}, "
                 f"{moment.day} {moment.strftime('%B %Y')} (time zone {zone}).")
 
-    return Tool(spec=GET_CURRENT_TIME, run=run)
+    return Tool(spec=_spec("get_current_time"), run=run)
 
 
 # --- reads that need no store -------------------------------------------------------------------
@@ -97,7 +96,7 @@ def calculate_tool() -> Tool:
         text = f"{_say_expression(expression)} is {calc.format_number(value)}."
         return text[:1].upper() + text[1:]
 
-    return Tool(spec=CALCULATE, run=run)
+    return Tool(spec=_spec("calculate"), run=run)
 
 
 def _singular(name: str) -> str:
@@ -133,7 +132,7 @@ def convert_units_tool() -> Tool:
         result = units.convert(value, source, target)
         return f"{_with_unit(value, source)} is {_with_unit(result, target)}."
 
-    return Tool(spec=CONVERT_UNITS, run=run)
+    return Tool(spec=_spec("convert_units"), run=run)
 
 
 # --- reads from the store -----------------------------------------------------------------------
@@ -168,7 +167,7 @@ def list_notes_tool(store: Store) -> Tool:
             return "You have no notes yet."
         return f"You have {_count(len(notes), 'note')}: {_note_list(notes)}."
 
-    return Tool(spec=LIST_NOTES, run=run)
+    return Tool(spec=_spec("list_notes"), run=run)
 
 
 def search_notes_tool(store: Store) -> Tool:
@@ -181,7 +180,7 @@ def search_notes_tool(store: Store) -> Tool:
             return f"No note mentions {query}."
         return f"I found {_count(len(notes), 'note')} about {query}: {_note_list(notes)}."
 
-    return Tool(spec=SEARCH_NOTES, run=run)
+    return Tool(spec=_spec("search_notes"), run=run)
 
 
 def _left(seconds: float) -> str:
@@ -210,7 +209,7 @@ def list_timers_tool(store: Store, now: Now) -> Tool:
         more = len(alarms) - len(said)
         return f"You have {_join(said)}" + (f", and {more} more." if more else ".")
 
-    return Tool(spec=LIST_TIMERS, run=run)
+    return Tool(spec=_spec("list_timers"), run=run)
 
 
 # --- writes: normalised arguments in, what happened out -----------------------------------------
@@ -266,12 +265,22 @@ def _cancel_timer(store: Store, args: Mapping[str, Any], now: dt.datetime) -> st
     return f"Cancelled {count_alarms(cancelled)}."
 
 
-WRITES: Final[Mapping[str, tuple[ToolSpec, WriteFn]]] = {
-    spec.name: (spec, fn) for spec, fn in (
-        (ADD_NOTE, _add_note), (DELETE_NOTES, _delete_notes), (SET_TIMER, _set_timer),
-        (SET_REMINDER, _set_reminder), (CANCEL_TIMER, _cancel_timer))
+WRITES: Final[Mapping[str, WriteFn]] = {
+    "add_note": _add_note, "delete_notes": _delete_notes, "set_timer": _set_timer,
+    "set_reminder": _set_reminder, "cancel_timer": _cancel_timer,
 }
 """Each write tool's implementation, by name; it takes the NORMALISED arguments."""
+PLAIN_READS: Final[Mapping[str, Callable[[Now], Tool]]] = {
+    "get_current_time": current_time_tool, "calculate": lambda _now: calculate_tool(),
+    "convert_units": lambda _now: convert_units_tool(),
+}
+"""The reads that need no store, by name."""
+STORE_READS: Final[Mapping[str, Callable[[Store, Now], Tool]]] = {
+    "list_notes": lambda store, _now: list_notes_tool(store),
+    "search_notes": lambda store, _now: search_notes_tool(store),
+    "list_timers": list_timers_tool,
+}
+"""The reads of the notes and alarms, by name."""
 
 
 def prepare_call(store: Store, call: ToolCall, now: dt.datetime) -> PreparedAction:
@@ -296,7 +305,7 @@ def execute_prepared(store: Store, action: PreparedAction, key: str,
     Raises:
         AgentError: the action failed (nothing was written), or a ``StoreError``.
     """
-    _spec, write = WRITES[action.tool]
+    write = WRITES[action.tool]
     return store.execute_once(key, action.tool, action.args,
                               lambda s: write(s, action.args, now), now=now.timestamp())
 
@@ -307,18 +316,35 @@ def _write_tool(store: Store, now: Now, spec: ToolSpec, write: WriteFn) -> Tool:
     return Tool(spec=spec, run=lambda args: write(store, args, now()))
 
 
-def builtin_tools(store: Store, now: Now | None = None) -> ToolRegistry:
-    """Every built-in tool: the reads, and the writes (run only when confirmed)."""
+def _answer_tool(entry: ToolDef, now: Now) -> Tool:
+    answer = entry.answer
+    assert answer is not None
+    return Tool(spec=entry.spec, run=lambda args: answer(args, now()))
+
+
+def builtin_tools(store: Store, now: Now | None = None, catalog: Catalog = BUILTIN
+                  ) -> ToolRegistry:
+    """Every tool of ``catalog`` that runs here or on the clock (writes run only confirmed)."""
     clock = now or _local_now
-    registry = default_tools(clock)
-    for tool in (list_notes_tool(store), search_notes_tool(store),
-                 list_timers_tool(store, clock)):
-        registry.add(tool)
-    for spec, write in WRITES.values():
-        registry.add(_write_tool(store, clock, spec, write))
+    registry = default_tools(clock, catalog)
+    for entry in catalog:
+        if entry.executor != EXECUTOR or entry.name in PLAIN_READS:
+            continue
+        if entry.writes:
+            registry.add(_write_tool(store, clock, entry.spec, WRITES[entry.name]))
+        else:
+            registry.add(STORE_READS[entry.name](store, clock))
     return registry
 
 
-def default_tools(now: Now | None = None) -> ToolRegistry:
-    """The tools that need no store: the time, the calculator, unit conversion."""
-    return ToolRegistry([current_time_tool(now), calculate_tool(), convert_units_tool()])
+def default_tools(now: Now | None = None, catalog: Catalog = BUILTIN) -> ToolRegistry:
+    """The tools that need no store: the time, the calculator, unit conversion, and every
+    pure ``answer`` of ``catalog``."""
+    clock = now or _local_now
+    registry = ToolRegistry()
+    for entry in catalog:
+        if entry.answer is not None:
+            registry.add(_answer_tool(entry, clock))
+        elif entry.executor == EXECUTOR and entry.name in PLAIN_READS:
+            registry.add(PLAIN_READS[entry.name](clock))
+    return registry

@@ -14,6 +14,7 @@ from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.adapters.store.tools_builtin import execute_prepared, prepare_call
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.write_actions import PreparedAction
 
 Now = Callable[[], dt.datetime]
@@ -24,14 +25,6 @@ _CHANGE_WORDS: Final = re.compile(
     r"(?:to|for|at|into)?\s*|instead\s*,?\s*|rather\s*,?\s*)?", re.IGNORECASE)
 _TRAILING: Final = re.compile(r"\s*(?:,?\s*(?:instead|please|then|rather))+\s*[.!?]*\s*$",
                               re.IGNORECASE)
-
-_REVISED_ARG: Final = {"add_note": "text", "delete_notes": "query", "set_timer": "duration",
-                       "set_reminder": "when", "cancel_timer": "which"}
-"""The argument a spoken change replaces, per write tool."""
-_RAW_ARGS: Final = {"add_note": ("text",), "delete_notes": ("query",),
-                    "set_timer": ("duration", "label"), "set_reminder": ("text", "when"),
-                    "cancel_timer": ("which",)}
-"""The arguments as the model gave them (the normalised extras are derived again)."""
 
 
 def change_words(text: str) -> str:
@@ -54,13 +47,16 @@ class StoreDesk:
         return prepare_call(self.store, call, self._now())
 
     def revise(self, action: PreparedAction, text: str) -> PreparedAction:
-        """Replace the changed argument of ``action`` with the words of ``text``."""
-        arg = _REVISED_ARG.get(action.tool)
+        """Replace the changed argument of ``action`` (its catalog entry's ``revised``) with
+        the words of ``text``; the other arguments are kept as the model gave them (the
+        normalised extras are derived again)."""
+        entry = BUILTIN.get(action.tool)
         words = change_words(text)
-        if arg is None or not words:
+        if entry is None or not entry.revised or not words:
             raise AgentError("not_a_change", "That is not a change to the request.")
-        raw = {k: action.args[k] for k in _RAW_ARGS[action.tool] if k in action.args}
-        raw[arg] = words
+        said = dict(entry.parameters).get("properties") or {}
+        raw = {k: action.args[k] for k in said if k in action.args}
+        raw[entry.revised] = words
         return prepare_call(self.store, ToolCall(action.tool, raw), self._now())
 
     def execute(self, action: PreparedAction, key: str) -> str:

@@ -1,7 +1,8 @@
 """Tools the assistant can call (pure, stdlib only).
 
-Specs, the router, arguments from the user's words, the registry rules, the write path
-(read back, confirm), the calculator, units and time phrases.
+The catalog (one ``ToolDef`` per tool, read by everything else), the router and the
+built-in tools' offer rules, arguments from the user's words, the registry rules, the write
+path (read back, confirm), the calculator, units and time phrases.
 """
 
 __all__ = [
@@ -9,12 +10,15 @@ __all__ = [
     "args",
     "calc",
     "calc_words",
+    "catalog",
     "confirm",
+    "offers",
     "registry",
     "router",
     "specs",
     "units",
     "when",
     "when_parts",
+    "words",
     "write_actions",
 ]

@@ -1,8 +1,9 @@
 """Confirmation bound to the action: one pending write, its expiry, and the user's answer.
 
-A write never runs on the model's say-so. The turn machine stores the validated action
-(``PreparedAction``) with an idempotency key and an expiry, reads it back, and classifies
-the next thing the user says (or the card button they press):
+A write never runs on the model's say-so. ``prepare`` validates the call against its catalog
+entry and builds the action and its read-back with the entry's ``read_back``; the turn
+machine stores that action (``PreparedAction``) with an idempotency key and an expiry, reads
+it back, and classifies the next thing the user says (or the card button they press):
 
 * yes, and the action has not expired -> the stored action executes, exactly as read back;
 * no -> it is dropped;
@@ -10,17 +11,57 @@ the next thing the user says (or the card button they press):
 * anything else -> not an answer: it has no authority over the action (it may still be a
   new request, which replaces the pending action, or a change such as "make it 6 pm").
 
-Pure: no clock (times are the events' ``at_s``), no I/O.
+Pure: no clock (times are the events' ``at_s`` and ``prepare``'s ``now``), no I/O.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Final
 
-from desktop_agent.core.tools.write_actions import PreparedAction
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.ports import ToolCall
+from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.registry import validate_args
+from desktop_agent.core.tools.write_actions import AlarmView, PreparedAction, WriteContext
+
+
+def prepare(call: ToolCall, now: dt.datetime,
+            count_notes: Callable[[str], int] | None = None,
+            match_alarms: Callable[[str], Sequence[AlarmView]] | None = None,
+            catalog: Catalog = BUILTIN) -> PreparedAction:
+    """Validate and normalise a write call, and write its read-back question.
+
+    Args:
+        call: The model's tool call (a write tool of ``catalog``).
+        now: The current local time, timezone-aware (reminder times are read against it).
+        count_notes: How many notes ``delete_notes`` would delete for a query (the store's
+            ``count_notes``); None: the read-back gives no count.
+        match_alarms: The pending alarms ``cancel_timer`` would cancel for its ``which`` (the
+            store's ``matching_alarms``); None: the read-back names ``which`` as said.
+        catalog: Where the tool's entry (schema, hint, read-back) is looked up.
+
+    Returns:
+        The action to read back and, once confirmed, to execute as it is.
+
+    Raises:
+        AgentError: ``bad_arguments`` (or ``not_a_write``, ``nothing_to_change``) with a short
+            message meant to go back to the model.
+    """
+    entry = catalog.get(call.name)
+    if entry is None or entry.read_back is None:
+        raise AgentError("not_a_write", f"{call.name} is not a tool that changes things.")
+    try:
+        args = validate_args(entry.spec, call.arguments)
+    except AgentError as err:
+        if "needs" in err.message or "empty" in err.message:
+            raise AgentError("bad_arguments", entry.hint) from err
+        raise
+    return entry.read_back(args, WriteContext(now, count_notes, match_alarms))
 
 
 class Answer(Enum):
@@ -215,11 +256,10 @@ class ConfirmGate:
 # --- what the assistant says ---------------------------------------------------------------
 
 
-def second_question(action: PreparedAction) -> str:
-    """The plainer form of the question, after an unclear answer."""
-    verb = {"add_note": "add it", "delete_notes": "delete them", "set_timer": "start it",
-            "set_reminder": "set it", "cancel_timer": "cancel it"}.get(action.tool, "do it")
-    return f"Say yes to {verb}, or no."
+def second_question(action: PreparedAction, catalog: Catalog = BUILTIN) -> str:
+    """The plainer form of the question, after an unclear answer (the entry's verb)."""
+    entry = catalog.get(action.tool)
+    return f"Say yes to {'do it' if entry is None else entry.confirm_verb}, or no."
 
 
 CANCELLED: Final = "Okay, I won't."

@@ -6,9 +6,9 @@ sentences read aloud ("eight of spades, four of clubs", a line of a novel) get n
 candidates, so the model answers them in prose with no tool prompt at all: a 0.5B model
 shown a tool list calls it for nearly anything (it answered card names with the time).
 
-The rules are keyword patterns on the transcript (Whisper-style: any case, punctuation
-or none). They err on the side of offering a tool: the model, constrained to the
-candidates or "none", makes the final choice. Pure and stdlib-only.
+Here is the gate every tool shares (a request, not a statement; not long text read aloud);
+each tool's own rule is its catalog entry's ``offered`` (``core.tools.catalog``; the built-in
+rules are in ``core.tools.offers``). Pure and stdlib-only.
 """
 
 from __future__ import annotations
@@ -18,74 +18,29 @@ from collections.abc import Sequence
 from typing import Final
 
 from desktop_agent.core.ports import ToolSpec
+from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.offers import strip_lead
 
-_NUMBER: Final = (r"(?:\d+(?:[.,]\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
-                  r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
-                  r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-                  r"thousand|half|a|an)")
-
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+MAX_REQUEST_CHARS: Final = 600
+"""Longer text is read aloud, not asked: it gets no tools."""
 
 
-_TIME_ASK: Final = _rx(
-    r"\bwhat(?:'s| is)?(?: the)?(?: current)? (?:time|date|day|year|month)\b"
-    r"|\btime is it\b|\bwhat day\b|\bwhich day\b|\bday (?:is it|is today)\b"
-    r"|\btoday'?s date\b|\bdate today\b|\bthe date\b|\bcurrent (?:time|date)\b"
-    r"|\b(?:tell|give) me the time\b|\bwhat year\b|\bwhat month\b|\bday of the week\b"
-    r"|\bhave the time\b|\bwhat o'?clock\b")
-_OPERATOR_WORD: Final = _rx(
-    r"\b(?:times|plus|minus|divided by|multiplied by|over|percent|per cent|squared|cubed"
-    r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b|%")
-_OPERATOR_SIGN: Final = re.compile(r"\d\s*[-+*/x×^]\s*\d")
-_HAS_NUMBER: Final = _rx(rf"\b{_NUMBER}\b|\d")
-_HAS_DIGIT_OR_WORD_NUMBER: Final = _rx(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty"
-    r"|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)\b")
-_UNIT: Final = (
-    r"(?:miles?|kilometers?|kilometres?|km|meters?|metres?|centimeters?|centimetres?|cm"
-    r"|millimeters?|mm|inch(?:es)?|feet|foot|ft|yards?|pounds?|lbs?|kilograms?|kilos?|kg"
-    r"|grams?|ounces?|oz|stones?|celsius|centigrade|fahrenheit|kelvin|degrees"
-    r"|liters?|litres?|milliliters?|millilitres?|ml|gallons?|quarts?|pints?|cups?"
-    r"|tablespoons?|teaspoons?|mph|knots?|acres?|hectares?|calories|joules|kilojoules"
-    r"|seconds|minutes|hours|days|weeks)")
-_UNIT_ASK: Final = _rx(
-    rf"\bconvert\b|\bhow many {_UNIT}\b.*\b(?:in|is|are)\b"
-    rf"|\b{_UNIT}\b.*\b(?:in|to|into|as)\s+(?:a\s+|an\s+)?{_UNIT}\b")
-_NOTE: Final = _rx(r"\bnotes?\b|\bjot\b|\bwrite (?:(?:this|that|it) )?down\b|\bnotepad\b")
-_NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe)\b")
-_NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the)\b"
-                          r"|\bany notes?\b|\bdo i have a note\b")
-_NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
-_NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down"
-                       r"|note to self|put)\b")
-_TIMER: Final = _rx(r"\btimers?\b|\bcount ?down\b|\balarm\b|\bstopwatch\b")
-_REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b")
-_CANCEL: Final = _rx(r"\b(?:cancel|stop|delete|remove|clear|turn off|switch off|kill|abort"
-                     r"|get rid of|never ?mind the)\b")
-_LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
-                           r"|any|do i have|show|read)\b")
-_SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
-                            rf"|\bfor {_NUMBER}\b|\d")
-
-
-def candidate_tools(text: str, specs: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
+def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUILTIN
+                    ) -> tuple[ToolSpec, ...]:
     """The tools among ``specs`` that ``text`` (one user request) could need, in spec order.
 
     Empty for chit-chat, statements, questions the model answers from knowledge and
-    sentences read aloud. Tools whose name this router does not know are never
-    candidates (a new tool needs a rule here before the model is offered it).
+    sentences read aloud. A spec with no entry in ``catalog`` is never a candidate: an
+    entry's ``offered`` rule is what lets the model be offered a tool.
     """
-    names = _candidate_names(text)
-    return tuple(s for s in specs if s.name in names)
+    t = " ".join(text.replace("\u2019", "'").split())
+    if len(t) > MAX_REQUEST_CHARS or not is_request(t):
+        return ()  # statements and long read-aloud text are not requests
+    return tuple(s for s in specs if (entry := catalog.get(s.name)) is not None
+                 and entry.offered(t))
 
 
-_LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+|well|oh|and|alright|all right|right"
-                   r"|please|assistant|computer|can you|could you|would you|will you"
-                   r"|i want you to|i need you to|i'd like you to|i would like you to"
-                   r"|go ahead and|quickly|quick)[,.!]?\s+)+")
-_ASKING: Final = _rx(
+_ASKING: Final = re.compile(
     r"^(?:what|what's|whats|how|how's|when|where|which|who|do|does|did|can|could|would|will"
     r"|is|are|any|have|has|should|shall|set|start|begin|make|take|add|write|jot|note|put"
     r"|save|create|remind|delete|remove|clear|erase|wipe|get rid|cancel|stop|turn off"
@@ -94,7 +49,7 @@ _ASKING: Final = _rx(
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
-    r"|\btimer (?:for|of) \w+|^\W*\d")
+    r"|\btimer (?:for|of) \w+|^\W*\d", re.IGNORECASE)
 """A request to the assistant: a question, an imperative, 'remind me ...', a timer phrase,
 or bare arithmetic. Statements ("I set a timer yesterday", "my notes are a mess") and
 sentences read aloud are not requests, so they get no tools."""
@@ -102,57 +57,5 @@ sentences read aloud are not requests, so they get no tools."""
 
 def is_request(text: str) -> bool:
     """True when ``text`` asks the assistant something (see ``_ASKING``)."""
-    t = _LEAD.sub("", " ".join(text.replace("\u2019", "'").split()).strip())
+    t = strip_lead(" ".join(text.replace("\u2019", "'").split()).strip())
     return bool(_ASKING.search(t))
-
-
-def _candidate_names(text: str) -> set[str]:
-    t = " ".join(text.replace("\u2019", "'").split())
-    out: set[str] = set()
-    if len(t) > 600 or not is_request(t):
-        return out  # statements and long read-aloud text are not requests
-    if _TIME_ASK.search(t):
-        out.add("get_current_time")
-    if (_OPERATOR_SIGN.search(t) or _OPERATOR_WORD.search(t)) \
-            and _HAS_DIGIT_OR_WORD_NUMBER.search(t):
-        out.add("calculate")
-    if _UNIT_ASK.search(t) and _HAS_NUMBER.search(t):
-        out.add("convert_units")
-    if _NOTE.search(t):
-        out |= _note_tools(t)
-    timer, remind = bool(_TIMER.search(t)), bool(_REMIND.search(t))
-    if timer or remind:
-        if _CANCEL.search(t):
-            out.add("cancel_timer")
-        elif _LIST_PENDING.search(t) and not (remind and re.search(r"\bremind me\b", t, re.I)):
-            out.add("list_timers")
-            if timer and _SET_TIMER_ASK.search(t):
-                out.add("set_timer")
-        elif remind:
-            out.add("set_reminder")
-        else:
-            out.add("set_timer")
-        if remind and re.search(r"\bremind me\b", t, re.I) and not _CANCEL.search(t):
-            out.add("set_reminder")
-    return out
-
-
-_ADD_FIRST: Final = _rx(r"^(?:(?:take|make|add|create|save|write|jot)\b.{0,20}?\bnote\b"
-                        r"|(?:write|jot|put|note)\s+(?:this |that |it )?down\b|note that\b)")
-"""A request that opens by asking for a new note: what follows is the note's text, even
-when it says "delete all notes" (its words have no authority)."""
-
-
-def _note_tools(t: str) -> set[str]:
-    if _ADD_FIRST.search(_LEAD.sub("", t)):
-        return {"add_note"}
-    if _NOTE_DELETE.search(t):
-        return {"delete_notes"}
-    picked: set[str] = set()
-    if _NOTE_SEARCH.search(t):
-        picked.add("search_notes")
-    if _NOTE_LIST.search(t):
-        picked.add("list_notes")
-    if _NOTE_ADD.search(t):
-        picked.add("add_note")
-    return picked or {"add_note", "list_notes", "search_notes"}

@@ -1,8 +1,10 @@
 """Write actions: a tool call that changes things, validated and normalised, with its read-back.
 
-The model proposes; the application validates (``prepare``), reads the action back from its
-structured form (never the model's wording), and executes exactly that stored action once the
-user confirms (see ``core.tools.confirm`` and the turn machine's write path).
+The model proposes; the application validates (``core.tools.confirm.prepare``, which calls the
+tool's catalog entry), reads the action back from its structured form (never the model's
+wording), and executes exactly that stored action once the user confirms (see
+``core.tools.confirm`` and the turn machine's write path). Each built-in write's read-back is
+one function here, named in its catalog entry (``core.tools.catalog``).
 
 Normalised arguments, per tool (all JSON-able; the user's own words are kept where the
 read-back or the log needs them):
@@ -27,9 +29,6 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.ports import ToolCall, ToolSpec
-from desktop_agent.core.tools.registry import validate_args
-from desktop_agent.core.tools.specs import BUILTIN_SPECS
 from desktop_agent.core.tools.when import (
     parse_duration,
     parse_when,
@@ -67,74 +66,51 @@ class AlarmView(Protocol):
 MAX_TIMER_S: Final = 24 * 3600
 """The longest timer; anything later is a reminder."""
 
-_SPECS: Final[Mapping[str, ToolSpec]] = {s.name: s for s in BUILTIN_SPECS}
-_HINTS: Final[Mapping[str, str]] = {
-    "add_note": 'add_note needs the words of the note in "text".',
-    "delete_notes": 'delete_notes needs "query": words from the notes to delete, or "all".',
-    "set_timer": 'set_timer needs a duration like "5 minutes".',
-    "set_reminder": 'set_reminder needs "text" (what to remind) and "when" like '
-                    '"tomorrow at 9 am".',
-    "cancel_timer": 'cancel_timer needs "which": the timer\'s label, the reminder\'s words, '
-                    'or "all".',
-}
+ADD_NOTE_HINT: Final = 'add_note needs the words of the note in "text".'
+DELETE_NOTES_HINT: Final = 'delete_notes needs "query": words from the notes to delete, or "all".'
+SET_TIMER_HINT: Final = 'set_timer needs a duration like "5 minutes".'
+SET_REMINDER_HINT: Final = ('set_reminder needs "text" (what to remind) and "when" like '
+                            '"tomorrow at 9 am".')
+CANCEL_TIMER_HINT: Final = ('cancel_timer needs "which": the timer\'s label, the reminder\'s '
+                            'words, or "all".')
+"""What the model is told when a write's arguments are missing or empty (each entry's hint)."""
 _ALL: Final = frozenset({"all", "all notes", "all my notes", "everything", "every note",
                          "all of them"})
 _ALL_ALARMS: Final = frozenset({"all", "everything", "all of them", "all timers",
                                 "all reminders", "all timers and reminders"})
 
 
-def prepare(call: ToolCall, now: dt.datetime,
-            count_notes: Callable[[str], int] | None = None,
-            match_alarms: Callable[[str], Sequence[AlarmView]] | None = None,
-            ) -> PreparedAction:
-    """Validate and normalise a write call, and write its read-back question.
+@dataclass(frozen=True, slots=True)
+class WriteContext:
+    """What a read-back may consult besides the arguments: the time, and the store's look-ups."""
 
-    Args:
-        call: The model's tool call (a write tool from ``core.tools.specs``).
-        now: The current local time, timezone-aware (reminder times are read against it).
-        count_notes: How many notes ``delete_notes`` would delete for a query (the store's
-            ``count_notes``); None: the read-back gives no count.
-        match_alarms: The pending alarms ``cancel_timer`` would cancel for its ``which`` (the
-            store's ``matching_alarms``); None: the read-back names ``which`` as said.
-
-    Returns:
-        The action to read back and, once confirmed, to execute as it is.
-
-    Raises:
-        AgentError: ``bad_arguments`` (or ``not_a_write``, ``nothing_to_change``) with a short
-            message meant to go back to the model.
-    """
-    spec = _SPECS.get(call.name)
-    if spec is None or not spec.writes:
-        raise AgentError("not_a_write", f"{call.name} is not a tool that changes things.")
-    try:
-        args = validate_args(spec, call.arguments)
-    except AgentError as err:
-        if "needs" in err.message or "empty" in err.message:
-            raise AgentError("bad_arguments", _HINTS[spec.name]) from err
-        raise
-    if spec.name == "add_note":
-        return _add_note(args)
-    if spec.name == "delete_notes":
-        return _delete_notes(args, count_notes)
-    if spec.name == "set_timer":
-        return _set_timer(args, now)
-    if spec.name == "set_reminder":
-        return _set_reminder(args, now)
-    return _cancel_timer(args, match_alarms)
+    now: dt.datetime
+    """The current local time, timezone-aware (reminder times are read against it)."""
+    count_notes: Callable[[str], int] | None = None
+    """How many notes ``delete_notes`` would delete for a query (the store's ``count_notes``);
+    None: the read-back gives no count."""
+    match_alarms: Callable[[str], Sequence[AlarmView]] | None = None
+    """The pending alarms ``cancel_timer`` would cancel for its ``which`` (the store's
+    ``matching_alarms``); None: the read-back names ``which`` as said."""
 
 
-def _add_note(args: Mapping[str, Any]) -> PreparedAction:
+ReadBack = Callable[[Mapping[str, Any], WriteContext], PreparedAction]
+"""A write's read-back: its validated arguments in, the action to confirm out (raises
+``AgentError`` with a message for the model when the arguments cannot be used)."""
+
+
+def add_note_action(args: Mapping[str, Any], _ctx: WriteContext) -> PreparedAction:
+    """add_note: "Add a note: buy milk. Shall I?"."""
     text = _sentence(args["text"])
     if not text:
-        raise AgentError("bad_arguments", _HINTS["add_note"])
+        raise AgentError("bad_arguments", ADD_NOTE_HINT)
     return PreparedAction("add_note", {"text": text}, f"Add a note: {text}. Shall I?")
 
 
-def _delete_notes(args: Mapping[str, Any],
-                  count_notes: Callable[[str], int] | None) -> PreparedAction:
-    query, every = _selection(args["query"], _ALL, "delete_notes")
-    count = None if count_notes is None else count_notes(query)
+def delete_notes_action(args: Mapping[str, Any], ctx: WriteContext) -> PreparedAction:
+    """delete_notes: "Delete 2 notes that mention dentist?" (the count when the store tells)."""
+    query, every = _selection(args["query"], _ALL, DELETE_NOTES_HINT)
+    count = None if ctx.count_notes is None else ctx.count_notes(query)
     if count == 0:
         raise AgentError("nothing_to_change", "There are no notes to delete." if every
                          else f"No note mentions {query}.")
@@ -151,10 +127,12 @@ def _delete_notes(args: Mapping[str, Any],
     return PreparedAction("delete_notes", {"query": query, "count": count}, read_back)
 
 
-def _set_timer(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
+def set_timer_action(args: Mapping[str, Any], ctx: WriteContext) -> PreparedAction:
+    """set_timer: "Set a timer for 5 minutes, ending at 6:05 PM?"."""
+    now = ctx.now
     duration = args["duration"]
     if not duration:
-        raise AgentError("bad_arguments", _HINTS["set_timer"])
+        raise AgentError("bad_arguments", SET_TIMER_HINT)
     try:
         seconds = int(round(parse_duration(duration)))
     except AgentError as err:
@@ -173,11 +151,13 @@ def _set_timer(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
         f"Set {what} for {say_duration(seconds)}, ending at {ends}?")
 
 
-def _set_reminder(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
+def set_reminder_action(args: Mapping[str, Any], ctx: WriteContext) -> PreparedAction:
+    """set_reminder: "Remind you to call mum at 9 AM tomorrow?"."""
+    now = ctx.now
     text = _reminder_text(args["text"])
     when = args["when"]
     if not text or not when:
-        raise AgentError("bad_arguments", _HINTS["set_reminder"])
+        raise AgentError("bad_arguments", SET_REMINDER_HINT)
     try:
         due = parse_when(when, now)
     except AgentError as err:
@@ -194,10 +174,10 @@ def _set_reminder(args: Mapping[str, Any], now: dt.datetime) -> PreparedAction:
         f"Remind you to {text} {say_time(due, now)}?")
 
 
-def _cancel_timer(args: Mapping[str, Any],
-                  match_alarms: Callable[[str], Sequence[AlarmView]] | None) -> PreparedAction:
-    which, every = _selection(args["which"], _ALL_ALARMS, "cancel_timer")
-    found = None if match_alarms is None else list(match_alarms(which))
+def cancel_timer_action(args: Mapping[str, Any], ctx: WriteContext) -> PreparedAction:
+    """cancel_timer: "Cancel the pasta timer?" (what matches, when the store tells)."""
+    which, every = _selection(args["which"], _ALL_ALARMS, CANCEL_TIMER_HINT)
+    found = None if ctx.match_alarms is None else list(ctx.match_alarms(which))
     if found is not None and not found:
         raise AgentError("nothing_to_change", "There are no timers or reminders to cancel."
                          if every else f"There is no timer or reminder called {which}.")
@@ -212,11 +192,11 @@ def _cancel_timer(args: Mapping[str, Any],
     return PreparedAction("cancel_timer", {"which": which}, read_back)
 
 
-def _selection(words: str, every_words: frozenset[str], tool: str) -> tuple[str, bool]:
+def _selection(words: str, every_words: frozenset[str], hint: str) -> tuple[str, bool]:
     """What a delete or cancel names: its words spaced once, or ('all', True) for 'all'."""
     text = " ".join(words.split())
     if not re.search(r"\w", text):
-        raise AgentError("bad_arguments", _HINTS[tool])
+        raise AgentError("bad_arguments", hint)
     every = _plain(text) in every_words
     return ("all" if every else text), every
 

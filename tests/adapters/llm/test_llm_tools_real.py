@@ -10,9 +10,11 @@ from desktop_agent.adapters.llm.llm_llama import call_grammar, parse_decision
 from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.errors import ModelError
 from desktop_agent.core.ports import ChatMessage, ToolSpec
-from desktop_agent.core.tools.specs import BUILTIN_SPECS, SET_TIMER
+from desktop_agent.core.tools.catalog import BUILTIN
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
 
 pytestmark = pytest.mark.models
+SET_TIMER = BUILTIN["set_timer"].spec
 
 
 def _ask(llm: Any, text: str) -> list[Any]:

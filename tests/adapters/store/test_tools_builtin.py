@@ -11,6 +11,10 @@ import pytest
 
 from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.adapters.store.tools_builtin import (
+    EXECUTOR,
+    PLAIN_READS,
+    STORE_READS,
+    WRITES,
     builtin_tools,
     default_tools,
     execute_prepared,
@@ -18,6 +22,7 @@ from desktop_agent.adapters.store.tools_builtin import (
 )
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
+from desktop_agent.core.tools.catalog import BUILTIN, Risk, ToolDef
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
 
@@ -68,8 +73,28 @@ def test_every_spec_is_registered_and_writes_are_refused_directly(tools: ToolReg
 
 def test_default_tools_need_no_store() -> None:
     tools = default_tools(lambda: START)
-    assert {s.name for s in tools.specs} == {"get_current_time", "calculate", "convert_units"}
+    pure = {t.name for t in BUILTIN if t.answer is not None}
+    assert {s.name for s in tools.specs} == {"get_current_time", "calculate",
+                                             "convert_units"} | pure
     assert ask(tools, "get_current_time").startswith("It is 18:00 on Monday, 2 March 2026")
+
+
+def test_every_builtin_entry_is_implemented_here_and_nothing_else_is() -> None:
+    here = {t.name for t in BUILTIN if t.executor == EXECUTOR}
+    assert here == set(PLAIN_READS) | set(STORE_READS) | set(WRITES)
+    assert set(WRITES) == {t.name for t in BUILTIN if t.writes}
+
+
+def test_a_pure_answer_runs_on_the_clock_with_nothing_added_here(store: Store,
+                                                                clock: Clock) -> None:
+    def year(_args: Any, now: dt.datetime) -> str:
+        return f"It is {now.year}."
+
+    entry = ToolDef("what_year", "The year.", {}, Risk.READ, offered=lambda t: False,
+                    answer=year)
+    catalog = BUILTIN.joined([entry])
+    assert ask(default_tools(clock, catalog), "what_year") == "It is 2026."
+    assert ask(builtin_tools(store, clock, catalog), "what_year") == "It is 2026."
 
 
 def test_calculate_and_convert_speak_one_sentence(tools: ToolRegistry) -> None:

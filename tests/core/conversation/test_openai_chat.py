@@ -18,7 +18,10 @@ from desktop_agent.core.conversation.openai_chat import (
 )
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ChatMessage, ToolCall
-from desktop_agent.core.tools.specs import CALCULATE, CONVERT_UNITS, GET_CURRENT_TIME, SET_TIMER
+from desktop_agent.core.tools.catalog import BUILTIN
+
+CALCULATE, CONVERT_UNITS = BUILTIN["calculate"].spec, BUILTIN["convert_units"].spec
+GET_CURRENT_TIME, SET_TIMER = BUILTIN["get_current_time"].spec, BUILTIN["set_timer"].spec
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8080/v1", "https://gpu.lan:8000/v1",

@@ -11,9 +11,10 @@ import pytest
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall, ToolSpec
+from desktop_agent.core.tools.confirm import prepare
 from desktop_agent.core.tools.registry import validate_args
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
-from desktop_agent.core.tools.write_actions import PreparedAction, count_alarms, prepare
+from desktop_agent.core.tools.write_actions import PreparedAction, count_alarms
 
 ZONE = dt.timezone(dt.timedelta(hours=1))
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=ZONE)  # a Monday, 6 PM

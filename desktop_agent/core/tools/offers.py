@@ -1,0 +1,147 @@
+"""The words that could ask for each built-in tool: the router's rules, one predicate a tool.
+
+Each catalog entry's ``offered`` is one of these. The router (``core.tools.router``) calls
+them only for a request (``is_request``), with the transcript's spaces collapsed and
+apostrophes made plain; they are keyword patterns on Whisper-style text (any case,
+punctuation or none) and err on the side of offering a tool: the model, constrained to the
+candidates or "none", makes the final choice.
+
+The notes and the timers are families: one request ("delete my notes", "how long is left
+on my timer") picks among its family's tools, so each family is decided in one function and
+each tool's predicate asks whether it was picked. Pure and stdlib-only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+_NUMBER: Final = (r"(?:\d+(?:[.,]\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
+                  r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+                  r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+                  r"thousand|half|a|an)")
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_TIME_ASK: Final = _rx(
+    r"\bwhat(?:'s| is)?(?: the)?(?: current)? (?:time|date|day|year|month)\b"
+    r"|\btime is it\b|\bwhat day\b|\bwhich day\b|\bday (?:is it|is today)\b"
+    r"|\btoday'?s date\b|\bdate today\b|\bthe date\b|\bcurrent (?:time|date)\b"
+    r"|\b(?:tell|give) me the time\b|\bwhat year\b|\bwhat month\b|\bday of the week\b"
+    r"|\bhave the time\b|\bwhat o'?clock\b")
+_OPERATOR_WORD: Final = _rx(
+    r"\b(?:times|plus|minus|divided by|multiplied by|over|percent|per cent|squared|cubed"
+    r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b|%")
+_OPERATOR_SIGN: Final = re.compile(r"\d\s*[-+*/x×^]\s*\d")
+_HAS_NUMBER: Final = _rx(rf"\b{_NUMBER}\b|\d")
+_HAS_DIGIT_OR_WORD_NUMBER: Final = _rx(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty"
+    r"|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)\b")
+_UNIT: Final = (
+    r"(?:miles?|kilometers?|kilometres?|km|meters?|metres?|centimeters?|centimetres?|cm"
+    r"|millimeters?|mm|inch(?:es)?|feet|foot|ft|yards?|pounds?|lbs?|kilograms?|kilos?|kg"
+    r"|grams?|ounces?|oz|stones?|celsius|centigrade|fahrenheit|kelvin|degrees"
+    r"|liters?|litres?|milliliters?|millilitres?|ml|gallons?|quarts?|pints?|cups?"
+    r"|tablespoons?|teaspoons?|mph|knots?|acres?|hectares?|calories|joules|kilojoules"
+    r"|seconds|minutes|hours|days|weeks)")
+_UNIT_ASK: Final = _rx(
+    rf"\bconvert\b|\bhow many {_UNIT}\b.*\b(?:in|is|are)\b"
+    rf"|\b{_UNIT}\b.*\b(?:in|to|into|as)\s+(?:a\s+|an\s+)?{_UNIT}\b")
+_NOTE: Final = _rx(r"\bnotes?\b|\bjot\b|\bwrite (?:(?:this|that|it) )?down\b|\bnotepad\b")
+_NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe)\b")
+_NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the)\b"
+                          r"|\bany notes?\b|\bdo i have a note\b")
+_NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
+_NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down"
+                       r"|note to self|put)\b")
+_TIMER: Final = _rx(r"\btimers?\b|\bcount ?down\b|\balarm\b|\bstopwatch\b")
+_REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b")
+_CANCEL: Final = _rx(r"\b(?:cancel|stop|delete|remove|clear|turn off|switch off|kill|abort"
+                     r"|get rid of|never ?mind the)\b")
+_LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
+                           r"|any|do i have|show|read)\b")
+_SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
+                            rf"|\bfor {_NUMBER}\b|\d")
+
+_LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+|well|oh|and|alright|all right|right"
+                   r"|please|assistant|computer|can you|could you|would you|will you"
+                   r"|i want you to|i need you to|i'd like you to|i would like you to"
+                   r"|go ahead and|quickly|quick)[,.!]?\s+)+")
+
+
+def strip_lead(text: str) -> str:
+    """``text`` without the greetings and politeness it opens with ("hey, could you ...")."""
+    return _LEAD.sub("", text)
+
+
+def asks_time(t: str) -> bool:
+    """get_current_time: "what time is it", "what's today's date"."""
+    return bool(_TIME_ASK.search(t))
+
+
+def asks_calculation(t: str) -> bool:
+    """calculate: an operator (word or sign) and a number."""
+    return bool((_OPERATOR_SIGN.search(t) or _OPERATOR_WORD.search(t))
+                and _HAS_DIGIT_OR_WORD_NUMBER.search(t))
+
+
+def asks_conversion(t: str) -> bool:
+    """convert_units: "convert ...", "how many X in ...", "N X in Y", with a number."""
+    return bool(_UNIT_ASK.search(t) and _HAS_NUMBER.search(t))
+
+
+_ADD_FIRST: Final = _rx(r"^(?:(?:take|make|add|create|save|write|jot)\b.{0,20}?\bnote\b"
+                        r"|(?:write|jot|put|note)\s+(?:this |that |it )?down\b|note that\b)")
+"""A request that opens by asking for a new note: what follows is the note's text, even
+when it says "delete all notes" (its words have no authority)."""
+
+
+def note_tools(t: str) -> set[str]:
+    """The note tools a request could need (none unless it mentions a note)."""
+    if not _NOTE.search(t):
+        return set()
+    if _ADD_FIRST.search(strip_lead(t)):
+        return {"add_note"}
+    if _NOTE_DELETE.search(t):
+        return {"delete_notes"}
+    picked: set[str] = set()
+    if _NOTE_SEARCH.search(t):
+        picked.add("search_notes")
+    if _NOTE_LIST.search(t):
+        picked.add("list_notes")
+    if _NOTE_ADD.search(t):
+        picked.add("add_note")
+    return picked or {"add_note", "list_notes", "search_notes"}
+
+
+def alarm_tools(t: str) -> set[str]:
+    """The timer and reminder tools a request could need (none unless it mentions one)."""
+    out: set[str] = set()
+    timer, remind = bool(_TIMER.search(t)), bool(_REMIND.search(t))
+    if timer or remind:
+        if _CANCEL.search(t):
+            out.add("cancel_timer")
+        elif _LIST_PENDING.search(t) and not (remind and re.search(r"\bremind me\b", t, re.I)):
+            out.add("list_timers")
+            if timer and _SET_TIMER_ASK.search(t):
+                out.add("set_timer")
+        elif remind:
+            out.add("set_reminder")
+        else:
+            out.add("set_timer")
+        if remind and re.search(r"\bremind me\b", t, re.I) and not _CANCEL.search(t):
+            out.add("set_reminder")
+    return out
+
+
+def picked_by(family: Callable[[str], set[str]], tool: str) -> Callable[[str], bool]:
+    """The predicate of one tool of a family: did ``family`` pick ``tool`` for the request?"""
+    def offered(t: str) -> bool:
+        return tool in family(t)
+
+    offered.__doc__ = f"{tool}: picked by {family.__name__}."
+    return offered

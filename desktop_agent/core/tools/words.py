@@ -1,0 +1,217 @@
+"""The built-in tools' arguments, cut from the user's own words: one rule a tool.
+
+Each catalog entry's ``words`` is one of these (``core.tools.args.arguments_from_words``
+calls it on the request without the politeness around it). A rule returns the arguments as
+the user said them ("tomorrow at 9 am", "5 minutes"), or None when the request does not
+spell them out in a form it knows; the model's grammar-constrained arguments are used then.
+Pure and stdlib-only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.calc import evaluate
+from desktop_agent.core.tools.calc_words import replace_number_words
+from desktop_agent.core.tools.units import parse_unit
+
+Args = dict[str, Any]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _clean(text: str) -> str:
+    """Trim spaces, quotes and closing punctuation."""
+    return text.strip().strip("\"'").strip().rstrip(".!?,;:").strip()
+
+
+def _drop_article(text: str) -> str:
+    return re.sub(r"^(?:the|my|a|an|all of the|all of my|any)\s+", "", text, flags=re.I)
+
+
+
+# --- notes -----------------------------------------------------------------------------------
+
+_ADD_NOTE: Final = (
+    _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another )?note"
+        r"(?:\s+(?:that says|that reads|which says|saying|to say|that|of|about|:))?[:,]?\s+"
+        r"(?P<x>.+)$"),
+    _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?P<x>.+)$"),
+    _rx(r"^note(?: that)?[:,]?\s+(?P<x>.+)$"),
+    _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),
+    _rx(r"^remember that\s+(?P<x>.+)$"),
+)
+_NOTE_TOPIC: Final = r"(?:about|on|for|mentioning|that mention|which mention|with|regarding)"
+_SEARCH_NOTES: Final = (
+    _rx(rf"\bnotes?\s+{_NOTE_TOPIC}\s+(?P<x>.+)$"),
+    _rx(r"\bsearch\s+(?:through\s+)?(?:my |the )?notes\s+for\s+(?P<x>.+)$"),
+    _rx(r"\b(?:find|look for|look up)\s+(?:the |my )?notes?\s+(?P<x>.+)$"),
+)
+_DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget)\s+"
+                         r"(?:out\s+)?(?:all|every|everything)\b.*\bnotes?\b"
+                         r"|\b(?:delete|remove|erase|clear|wipe)\s+(?:my |the )?notes\s*$")
+_DELETE_SOME: Final = (
+    _rx(rf"\b(?:delete|remove|erase|clear|wipe|get rid of|forget)\s+(?:my |the )?notes?\s+"
+        rf"{_NOTE_TOPIC}\s+(?P<x>.+)$"),
+    _rx(r"\b(?:delete|remove|erase|get rid of)\s+(?:my |the )?(?P<x>.+?)\s+notes?$"),
+)
+
+# --- timers and reminders --------------------------------------------------------------------
+
+_ONES: Final = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_NUM: Final = (rf"(?:\d+(?:\.\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+               rf"(?:[- ]{_ONES})?|{_ONES}|a|an|ten|eleven|twelve|thirteen|fourteen|fifteen"
+               r"|sixteen|seventeen|eighteen|nineteen|a hundred|half an?|a half|a quarter"
+               r"|quarter of an|couple of|few)")
+_UNIT_T: Final = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)"
+_DURATION: Final = (rf"(?:{_NUM}[ -]{_UNIT_T}(?:\s+(?:and\s+)?(?:a half|{_NUM}[ -]{_UNIT_T}))?"
+                    rf"|an? hour and a half|half an hour)")
+_TIMER: Final = (
+    _rx(rf"^(?:(?:set|start|make)\s+(?:an?|the|my)\s+)?(?P<l>[a-z]+)\s+timer\s+(?:for|of)\s+"
+        rf"(?P<d>{_DURATION})$"),
+    _rx(rf"\b(?P<d>{_DURATION})\s+timer(?:\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?$"),
+    _rx(rf"\btimer\s+(?:for\s+)?(?:the\s+)?(?P<l>[a-z]+(?: [a-z]+)?)\s+for\s+(?P<d>{_DURATION})"),
+    _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
+        r"(?:\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
+    _rx(rf"\b(?:count down|countdown)\s+(?:from\s+)?(?P<d>{_DURATION})"),
+)
+_WHEN: Final = (r"(?:at|on|in|by|tomorrow|tonight|today|this|next|noon|midnight|"
+                r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+                r"january|february|march|april|may|june|july|august|september|october|"
+                r"november|december)\b")
+_REMIND: Final = (
+    _rx(rf"^remind me\s+(?P<w>{_WHEN}.*?)\s+(?:to|that|about)\s+(?P<x>.+)$"),
+    _rx(rf"^remind me\s+(?:to|that|about)\s+(?P<x>.+?)\s+(?P<w>{_WHEN}.*)$"),
+    _rx(rf"^(?:set|add|create|make)\s+a\s+reminder\s+(?:to|for|about)\s+(?P<x>.+?)\s+"
+        rf"(?P<w>{_WHEN}.*)$"),
+    _rx(rf"^(?:set|add|create|make)\s+a\s+reminder\s+(?P<w>{_WHEN}.*?)\s+(?:to|for|about)\s+"
+        r"(?P<x>.+)$"),
+)
+_CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:all|every|"
+                         r"everything)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?(?:timers?|reminders?|"
+                         r"alarms?)(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?\s*$")
+_CANCEL_ONE: Final = (
+    _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:the\s+|my\s+)?(?:reminder|alarm)s?"
+        r"\s+(?:to|about|for)\s+(?P<x>.+)$"),
+    _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:the\s+|my\s+)?(?P<x>[\w ]+?)\s+"
+        r"(?:timer|reminder|alarm)$"),
+    _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:the\s+|my\s+)?(?P<x>timer|"
+        r"reminder|alarm)$"),
+)
+
+# --- numbers ---------------------------------------------------------------------------------
+
+_CALC_PREFIX: Final = _rx(r"^(?:what(?:'s| is)|how much is|calculate|compute|work out|"
+                          r"what do you get (?:for|if you)|tell me)\s+")
+_CONVERT: Final = (
+    _rx(r"how many (?P<to>[a-z ]+?) (?:is|are|in|make|makes|make up)\s+(?:a |an )?"
+        r"(?P<v>[\d.]+|[a-z-]+(?: [a-z-]+)?)\s+(?P<from>[a-z ]+?)$"),
+    _rx(r"(?:convert\s+|what(?:'s| is)\s+)?(?P<v>[\d.]+|[a-z-]+(?: [a-z-]+)?)\s+"
+        r"(?P<from>[a-z° ]+?)\s+(?:to|in|into|as)\s+(?P<to>[a-z° ]+?)$"),
+)
+
+
+def _value(text: str) -> float | None:
+    digits = replace_number_words(text.strip()).strip()
+    try:
+        return float(digits) if digits not in ("a", "an") else 1.0
+    except ValueError:
+        return 1.0 if text.strip().lower() in ("a", "an", "one") else None
+
+
+def _unit_ok(text: str) -> bool:
+    try:
+        parse_unit(text)
+    except AgentError:
+        return False
+    return True
+
+
+def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found:
+            return found
+    return None
+
+
+def calculate_args(text: str) -> Args | None:
+    """calculate: the expression as said, when the calculator can read it ("12 squared")."""
+    expression = _clean(_CALC_PREFIX.sub("", text))
+    try:
+        evaluate(expression)  # only words the calculator can read are an expression
+    except AgentError:
+        return None
+    return {"expression": expression}
+
+
+def convert_units_args(text: str) -> Args | None:
+    """convert_units: value and units ("how many ounces in a pound", "5 miles to km")."""
+    found = _first(_CONVERT, _clean(text).lower())
+    if found is None:
+        return None
+    value = _value(found.group("v"))
+    source, target = _clean(found.group("from")), _clean(found.group("to"))
+    if value is None or not _unit_ok(source) or not _unit_ok(target):
+        return None
+    number: int | float = int(value) if value.is_integer() else value
+    return {"value": number, "from_unit": source, "to_unit": target}
+
+
+def search_notes_args(text: str) -> Args | None:
+    """search_notes: the words after "notes about", "search my notes for"..."""
+    found = _first(_SEARCH_NOTES, _clean(text))
+    query = _drop_article(_clean(found.group("x"))) if found else ""
+    return {"query": query} if query else None
+
+
+def add_note_args(text: str) -> Args | None:
+    """add_note: the note's words ("make a note that ...", "add eggs to my notes")."""
+    found = _first(_ADD_NOTE, _clean(text))
+    note = _clean(found.group("x")) if found else ""
+    return {"text": note} if note else None
+
+
+def delete_notes_args(text: str) -> Args | None:
+    """delete_notes: the words of the notes to delete, or "all"."""
+    clean = _clean(text)
+    if _DELETE_ALL.search(clean):
+        return {"query": "all"}
+    found = _first(_DELETE_SOME, clean)
+    query = _drop_article(_clean(found.group("x"))) if found else ""
+    return {"query": query} if query and query.lower() not in ("all", "my", "the") else None
+
+
+def set_timer_args(text: str) -> Args | None:
+    """set_timer: the duration as said, and a label when one is given."""
+    found = _first(_TIMER, _clean(text))
+    if found is None:
+        return None
+    args: Args = {"duration": found.group("d").strip()}
+    label = found.groupdict().get("l")
+    if label and not re.fullmatch(_DURATION, label.strip(), re.IGNORECASE):
+        args["label"] = _drop_article(_clean(label))
+    return args
+
+
+def set_reminder_args(text: str) -> Args | None:
+    """set_reminder: what to remind ("to ...") and when, in either order."""
+    found = _first(_REMIND, _clean(text))
+    if found is None:
+        return None
+    what, when = _clean(found.group("x")), _clean(found.group("w"))
+    return {"text": what, "when": when} if what and when else None
+
+
+def cancel_timer_args(text: str) -> Args | None:
+    """cancel_timer: the timer's label, the reminder's words, or "all"."""
+    clean = _clean(text)
+    if _CANCEL_ALL.search(clean):
+        return {"which": "all"}
+    found = _first(_CANCEL_ONE, clean)
+    which = _drop_article(_clean(found.group("x"))) if found else ""
+    return {"which": which} if which else None
