@@ -74,8 +74,8 @@ PINNED: dict[str, set[str]] = {
         "normalize_for_speech", "number_words", "passages", "spoken_forms", "vocabulary", "wer",
     },
     "desktop_agent.core.tools": {
-        "answer", "args", "calc", "calc_words", "catalog", "confirm", "offers", "registry",
-        "router", "specs", "units", "when", "when_parts", "words", "write_actions",
+        "answer", "args", "calc", "calc_words", "catalog", "confirm", "decision", "offers",
+        "registry", "router", "specs", "units", "when", "when_parts", "words", "write_actions",
     },
     "desktop_agent.core.turns": {
         "base", "chunking", "commands", "context", "events", "machine", "policy", "reflect",

@@ -10,20 +10,20 @@ the user's own words are left to evaluate.
 
 Tool calls: the tool list is never rendered into the prompt (that would change the
 prefix, and a 0.5B model shown tools calls them for anything, e.g. the time for
-"eight of spades"). Instead ``core.tools.router.candidate_tools`` picks the tools the
-newest user message could plausibly need; only then a short decision run, constrained by
-a llama.cpp grammar built from those tools' JSON schemas (names as constants, plus a
-``{"name": "none"}`` alternative), is appended after the user's message. "none", or no
-candidates at all, means a plain prose run. Grammars are checked with llama.cpp's own
-parser before use (an invalid one would crash the process): the built-in tools' at load,
-so a bad schema fails start-up loudly.
+"eight of spades"). The decision protocol is ``core.tools.decision`` (shared with the
+server backend): the router's candidates for the newest user message, a call decided from
+the user's words when they spell it out, else a short decision run appended after the
+user's message. What is llama.cpp's here: that run, greedy under a GBNF grammar converted
+from the decision's JSON schema (``call_grammar``: names as constants, plus a
+``{"name": "none"}`` alternative). "none", or no candidates at all, means a plain prose
+run. Grammars are checked with llama.cpp's own parser before use (an invalid one would
+crash the process): the catalog's tools' at load, so a bad schema fails start-up loudly.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,10 +34,14 @@ from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.conversation.prompts import tool_result_note
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
-from desktop_agent.core.privacy import said
-from desktop_agent.core.tools.args import arguments_from_words, is_grounded
-from desktop_agent.core.tools.router import candidate_tools
-from desktop_agent.core.tools.specs import BUILTIN_SPECS
+from desktop_agent.core.tools.catalog import BUILTIN
+from desktop_agent.core.tools.decision import (
+    call_schema,
+    decision_note,
+    named_tool,
+    offered_tools,
+    plan_decision,
+)
 
 _LOGGER = logging.getLogger(__name__)
 OPENING_WORDS = 3
@@ -48,7 +52,6 @@ threads; the rest of the reply still comes faster than it is spoken."""
 DECISION_MAX_TOKENS = 80
 """Cap on the grammar-constrained call: enough for a reminder's words, short because
 grammar sampling costs extra per token."""
-NONE_TOOL = "none"
 
 
 class LlamaLlm:
@@ -106,7 +109,7 @@ class LlamaLlm:
         benchmark's ``--llm-only``)."""
         self.last_decision: str | None = None
         """Raw text of the last constrained decision run (None: there was none)."""
-        self.build_grammars(BUILTIN_SPECS)
+        self.build_grammars(BUILTIN.specs)
 
     def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
         """Evaluate the system prompt (and tool list) now, so the first turn reuses it.
@@ -205,14 +208,12 @@ class LlamaLlm:
         """Stream the reply: one LlmDelta(tool_call=...) or speakable text. Runs on: the LLM
         worker thread.
 
-        Only tools that ``candidate_tools`` finds for the newest user message are offered,
-        through a grammar-constrained decision run; a run that answers a tool result (or
-        any message that is not the user's) never calls a tool.
+        Only the tools ``core.tools.decision.offered_tools`` finds for the newest user message
+        are offered, through a grammar-constrained decision run; a run that answers a tool
+        result (or any message that is not the user's) never calls a tool.
         """
         self.last_decision = None
-        last = messages[-1] if messages else None
-        candidates = candidate_tools(last.content, tools) \
-            if last is not None and last.role == "user" else ()
+        candidates = offered_tools(messages, tools)
         if candidates:
             call = self._decide(messages, candidates, cancel)
             if cancel is not None and cancel.cancelled:
@@ -258,30 +259,13 @@ class LlamaLlm:
         user's words is the prose run's prompt too (the KV cache serves both).
         """
         gbnf = self._grammar_for(tuple(candidates))
-        # Arguments the user's own words give (core.tools.args): once the model has named
-        # such a tool, the rest of the call is not generated (faster, and not invented).
-        user = messages[-1].content
-        from_words = {t.name: args for t in candidates if self.use_words
-                and (args := arguments_from_words(t.name, user)) is not None}
-        explicit = [name for name, args in from_words.items() if args]
-        only = [t.name for t in candidates]
-        if not explicit and only in (["get_current_time"], ["list_notes"]):
-            # "What time is it?", "read me my notes": the router's patterns for these are
-            # specific (the 0.5B's answer to them changed with the wording of the system
-            # prompt), and the decision run would cost ~1.3 s of prompt. list_timers stays
-            # with the model: its pattern is loose ("what's the difference between a timer
-            # and a stopwatch?" would have listed the timers).
-            explicit = only
-        if len(explicit) == 1:
-            # One tool's arguments are spelled out ("remind me to X at Y", "cancel the pasta
-            # timer"): the request is explicit, and the 0.5B often answered such requests
-            # "none". The call is validated again before anything runs.
+        decision = plan_decision(messages[-1].content, candidates, use_words=self.use_words)
+        if decision.call is not None:
             self.last_decision = "(from the user's words)"
-            return ToolCall(name=explicit[0], arguments=from_words[explicit[0]], call_id="call_1")
+            return decision.call
         payload = [_to_openai(m) for m in _tool_results_as_notes(
             [*messages, ChatMessage("system", decision_note(candidates))])]
-        no_args = ({t.name for t in candidates if not _takes_arguments(t)} | {NONE_TOOL}
-                   | set(from_words))
+        stop = decision.complete_after
         try:
             rendered = self._chat_formatter()(messages=payload)
             tokens = self._llm.tokenize(rendered.prompt.encode("utf-8"),
@@ -289,8 +273,7 @@ class LlamaLlm:
             text = ""
             for piece in self._constrained_greedy(tokens, gbnf, cancel):
                 text += piece
-                head = _NAME_HEAD.match(text)
-                if head and head.group(1) in no_args:
+                if named_tool(text) in stop:
                     break  # the rest is fixed by the grammar: not worth generating
         except Exception as exc:
             raise LlmError("llm_failed", f"The language model failed: {exc}.",
@@ -298,16 +281,7 @@ class LlamaLlm:
         if cancel is not None and cancel.cancelled:
             return None
         self.last_decision = text
-        head = _NAME_HEAD.match(text)
-        if head is not None and head.group(1) in from_words:
-            return ToolCall(name=head.group(1), arguments=from_words[head.group(1)],
-                            call_id="call_1")
-        call = parse_decision(text, candidates)
-        if call is not None and not is_grounded(call.arguments, user):
-            _LOGGER.info("turn=0 dropping a call with words the user did not say: %s %s",
-                         call.name, said(json.dumps(dict(call.arguments))))
-            return None  # an invented argument: the model did not hear a request
-        return call
+        return decision.read(text)
 
     def _constrained_greedy(self, tokens: list[int], gbnf: str,
                             cancel: CancelToken | None) -> Iterator[str]:
@@ -395,7 +369,7 @@ class LlamaLlm:
                 raise ModelError(
                     "llm_grammar_invalid",
                     f"No call grammar for {', '.join(key)}: {exc}.",
-                    "Fix the tool's argument schema in core/tools/specs.py.") from exc
+                    "Fix the tool's argument schema in core/tools/catalog.py.") from exc
             sampler = llama_cpp.llama_sampler_init_grammar(
                 self._llm._model.vocab, gbnf.encode("utf-8"), b"root")
             if not sampler:
@@ -403,7 +377,7 @@ class LlamaLlm:
                     "llm_grammar_invalid",
                     f"llama.cpp rejected the call grammar for {', '.join(key)}.",
                     "A tool's argument schema cannot be turned into a grammar: fix the "
-                    "schema in core/tools/specs.py.")
+                    "schema in core/tools/catalog.py.")
             llama_cpp.llama_sampler_free(sampler)
             grammar = self._grammars[key] = gbnf
         return grammar
@@ -448,85 +422,9 @@ def _to_openai(msg: ChatMessage) -> dict[str, Any]:
     return {"role": msg.role, "content": msg.content}
 
 
-
-def _takes_arguments(tool: ToolSpec) -> bool:
-    return bool(dict(tool.parameters).get("properties"))
-
-
-_NAME_HEAD = re.compile(r'^\s*\{\s*"name"\s*:\s*"([^"]+)"')
-
-
-def decision_note(candidates: Sequence[ToolSpec]) -> str:
-    """The system note after the user's message that offers ``candidates`` (or "none")."""
-    lines = []
-    for t in candidates:
-        props = dict(dict(t.parameters).get("properties") or {})
-        required = set(dict(t.parameters).get("required") or ())
-        args = ", ".join(k for k in props if k in required)
-        lines.append(f"- {t.name}({args}): {t.description}")
-    return ("Tools:\n" + "\n".join(lines) + "\n"
-            'If the user\'s last message asks for one of these tools, reply with the call as '
-            'JSON {"name": ..., "arguments": {...}}. Copy the words of the user\'s message '
-            'into the arguments. Otherwise (chat, a statement, a question you can answer '
-            'yourself) reply {"name": "none"}.')
-
-
 def call_grammar(candidates: Sequence[ToolSpec]) -> str:
-    """GBNF for one call to a tool in ``candidates`` (names as constants) or "none".
-
-    Length limits are left out of the grammar (they nest one rule per character; the
-    token cap bounds the call and the registry validates the arguments again), and so are
-    optional arguments: the 0.5B filled a timer's optional label with the whole request.
-    """
+    """GBNF for one call to a tool in ``candidates`` or "none": the decision's JSON schema
+    (``core.tools.decision.call_schema``) in llama.cpp's grammar dialect."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    alternatives: list[dict[str, Any]] = [
-        {"type": "object", "properties": {"name": {"const": t.name},
-                                          "arguments": _grammar_schema(dict(t.parameters))},
-         "required": ["name", "arguments"], "additionalProperties": False}
-        for t in candidates]
-    alternatives.append({"type": "object", "properties": {"name": {"const": NONE_TOOL}},
-                         "required": ["name"], "additionalProperties": False})
-    return str(json_schema_to_gbnf(json.dumps({"oneOf": alternatives})))
-
-
-def _grammar_schema(schema: Any) -> Any:
-    if not isinstance(schema, dict) or not schema.get("properties"):
-        return {"type": "object", "properties": {}, "additionalProperties": False}
-    required = list(schema.get("required") or ())
-    props = {k: v for k, v in dict(schema["properties"]).items() if k in required}
-    return _without_lengths({**schema, "properties": props, "required": required})
-
-
-def _without_lengths(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _without_lengths(v) for k, v in schema.items() if k != "maxLength"}
-    if isinstance(schema, list):
-        return [_without_lengths(v) for v in schema]
-    return schema
-
-
-def parse_decision(text: str, candidates: Sequence[ToolSpec]) -> ToolCall | None:
-    """The call in a decision run's output, or None for "none" / anything unusable.
-
-    Never returns a tool outside ``candidates``; a tool without parameters needs only its
-    name (the run stops there).
-    """
-    head = _NAME_HEAD.match(text)
-    if head is None:
-        return None
-    by_name = {t.name: t for t in candidates}
-    spec = by_name.get(head.group(1))
-    if spec is None:
-        return None
-    if not _takes_arguments(spec):
-        return ToolCall(name=spec.name, arguments={}, call_id="call_1")
-    try:
-        data = json.loads(text)
-    except ValueError:
-        _LOGGER.info("turn=0 dropping an unfinished tool call: %s", said(text[:200]))
-        return None
-    args = data.get("arguments") if isinstance(data, dict) else None
-    if not isinstance(args, dict):
-        return None
-    return ToolCall(name=spec.name, arguments=args, call_id="call_1")
+    return str(json_schema_to_gbnf(json.dumps(call_schema(candidates))))

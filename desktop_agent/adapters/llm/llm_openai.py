@@ -47,7 +47,7 @@ from desktop_agent.core.conversation.openai_chat import (
 )
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
-from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.decision import offered_tools
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -156,16 +156,16 @@ class OpenAiLlm:
     ) -> Iterator[LlmDelta]:
         """Stream the reply: speakable text, or one ``LlmDelta(tool_call=...)``.
 
-        Only the tools ``candidate_tools`` finds for the newest user message are offered
-        (none for a run that answers a tool's result). A call the server returns is checked
-        as the local path checks it (``core.conversation.openai_chat.accept_call``); a refused
-        call, or text that looked like a call but was none, ends in a plain run without tools.
+        Only the tools ``core.tools.decision.offered_tools`` finds for the newest user
+        message are offered (none for a run that answers a tool's result). A call the server
+        returns is checked as the local path checks it
+        (``core.conversation.openai_chat.accept_call``); a refused call, or text that looked
+        like a call but was none, ends in a plain run without tools.
         Runs on: the LLM worker thread.
         """
         self.last_call_text = None
-        last = messages[-1] if messages else None
-        user = last.content if last is not None and last.role == "user" else ""
-        offered = candidate_tools(user, tools) if user else ()
+        offered = offered_tools(messages, tools)
+        user = messages[-1].content if offered else ""
         if not offered:
             yield from self._texts(self._stream(messages, (), max_tokens, cancel))
             return

@@ -5,7 +5,7 @@ rules are tested in microseconds and shared by every server (llama.cpp's ``llama
 vLLM, anything OpenAI-compatible).
 
 Tool calls follow the local path (``adapters/llm/llm_llama.py``): only the tools that
-``core.tools.router.candidate_tools`` finds for the newest user message are offered; a call
+``core.tools.decision.offered_tools`` finds for the newest user message are offered; a call
 is accepted only for one of those tools, with its arguments taken from the user's own
 words when ``core.tools.args`` can cut them out, else the model's, validated against the
 tool's schema (``core.tools.registry.validate_args``) and grounded in what the user said

@@ -1,8 +1,9 @@
 """Tools the assistant can call (pure, stdlib only).
 
 The catalog (one ``ToolDef`` per tool, read by everything else), the router and the
-built-in tools' offer rules, arguments from the user's words, the registry rules, the write
-path (read back, confirm), the calculator, units and time phrases.
+built-in tools' offer rules, arguments from the user's words, the decision protocol every
+LLM backend shares (note, call schema, parsing), the registry rules, the write path (read
+back, confirm), the calculator, units and time phrases.
 """
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "calc_words",
     "catalog",
     "confirm",
+    "decision",
     "offers",
     "registry",
     "router",

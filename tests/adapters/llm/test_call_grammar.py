@@ -2,25 +2,65 @@
 
 An invalid GBNF would crash the process mid-turn, and a changed one changes what the model
 may say: every set of tools the router offered in ``tests/data/tools/decision_pins.json`` must
-give the grammar it gave before the tools became catalog entries.
+give the grammar it gave before the tools became catalog entries, and every grammar the
+catalog can produce must pass llama.cpp's own parser. (``llama_cpp.LlamaGrammar.from_string``
+only stores the text in llama-cpp-python 0.3: the parser runs when a sampler is made, which
+needs a vocabulary, so the GGUF's vocabulary alone is loaded here, in about a second.)
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from desktop_agent.adapters.llm.llm_llama import call_grammar
-from desktop_agent.core.tools.specs import BUILTIN_SPECS
+from desktop_agent.core.tools.catalog import BUILTIN
 
 PINS: dict[str, Any] = json.loads(
     (Path(__file__).parents[2] / "data" / "tools" / "decision_pins.json").read_text("utf-8"))
-_BY_NAME = {s.name: s for s in BUILTIN_SPECS}
 
 
 def test_the_call_grammar_is_byte_identical_for_every_pinned_tool_set() -> None:
-    assert len(PINS["decisions"]) > len(BUILTIN_SPECS)
+    assert len(PINS["decisions"]) > 11
     for pin in PINS["decisions"]:
-        specs = [_BY_NAME[name] for name in pin["tools"]]
+        specs = [BUILTIN[name].spec for name in pin["tools"]]
         assert call_grammar(specs) == pin["grammar"], pin["tools"]
+
+
+@pytest.fixture(scope="module")
+def vocab(models: dict[str, Any]) -> Iterator[Any]:
+    """The default LLM's vocabulary alone (no weights): what llama.cpp's parser needs."""
+    import llama_cpp
+
+    params = llama_cpp.llama_model_default_params()
+    params.vocab_only = True
+    model = llama_cpp.llama_model_load_from_file(str(models["llm"].path).encode(), params)
+    assert model, "llama.cpp could not read the GGUF's vocabulary"
+    try:
+        yield llama_cpp.llama_model_get_vocab(model)
+    finally:
+        llama_cpp.llama_model_free(model)
+
+
+def _parses(vocab: Any, gbnf: str) -> bool:
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
+    if not sampler:
+        return False
+    llama_cpp.llama_sampler_free(sampler)
+    return True
+
+
+@pytest.mark.models
+def test_llama_cpp_parses_every_grammar_the_catalog_gives(vocab: Any) -> None:
+    assert not _parses(vocab, "root ::= undefined-rule")  # the check can fail
+    specs = BUILTIN.specs
+    sets = [specs, tuple(sorted(specs, key=lambda s: s.name)), *((s,) for s in specs)]
+    sets += [tuple(BUILTIN[n].spec for n in pin["tools"]) for pin in PINS["decisions"]]
+    for tools in sets:
+        assert _parses(vocab, call_grammar(tools)), [t.name for t in tools]

@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.adapters.llm.llm_llama import decision_note
 from desktop_agent.core.tools.args import arguments_from_words
+from desktop_agent.core.tools.decision import decision_note
 from desktop_agent.core.tools.router import candidate_tools, is_request
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
 

@@ -1,0 +1,202 @@
+"""The tool decision, shared by every LLM backend: which tools to offer, the note, the call.
+
+A turn decides on a tool in four steps, all here except the model's own run:
+
+1. ``offered_tools``: the router's candidates for the newest user message (a run that
+   answers a tool's result, or anything but the user, is offered none). No candidates: the
+   reply is plain prose and the model never sees a tool.
+2. ``plan_decision``: when the user's words spell out one candidate's arguments ("remind me
+   to X at Y"), or the only candidate is one its catalog entry marks ``alone_is_sure``
+   ("what time is it?"), the call is decided without the model.
+3. Otherwise the model is asked: ``decision_note`` follows the user's message (so the prompt
+   up to the user's words is the prose run's prompt too, and the KV cache serves both), and
+   its answer is constrained to ``call_schema``: one call to a candidate, names as constants,
+   or ``{"name": "none"}``. The backend turns the schema into its own constraint (llama.cpp:
+   a GBNF grammar) and may stop once the output names a tool in ``Decision.complete_after``.
+4. ``Decision.read``: the call in the model's output, with the arguments the user's words gave
+   when there are some, else the model's, which must use only words the user said.
+
+The note's text and the schema are rendered from the catalog's specs; keep them stable
+(byte-identical prompts let llama.cpp reuse its cache, and the model's choices depend on the
+exact words). Pure: stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
+from desktop_agent.core.privacy import said
+from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded
+from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.router import candidate_tools
+
+_LOGGER = logging.getLogger(__name__)
+
+NONE_TOOL: Final = "none"
+"""The decision's answer when no tool fits (a name no tool may have)."""
+CALL_ID: Final = "call_1"
+_NAME_HEAD: Final = re.compile(r'^\s*\{\s*"name"\s*:\s*"([^"]+)"')
+
+
+def offered_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
+                  catalog: Catalog = BUILTIN) -> tuple[ToolSpec, ...]:
+    """The tools to offer for a run on ``messages`` (the router's, for the user's newest).
+
+    The router's candidates among ``tools`` for the newest message when it is the user's;
+    none for a run that answers a tool's result or anything else.
+    """
+    last = messages[-1] if messages else None
+    if last is None or last.role != "user" or not last.content:
+        return ()
+    return candidate_tools(last.content, tools, catalog)
+
+
+def takes_arguments(tool: ToolSpec) -> bool:
+    """True when ``tool``'s schema has properties."""
+    return bool(dict(tool.parameters).get("properties"))
+
+
+def decision_note(candidates: Sequence[ToolSpec]) -> str:
+    """The system note after the user's message that offers ``candidates`` (or "none")."""
+    lines = []
+    for t in candidates:
+        props = dict(dict(t.parameters).get("properties") or {})
+        required = set(dict(t.parameters).get("required") or ())
+        args = ", ".join(k for k in props if k in required)
+        lines.append(f"- {t.name}({args}): {t.description}")
+    return ("Tools:\n" + "\n".join(lines) + "\n"
+            'If the user\'s last message asks for one of these tools, reply with the call as '
+            'JSON {"name": ..., "arguments": {...}}. Copy the words of the user\'s message '
+            'into the arguments. Otherwise (chat, a statement, a question you can answer '
+            'yourself) reply {"name": "none"}.')
+
+
+def call_schema(candidates: Sequence[ToolSpec]) -> dict[str, Any]:
+    """JSON schema of one call to a tool in ``candidates`` (names as constants) or "none".
+
+    Length limits are left out (in a grammar they nest one rule per character; the token cap
+    bounds the call and the registry validates the arguments again), and so are optional
+    arguments: the 0.5B filled a timer's optional label with the whole request.
+    """
+    alternatives: list[dict[str, Any]] = [
+        {"type": "object", "properties": {"name": {"const": t.name},
+                                          "arguments": _grammar_schema(dict(t.parameters))},
+         "required": ["name", "arguments"], "additionalProperties": False}
+        for t in candidates]
+    alternatives.append({"type": "object", "properties": {"name": {"const": NONE_TOOL}},
+                         "required": ["name"], "additionalProperties": False})
+    return {"oneOf": alternatives}
+
+
+def _grammar_schema(schema: Any) -> Any:
+    if not isinstance(schema, dict) or not schema.get("properties"):
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    required = list(schema.get("required") or ())
+    props = {k: v for k, v in dict(schema["properties"]).items() if k in required}
+    return _without_lengths({**schema, "properties": props, "required": required})
+
+
+def _without_lengths(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _without_lengths(v) for k, v in schema.items() if k != "maxLength"}
+    if isinstance(schema, list):
+        return [_without_lengths(v) for v in schema]
+    return schema
+
+
+def named_tool(text: str) -> str | None:
+    """The tool a decision's output names so far (``{"name": "x"...``), or None."""
+    head = _NAME_HEAD.match(text)
+    return None if head is None else head.group(1)
+
+
+def parse_decision(text: str, candidates: Sequence[ToolSpec]) -> ToolCall | None:
+    """The call in a decision run's output, or None for "none" / anything unusable.
+
+    Never returns a tool outside ``candidates``; a tool without parameters needs only its
+    name (the run stops there).
+    """
+    name = named_tool(text)
+    spec = next((t for t in candidates if t.name == name), None)
+    if spec is None:
+        return None
+    if not takes_arguments(spec):
+        return ToolCall(name=spec.name, arguments={}, call_id=CALL_ID)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        _LOGGER.info("turn=0 dropping an unfinished tool call: %s", said(text[:200]))
+        return None
+    args = data.get("arguments") if isinstance(data, dict) else None
+    if not isinstance(args, dict):
+        return None
+    return ToolCall(name=spec.name, arguments=args, call_id=CALL_ID)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What is known about a request's tool call before the model is asked."""
+
+    candidates: tuple[ToolSpec, ...]
+    user: str
+    """The user's request."""
+    from_words: Mapping[str, Args]
+    """The arguments the user's words give, per candidate that has a rule that fits."""
+    call: ToolCall | None
+    """The call decided without the model (None: the model must be asked)."""
+
+    @property
+    def complete_after(self) -> frozenset[str]:
+        """Names after which the model's call is fixed (its run may stop there).
+
+        "none", the tools without arguments, and the tools whose arguments come from the
+        user's words.
+        """
+        return frozenset({t.name for t in self.candidates if not takes_arguments(t)}
+                         | {NONE_TOOL} | set(self.from_words))
+
+    def read(self, text: str) -> ToolCall | None:
+        """The call in the model's output ``text`` (None: "none", unusable, or invented)."""
+        name = named_tool(text)
+        if name is not None and name in self.from_words:
+            return ToolCall(name=name, arguments=self.from_words[name], call_id=CALL_ID)
+        call = parse_decision(text, self.candidates)
+        if call is not None and not is_grounded(call.arguments, self.user):
+            _LOGGER.info("turn=0 dropping a call with words the user did not say: %s %s",
+                         call.name, said(json.dumps(dict(call.arguments))))
+            return None  # an invented argument: the model did not hear a request
+        return call
+
+
+def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool = True,
+                  catalog: Catalog = BUILTIN) -> Decision:
+    """What the user's words decide about a call to one of ``candidates``.
+
+    Args:
+        user: The user's request.
+        candidates: The tools offered for it (``offered_tools``).
+        use_words: Take arguments from the user's words (``core.tools.args``); False: the
+            model's own calls only (the benchmark's ``--llm-only``).
+        catalog: Where each candidate's rules are looked up.
+    """
+    from_words = {t.name: args for t in candidates if use_words
+                  and (args := arguments_from_words(t.name, user, catalog)) is not None}
+    explicit = [name for name, args in from_words.items() if args]
+    if not explicit and len(candidates) == 1:
+        entry = catalog.get(candidates[0].name)
+        if entry is not None and entry.alone_is_sure:
+            explicit = [entry.name]  # "What time is it?": the router's rule is specific
+    call = None
+    if len(explicit) == 1:
+        # One tool's arguments are spelled out ("remind me to X at Y", "cancel the pasta
+        # timer"): the request is explicit, and the 0.5B often answered such requests
+        # "none". The call is validated again before anything runs.
+        call = ToolCall(name=explicit[0], arguments=from_words.get(explicit[0], {}),
+                        call_id=CALL_ID)
+    return Decision(tuple(candidates), user, from_words, call)
