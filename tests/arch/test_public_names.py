@@ -75,7 +75,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.core.tools": {
         "answer", "args", "calc", "calc_words", "catalog", "confirm", "decision", "offers",
-        "registry", "router", "specs", "units", "when", "when_parts", "words", "write_actions",
+        "registry", "router", "specs", "units", "weekday", "when", "when_parts", "words",
+        "write_actions",
     },
     "desktop_agent.core.turns": {
         "base", "chunking", "commands", "context", "events", "machine", "policy", "reflect",

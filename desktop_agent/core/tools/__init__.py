@@ -19,6 +19,7 @@ __all__ = [
     "router",
     "specs",
     "units",
+    "weekday",
     "when",
     "when_parts",
     "words",

@@ -28,6 +28,7 @@ How to add a tool
 5. Test the rules and the answer in ``tests/core/tools/``, and add a few everyday phrasings
    to ``devtools/data/tool_utterances.jsonl`` (its test wants every tool there).
 
+``day_of_week`` (``core/tools/weekday.py``) is a complete small example of steps 1-4.
 Keep the names, descriptions and schemas stable: the decision note and call grammar are
 rendered from them, and byte-identical prompts let llama.cpp reuse its cache.
 """
@@ -42,7 +43,7 @@ from enum import Enum
 from typing import Any, Final
 
 from desktop_agent.core.ports import ToolSpec
-from desktop_agent.core.tools import offers, words
+from desktop_agent.core.tools import offers, weekday, words
 from desktop_agent.core.tools import write_actions as wa
 from desktop_agent.core.tools.offers import alarm_tools, note_tools, picked_by
 from desktop_agent.core.tools.write_actions import ReadBack
@@ -224,6 +225,13 @@ BUILTIN: Final = Catalog([
         description="The running timers and the coming reminders, with the time left.",
         parameters=_obj({}), risk=Risk.READ, offered=picked_by(alarm_tools, "list_timers"),
         executor=_BUILTIN),
+    ToolDef(
+        name="day_of_week",
+        description="The weekday of a date the user gives (date: their words, e.g. "
+                    "'the 14th' or 'March 3rd').",
+        parameters=_obj({"date": {"type": "string", "minLength": 1, "maxLength": 60}}),
+        risk=Risk.READ, offered=weekday.asks_weekday, words=weekday.weekday_args,
+        answer=weekday.say_weekday),
     # --- writes ---------------------------------------------------------------------------
     ToolDef(
         name="add_note",
