@@ -284,7 +284,7 @@ STORE_READS: Final[Mapping[str, Callable[[Store, Now], Tool]]] = {
 
 
 def prepare_call(store: Store, call: ToolCall, now: dt.datetime) -> PreparedAction:
-    """``core.tools.write_actions.prepare`` with the store's look-ups (counts and matches for the
+    """``core.tools.confirm.prepare`` with the store's look-ups (counts and matches for the
     read-back)."""
     return prepare(call, now, count_notes=store.count_notes, match_alarms=store.matching_alarms)
 

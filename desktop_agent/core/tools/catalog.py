@@ -14,7 +14,9 @@ How to add a tool
 1. Write what it does. A read that needs only its arguments and the time is a pure function
    in core, ``answer(args, now) -> str`` (one spoken sentence, never JSON), and nothing else
    has to change. Anything that needs the outside world runs in an adapter: name it in
-   ``executor`` (``"builtin"``: ``adapters/store/tools_builtin.py``, by tool name).
+   ``executor`` (``"builtin"``: ``adapters/store/tools_builtin.py``, by tool name). A new
+   module also goes in ``core/tools/__init__.py``'s ``__all__`` and in
+   ``tests/arch/test_public_names.py``, as every module does.
 2. Write its router rule, ``offered(text) -> bool``: keyword patterns that say a request
    could need it (the text is a request already, spaces collapsed). Err on the side of
    offering: the model, constrained to the candidates or "none", makes the final choice.
@@ -26,7 +28,9 @@ How to add a tool
    confirms), ``hint`` (what the model is told when its arguments are missing),
    ``confirm_verb`` and ``revised``.
 5. Test the rules and the answer in ``tests/core/tools/``, and add a few everyday phrasings
-   to ``devtools/data/tool_utterances.jsonl`` (its test wants every tool there).
+   to ``devtools/data/tool_utterances.jsonl`` (its test wants every tool there). Measure on
+   held-out phrasings written without reading the rules, and never tune a rule to a
+   held-out miss: ``desktop-agent bench tools`` reports both sets.
 
 ``day_of_week`` (``core/tools/weekday.py``) is a complete small example of steps 1-4.
 Keep the names, descriptions and schemas stable: the decision note and call grammar are
@@ -75,13 +79,15 @@ class ToolDef:
     """One tool, all of it: what the model sees, when it is offered, how it runs."""
 
     name: str
-    """What the model calls it (lower case, words joined by '_'); never 'none'."""
+    """What the model calls it (letters, digits, '_' or '-'; the built-ins are lower case,
+    words joined by '_'); never 'none'."""
     description: str
     """One line for the decision note: what it does, and what each argument holds."""
     parameters: Mapping[str, Any]
     """JSON schema of the arguments (the subset ``core.tools.registry.validate_args``
     checks: an object of strings and numbers)."""
     risk: Risk
+    """READ or WRITE (see ``Risk``); the spec's ``writes`` follows it."""
     offered: Offer
     """The router's rule for it (see ``Offer``)."""
     words: Words | None = None
