@@ -27,7 +27,7 @@ def _models(action: str, source: Path | None = None) -> int:
                                                          if done.where else ""))
     for spec in manifest.models.values():
         if action == "list":
-            print(f"{spec.model_id:36} {spec.role:4} {'default' if spec.default else '':8}"
+            print(f"{spec.model_id:36} {spec.role:5} {'default' if spec.default else '':8}"
                   f"{spec.size_bytes / 2**20:8.1f} MiB  {resolver.status(spec):9} {spec.licence}")
             continue
         status = resolver.status(spec)

@@ -14,9 +14,27 @@ from typing import Any, Final
 
 from desktop_agent.core.errors import ModelError
 
-ROLES: Final = ("asr", "llm", "tts", "vad", "turn")
+ROLES: Final = ("asr", "llm", "tts", "vad", "turn", "embed")
 KINDS: Final = ("ct2-dir", "gguf", "piper", "onnx")
-ASSEMBLY: Final = ("copy", "concat")
+ASSEMBLY: Final = ("copy", "concat", "extract")
+MEMBER_SEP: Final = "!"
+"""Separates a zip archive inside a package from a member of it in a file path:
+``"all_minilm_l6_v2/model.zip!tokenizer.json"`` (assemble = "extract" only)."""
+
+
+def split_member(rel: str) -> tuple[str, str]:
+    """Split ``"pkg/a.zip!dir/m.json"`` into ``("pkg/a.zip", "dir/m.json")``.
+
+    A plain path gives ``(rel, "")``.
+    """
+    path, _, member = rel.partition(MEMBER_SEP)
+    return path, member
+
+
+def final_name(rel: str) -> str:
+    """The file name a package path (or an archive member) has once it is in the model dir."""
+    path, member = split_member(rel)
+    return Path(member or path).name
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +49,8 @@ class ModelSpec:
     packages: tuple[str, ...]
     """Pinned requirements, "name==version"."""
     files: tuple[str, ...]
-    """Paths inside installed packages, "module/relative/path"."""
+    """Paths inside installed packages, "module/relative/path"; with assemble = "extract",
+    "module/archive.zip!member" names one member of a zip archive the package carries."""
     assemble: str
     output: str
     """File name of the assembled file ("" unless assemble == "concat")."""
@@ -47,7 +66,7 @@ class ModelSpec:
         """File names of the files the engine loads."""
         if self.assemble == "concat":
             return (self.output, *(Path(f).name for f in self.copy_files))
-        return tuple(Path(f).name for f in self.files)
+        return tuple(final_name(f) for f in self.files)
 
     @property
     def package_names(self) -> tuple[str, ...]:
@@ -117,6 +136,11 @@ def _spec(model_id: str, raw: Mapping[str, Any]) -> ModelSpec:
         problems.append(f"assemble {spec.assemble!r} is not one of {ASSEMBLY}")
     if spec.assemble == "concat" and not spec.output:
         problems.append("assemble = 'concat' needs an 'output' file name")
+    members = [f for f in (*spec.files, *spec.copy_files) if MEMBER_SEP in f]
+    if members and spec.assemble != "extract":
+        problems.append(f"archive members {members} need assemble = 'extract'")
+    if len(set(spec.final_names)) != len(spec.final_names):
+        problems.append(f"two files would have the same name in {spec.final_names}")
     missing = [n for n in spec.final_names if n not in spec.sha256]
     if missing:
         problems.append(f"no sha256 for {missing}")

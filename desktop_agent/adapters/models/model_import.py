@@ -22,20 +22,17 @@ import hashlib
 import logging
 import os
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
-from desktop_agent.adapters.models.model_resolver import ModelResolver
+from desktop_agent.adapters.models.model_resolver import ModelResolver, Opener, member_opener
 from desktop_agent.core.errors import ModelError
-from desktop_agent.core.manifest import ModelSpec
+from desktop_agent.core.manifest import ModelSpec, final_name, split_member
 
 _LOGGER = logging.getLogger(__name__)
 _CHUNK = 4 * 1024 * 1024
-
-Opener = Callable[[], BinaryIO]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,21 +94,31 @@ def _final_layout(spec: ModelSpec, sources: list[Opener]) -> dict[str, list[Open
         for rel, opener in zip(rels[len(spec.files):], sources[len(spec.files):], strict=True):
             layout[Path(rel).name] = [opener]
         return layout
-    return {Path(rel).name: [opener] for rel, opener in zip(rels, sources, strict=True)}
+    return {final_name(rel): [opener] for rel, opener in zip(rels, sources, strict=True)}
 
 
 def _from_packages(spec: ModelSpec, source: Path) -> dict[str, list[Opener]] | None:
-    paths = [source / rel for rel in (*spec.files, *spec.copy_files)]
+    rels = [*spec.files, *spec.copy_files]
+    paths = [source / split_member(rel)[0] for rel in rels]
     if not all(p.is_file() for p in paths):
         return None
-    return _final_layout(spec, [_file_opener(p) for p in paths])
+    return _final_layout(spec, [_in_archive(rel, _file_opener(p)) for rel, p in zip(
+        rels, paths, strict=True)])
 
 
 def _from_wheels(spec: ModelSpec, wheels: _Wheels) -> dict[str, list[Opener]] | None:
-    openers = [wheels.opener(rel) for rel in (*spec.files, *spec.copy_files)]
+    rels = [*spec.files, *spec.copy_files]
+    openers = [wheels.opener(split_member(rel)[0]) for rel in rels]
     if any(o is None for o in openers):
         return None
-    return _final_layout(spec, [o for o in openers if o is not None])
+    return _final_layout(spec, [_in_archive(rel, o) for rel, o in zip(rels, openers, strict=True)
+                                if o is not None])
+
+
+def _in_archive(rel: str, opener: Opener) -> Opener:
+    """``opener`` itself, or for ``archive.zip!member`` an opener of that member."""
+    member = split_member(rel)[1]
+    return member_opener(opener, member) if member else opener
 
 
 def _from_models_folder(spec: ModelSpec, source: Path) -> dict[str, list[Opener]] | None:
@@ -190,6 +197,12 @@ def _write(spec: ModelSpec, name: str, parts: list[Opener], target_dir: Path,
                 "desktop-agent models prepare --from FOLDER.")
         os.replace(tmp, target)
         resolver.record_verified(target, got)
+    except (KeyError, zipfile.BadZipFile) as exc:  # an archive member (member_opener)
+        raise ModelError(
+            "model_checksum", f"The archive found for {spec.model_id!r} ({name}) is not the "
+            f"one the manifest names ({exc}).",
+            f"Get the exact packages {' '.join(spec.packages)} again, then rerun "
+            "desktop-agent models prepare --from FOLDER.") from exc
     except OSError as exc:
         raise ModelError(
             "model_assemble_failed", f"Could not write {target}: {exc.strerror}.",

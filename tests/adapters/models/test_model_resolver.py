@@ -179,7 +179,7 @@ def test_project_manifest_parses_with_all_defaults() -> None:
     from desktop_agent.adapters.models.model_resolver import load_manifest
 
     manifest = load_manifest()
-    for role in ("asr", "llm", "tts", "vad"):
+    for role in ("asr", "llm", "tts", "vad", "turn", "embed"):
         assert manifest.default_for(role).role == role
     assert manifest.default_for("llm").model_id == "qwen2.5-coder-0.5b-instruct-q4km"
 
