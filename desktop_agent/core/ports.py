@@ -198,3 +198,30 @@ class EchoCanceller(Protocol):
     def process(self, near: Any, far: Any) -> Any:
         """Return the echo-cancelled ``near`` frame (int16), given the ``far`` frame played."""
         ...
+
+
+class Embedder(Protocol):
+    """Text to sentence vectors, for meaning-based matching (tool examples, document passages).
+
+    Each row is L2-normalised, so the dot product of two rows is their cosine similarity;
+    ``core.embed.nearest`` ranks labelled examples by it. The vectors of one model are
+    comparable with each other only: store the model id beside any vector you keep.
+    """
+
+    @property
+    def dimensions(self) -> int:
+        """Length of every vector (384 for all-MiniLM-L6-v2)."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """One unit-length vector per text: a float32 numpy array ``[len(texts), dimensions]``.
+
+        An empty sequence gives shape ``[0, dimensions]``; an empty text still gets a vector
+        (of the model's start and end tokens alone); a long text is cut to the model's
+        window (the rest of it is not heard). Row ``i`` does not depend on the other texts of
+        the call: a batch of one and a batch of many agree.
+
+        Runs on: a worker thread (milliseconds a sentence on one core; never the GUI thread).
+        Raises ``ModelError`` (code, message, fix) when the model is missing or corrupt.
+        """
+        ...

@@ -47,9 +47,10 @@ PINNED: dict[str, set[str]] = {
         "replay", "runtime",
     },
     "desktop_agent.core": {
-        "cancel", "clock", "conversation", "errors", "knowledge", "listening", "manifest", "ports",
-        "privacy", "reflection", "setting_specs", "settings", "text", "tools", "turns",
+        "cancel", "clock", "conversation", "embed", "errors", "knowledge", "listening", "manifest",
+        "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools", "turns",
     },
+    "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",
     },
