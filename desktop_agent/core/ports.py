@@ -209,6 +209,11 @@ class Embedder(Protocol):
     """
 
     @property
+    def model_id(self) -> str:
+        """Which model made the vectors (its manifest id): vectors kept on disk carry it."""
+        ...
+
+    @property
     def dimensions(self) -> int:
         """Length of every vector (384 for all-MiniLM-L6-v2)."""
         ...

@@ -41,7 +41,7 @@ SIDEWAYS_FORBIDDEN = {"gui": {"adapters", "audio"}}
 
 THIRD_PARTY_HEAVY = {"PySide6", "numpy", "sounddevice", "faster_whisper", "llama_cpp", "piper",
                      "onnxruntime", "onnx", "ctranslate2", "av", "platformdirs", "tomli_w",
-                     "huggingface_hub", "soxr", "scipy"}
+                     "huggingface_hub", "soxr", "scipy", "tokenizers"}
 FORBIDDEN_EXTERNAL = {
     "core": THIRD_PARTY_HEAVY,
     "audio": THIRD_PARTY_HEAVY - {"numpy", "soxr"},

@@ -18,9 +18,10 @@ PKG = Path(__file__).resolve().parents[2] / "desktop_agent"
 PINNED: dict[str, set[str]] = {
     "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
     "desktop_agent.adapters": {
-        "asr", "audio", "heap_trim", "knowledge", "listening", "llm", "models", "offline", "paths",
-        "store", "tts",
+        "asr", "audio", "embed", "heap_trim", "knowledge", "listening", "llm", "models", "offline",
+        "paths", "store", "tts",
     },
+    "desktop_agent.adapters.embed": {"embed_minilm"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
     "desktop_agent.adapters.audio": {"audio_files", "audio_io", "device_audio"},
     "desktop_agent.adapters.knowledge": {"doc_text", "knowledge_db", "knowledge_sqlite"},
