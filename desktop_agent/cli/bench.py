@@ -23,6 +23,10 @@ def _bench(args: argparse.Namespace) -> int:
 
         run(json_out=args.json, quick=args.quick, load=args.load)
         return EXIT_OK
+    if args.suite == "embed":
+        from desktop_agent.devtools.bench_embed import run as run_embed
+
+        return run_embed(as_json=args.json, quick=args.quick)
     if args.suite == "verdicts":
         from desktop_agent.devtools.bench_verdicts import run_cli as run_verdicts
 

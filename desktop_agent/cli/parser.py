@@ -5,7 +5,7 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts    benchmarks
+    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed    benchmarks
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
     desktop-agent install-desktop-entry   add the app to the desktop's menu
@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle", "answers",
-                                         "verdicts"])
+                                         "verdicts", "embed"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--hands-free", action="store_true",

@@ -7,6 +7,7 @@ __all__ = [
     "bench_answers",
     "bench_audio",
     "bench_bargein",
+    "bench_embed",
     "bench_idle",
     "bench_index",
     "bench_soak",

@@ -49,7 +49,7 @@ def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
     manifest = load_manifest()
     resolver = ModelResolver(manifest)
     chosen = {"asr": settings.models.asr, "llm": settings.models.llm,
-              "tts": settings.models.tts, "vad": "", "turn": ""}
+              "tts": settings.models.tts, "vad": "", "turn": "", "embed": ""}
     for role, choice in chosen.items():
         def find(role: str = role, choice: str = choice) -> str:
             model = resolver.resolve(choice, role)
@@ -62,6 +62,10 @@ def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
             # Hands-free still works without it: endpoints then wait on the transcript rule.
             check.status = "warn"
             check.detail += " Hands-free end of turn falls back to the transcript rule."
+        if role == "embed" and check.status == "error":
+            # Nothing the app does today needs it; what will use it must fall back without it.
+            check.status = "warn"
+            check.detail += " Sentence embeddings are unavailable."
         checks.append(check)
     for spec in manifest.models.values():
         if spec.model_id in {m.model_id for m in resolved.values()} or spec.default:
@@ -195,6 +199,24 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
         return (f"Smart Turn judged a finished sentence complete with p={prob:.2f} in "
                 f"{(time.perf_counter() - t0) * 1000:.0f} ms")
 
+    def embed() -> str:
+        from desktop_agent.adapters.embed.embed_minilm import MiniLmEmbedder
+
+        model = resolved["embed"]
+        engine = MiniLmEmbedder(model.path, next(f for f in model.files
+                                                 if f.name == "tokenizer.json"))
+        engine.load()
+        t0 = time.perf_counter()
+        a, b, c = engine.embed(["remind me to call mum", "set a reminder to phone my mother",
+                                "what is the capital of France"])
+        ms = (time.perf_counter() - t0) * 1000
+        if not float(a @ b) > float(a @ c):
+            raise AgentError("embed_check_failed", "a paraphrase scored below an unrelated "
+                             f"sentence ({float(a @ b):.2f} <= {float(a @ c):.2f})",
+                             "Reinstall the model: desktop-agent models prepare")
+        return (f"{engine.dimensions}-dim vectors for 3 sentences in {ms:.0f} ms; paraphrase "
+                f"{float(a @ b):.2f} vs unrelated {float(a @ c):.2f}")
+
     def aec() -> str:
         from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
 
@@ -205,8 +227,9 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
 
     for name, fn, role in (("engine tts", tts, "tts"), ("engine asr", asr, "asr"),
                            ("engine llm", llm, "llm"), ("engine vad", vad, "vad"),
-                           ("engine turn", turn, "turn"), ("engine aec", aec, None)):
-        if role == "turn" and role not in resolved:
+                           ("engine turn", turn, "turn"), ("engine embed", embed, "embed"),
+                           ("engine aec", aec, None)):
+        if role in ("turn", "embed") and role not in resolved:
             continue  # optional: the model check above already warned
         if role is not None and role not in resolved:
             checks.append(Check(name, "error", f"skipped: the {role} model is not available",

@@ -204,9 +204,11 @@ def test_doctor_is_green_with_the_default_models(tmp_path: Path) -> None:
     assert proc.returncode == 0 and not bad, bad
     names = {c["name"] for c in report["checks"]}
     assert {"engine asr", "engine llm", "engine tts", "engine vad", "engine turn",
-            "engine aec"} <= names
+            "engine embed", "engine aec"} <= names
     turn = next(c for c in report["checks"] if c["name"] == "engine turn")
     assert turn["status"] == "ok" and "p=" in turn["detail"]
+    embed = next(c for c in report["checks"] if c["name"] == "engine embed")
+    assert embed["status"] == "ok" and "384-dim vectors" in embed["detail"]
     asr = next(c for c in report["checks"] if c["name"] == "engine asr")
     assert "testing" in asr["detail"].lower()
 
