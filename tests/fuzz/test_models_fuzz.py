@@ -101,7 +101,7 @@ def test_a_stamp_file_of_junk_only_costs_a_rehash(manifest, tmp_path: Path) -> N
     assert (tmp_path / "data" / "verified.json").read_text(encoding="utf-8").startswith("{")
 
 
-@pytest.mark.parametrize("role", ["llm", "tts", "asr", "vad"])
+@pytest.mark.parametrize("role", ["llm", "tts", "asr", "vad", "embed"])
 def test_a_setting_pointing_at_a_cut_model_gives_the_engines_clear_error(
         role: str, tmp_path: Path) -> None:
     """The engine loaders on truncated copies of the real default models."""
@@ -125,7 +125,7 @@ def test_a_setting_pointing_at_a_cut_model_gives_the_engines_clear_error(
         path = cut
     else:
         path = truncated(model.files[0], 2_000_000 if role != "vad" else 100_000)
-        for extra in model.files[1:]:  # the Piper voice's config stays whole
+        for extra in model.files[1:]:  # the Piper voice's config, the tokenizer stay whole
             shutil.copyfile(extra, cut / extra.name)
     with pytest.raises(ModelError) as err:
         if role == "llm":
@@ -140,6 +140,10 @@ def test_a_setting_pointing_at_a_cut_model_gives_the_engines_clear_error(
             from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
 
             WhisperAsr(path, cpu_threads=1)
+        elif role == "embed":
+            from desktop_agent.adapters.embed.embed_minilm import MiniLmEmbedder
+
+            MiniLmEmbedder(path).embed(["hello"])  # the session is built at first use
         else:
             from desktop_agent.adapters.listening.vad_silero import SileroVad
 
