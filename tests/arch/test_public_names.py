@@ -81,8 +81,9 @@ PINNED: dict[str, set[str]] = {
         "write_actions",
     },
     "desktop_agent.core.turns": {
-        "base", "chunking", "commands", "context", "events", "machine", "policy", "reflect",
-        "reply", "reply_output", "spoken_units", "states", "telemetry", "tool_desk", "write_path",
+        "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",
+        "policy", "recording", "reflect", "reply", "reply_output", "spoken_units", "states",
+        "stopping", "telemetry", "tool_desk", "user_input", "write_path",
     },
     "desktop_agent.devtools": {
         "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",

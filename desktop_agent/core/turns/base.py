@@ -1,6 +1,18 @@
-"""Plumbing of the turn machine: jobs, timers, transitions, the stale-event gate, errors.
+"""The core every handler of the turn machine shares: state, turn id, context, output, verbs.
 
-``TurnStateMachine`` (machine.py) builds on this through ``ReplyHandlers`` (reply.py).
+``TurnStateMachine`` (machine.py) owns one ``TurnCore`` and hands it to each of its handlers
+(recording.py, user_input.py, barge_in.py, reply_output.py, reflect.py, reply.py,
+write_path.py, failures.py). A handler reads ``state``, ``turn_id``, ``ctx`` (the per-turn
+bookkeeping) and ``policy`` here and acts only through the core's verbs: ``job``/``end_job``
+for jobs, ``emit`` for commands, ``start_timer``/``cancel_timer``, ``go`` for the one edge of
+a step, ``new_turn``/``clean_context`` for the turn's context. Handlers never touch one
+another's state; they call one another's public methods.
+
+A step stops in one explicit way, never by an exception: ``go`` returns False when its edge
+is undeclared (production only). The handler then returns at once (nothing after a refused
+edge may run: ``emit`` and ``go`` raise if it does, a bug), and the machine fails the turn
+after it (``stopping.enter_error``). In strict mode (tests) an undeclared edge raises
+``UndeclaredTransitionError`` instead: it is a bug in the machine, not a flow.
 """
 
 from __future__ import annotations
@@ -14,17 +26,7 @@ from desktop_agent.core.cancel import NO_TURN, TurnId
 from desktop_agent.core.conversation.history import History
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.turns.chunking import Chunker
-from desktop_agent.core.turns.commands import (
-    CancelAsr,
-    CancelLlm,
-    CancelTimer,
-    CancelTool,
-    CancelTts,
-    Command,
-    FlushPlayback,
-    SpeakApology,
-    StartTimer,
-)
+from desktop_agent.core.turns.commands import CancelTimer, Command, StartTimer
 from desktop_agent.core.turns.context import TurnContext
 from desktop_agent.core.turns.events import CONTROL_EVENTS, Event, event_job
 from desktop_agent.core.turns.policy import TurnPolicy
@@ -54,12 +56,8 @@ class UndeclaredTransitionError(AgentError):
     default_code = "undeclared_transition"
 
 
-class _Abort(Exception):
-    """Unwinds a handler after the machine went to ERROR on an undeclared edge."""
-
-
-class MachineBase:
-    """Jobs, timers, transitions and the stale-event gate. Not used on its own.
+class TurnCore:
+    """State, turn id, the turn's context, the step's output, and the verbs that change them.
 
     Runs on: GUI thread (one owner; no locks).
     """
@@ -73,10 +71,13 @@ class MachineBase:
         strict: bool,
         transitions: frozenset[tuple[State, State]],
     ) -> None:
-        """Set up an idle machine; see ``TurnStateMachine.__init__`` for the arguments."""
-        self._history = history
-        self._policy = policy
-        self._chunker_factory = chunker_factory
+        """Set up an idle core; see ``TurnStateMachine.__init__`` for the arguments."""
+        self.history = history
+        """Where finished exchanges are recorded; prompts are built from it."""
+        self.policy = policy
+        """Timeouts and knobs in force (replaced whole when a setting changes)."""
+        self.chunker_factory = chunker_factory
+        """Makes a fresh clause chunker."""
         self._strict = strict
         self._transitions = transitions
         self._state = State.LISTENING
@@ -86,97 +87,66 @@ class MachineBase:
         self._ctx = TurnContext(turn_id=NO_TURN, span=TurnSpan(NO_TURN))
         self._out: list[Command] = []
         self._taken: Transition | None = None
+        self._refused_at: float | None = None
         self._spans: deque[TurnSpan] = deque(maxlen=SPANS_KEPT)
         self._spans_completed = 0
         self._dropped: deque[Event] = deque(maxlen=DROPPED_KEPT)
         self._dropped_count = 0
         self._ignored_count = 0
 
-    # --- public read-only view ---------------------------------------------------------------
+    # --- what handlers read -----------------------------------------------------------------
 
     @property
     def state(self) -> State:
-        """The current state."""
+        """The current state (changed only by ``go``)."""
         return self._state
 
     @property
     def turn_id(self) -> TurnId:
-        """The current turn (NO_TURN before the first one). Stamp control events with it."""
+        """The current turn (NO_TURN before the first one)."""
         return self._turn_id
 
     @property
-    def history(self) -> History:
-        """The conversation history the machine records into."""
-        return self._history
+    def ctx(self) -> TurnContext:
+        """The current turn's bookkeeping (replaced by ``new_turn`` and ``clean_context``)."""
+        return self._ctx
 
     @property
-    def policy(self) -> TurnPolicy:
-        """Timeouts and knobs in force."""
-        return self._policy
+    def stopped(self) -> bool:
+        """True once ``go`` refused an undeclared edge in this step: handlers stop at once."""
+        return self._refused_at is not None
+
+    # --- counters and spans (the machine's read-only view) ----------------------------------
 
     @property
     def dropped_count(self) -> int:
-        """Events dropped as stale (old turn, or a job no longer live) since creation."""
+        """Events dropped as stale since creation."""
         return self._dropped_count
 
     @property
     def dropped_events(self) -> tuple[Event, ...]:
-        """The newest dropped events (at most ``DROPPED_KEPT``), oldest first."""
+        """The newest dropped events, oldest first."""
         return tuple(self._dropped)
 
     @property
     def ignored_count(self) -> int:
-        """Current events that meant nothing in the state they arrived in (e.g. a double press)."""
+        """Current events that meant nothing in the state they arrived in."""
         return self._ignored_count
 
     @property
     def completed_spans(self) -> tuple[TurnSpan, ...]:
-        """Latency spans of the newest turns that ended (at most ``SPANS_KEPT``), oldest first.
-
-        Bounded, so its length stops growing: tell new spans by ``spans_completed`` (or take
-        them with ``spans_since``), never by ``len(completed_spans)``.
-        """
+        """Latency spans of the newest turns that ended, oldest first."""
         return tuple(self._spans)
 
     @property
     def spans_completed(self) -> int:
-        """How many spans ever completed (monotonic; ``completed_spans`` keeps the newest)."""
+        """How many spans ever completed (monotonic)."""
         return self._spans_completed
 
-    def spans_since(self, seen: int) -> tuple[TurnSpan, ...]:
-        """The spans completed after the first ``seen`` ones, oldest first.
+    # --- one step ---------------------------------------------------------------------------
 
-        A consumer keeps ``seen = machine.spans_completed`` after each call. If more than
-        ``SPANS_KEPT`` completed in between, only the newest ``SPANS_KEPT`` are left to return.
-
-        Args:
-            seen: A value ``spans_completed`` had earlier (0 for all that are kept).
-        """
-        new = self._spans_completed - seen
-        if new <= 0:
-            return ()
-        return tuple(self._spans)[-new:]
-
-    @property
-    def reply_played_s(self) -> float:
-        """Seconds of the current reply's answer the speaker has played (the filler not counted).
-
-        0.0 before any audio.
-        """
-        reply = self._ctx.reply
-        if reply is None or not reply.queued:
-            return 0.0
-        filler = sum(c.n_samples for c in reply.queued if c.chunk_index == reply.filler_index)
-        return max(0, reply.played_samples - filler) / reply.queued[0].sample_rate
-
-    @property
-    def current_span(self) -> TurnSpan:
-        """The span of the turn in progress (marks so far)."""
-        return self._ctx.span
-
-    # --- the stale-event gate: the ONE place stale events are dropped -----------------------------
-
-    def _accept(self, event: Event) -> bool:
+    def accept(self, event: Event) -> bool:
+        """The stale-event gate: the ONE place stale events are dropped (and counted)."""
         if isinstance(event, CONTROL_EVENTS):
             return True
         if event.turn_id == self._turn_id:
@@ -188,151 +158,115 @@ class MachineBase:
         _LOGGER.debug("turn %d: dropped stale %r", self._turn_id, event)
         return False
 
-    # --- jobs, commands, transitions -------------------------------------------------------------
+    def begin_step(self) -> None:
+        """Start a step: no output, no edge taken, nothing refused."""
+        self._out, self._taken, self._refused_at = [], None, None
 
-    def _job(self) -> JobId:
+    def take_refusal(self) -> float | None:
+        """The clock time of an edge ``go`` refused in this step (None: none); clears it."""
+        at_s, self._refused_at = self._refused_at, None
+        return at_s
+
+    def end_step(self) -> Step:
+        """The step's edge and commands."""
+        return Step(self._taken, tuple(self._out))
+
+    # --- jobs and commands ------------------------------------------------------------------
+
+    def job(self) -> JobId:
+        """A new live job id of this turn."""
         self._next_job += 1
         job = JobId(self._next_job)
         self._live.add(job)
         return job
 
-    def _end_job(self, job: JobId | None) -> None:
+    def end_job(self, job: JobId | None) -> None:
+        """``job`` is over: later events that name it are stale."""
         if job is not None:
             self._live.discard(job)
 
-    def _emit(self, command: Command) -> None:
+    def is_live(self, job: JobId) -> bool:
+        """True while ``job`` may still report."""
+        return job in self._live
+
+    def revive(self, job: JobId) -> None:
+        """Make an ended job live again (held speculative output replayed on adoption)."""
+        self._live.add(job)
+
+    def emit(self, command: Command) -> None:
+        """Append ``command`` to the step's output."""
+        self._check_running()
         self._out.append(command)
 
-    def _ignore(self, event: Event) -> None:
+    def ignore(self, event: Event) -> None:
+        """``event`` is current but means nothing in this state (e.g. a double press)."""
         self._ignored_count += 1
         _LOGGER.debug("turn %d: %s ignores %r", self._turn_id, self._state.name, event)
 
-    def _go(self, target: State, cause: str, at_s: float, cancels: tuple[str, ...] = ()) -> None:
+    # --- transitions ------------------------------------------------------------------------
+
+    def go(self, target: State, cause: str, at_s: float, cancels: tuple[str, ...] = ()) -> bool:
+        """Take the edge to ``target``; False when it is undeclared and was refused.
+
+        On False the caller returns at once; the machine then fails the turn with code
+        'undeclared_transition'.
+
+        Raises:
+            UndeclaredTransitionError: In strict mode, for an undeclared edge.
+        """
+        self._check_running()
         if (self._state, target) not in self._transitions:
             message = f"{self._state.name} -> {target.name} ({cause}) is not declared"
             if self._strict:
                 raise UndeclaredTransitionError(None, message)
             _LOGGER.error("turn %d: %s", self._turn_id, message)
-            self._enter_error(at_s, "undeclared_transition", "undeclared_transition", force=True)
-            raise _Abort
-        self._record(target, cause, at_s, cancels)
+            self._refused_at = at_s
+            return False
+        self.record(target, cause, at_s, cancels)
+        return True
 
-    def _record(self, target: State, cause: str, at_s: float, cancels: tuple[str, ...]) -> None:
+    def record(self, target: State, cause: str, at_s: float, cancels: tuple[str, ...]) -> None:
+        """Take the edge without consulting the table (the forced ERROR only)."""
         if self._taken is not None:
             raise RuntimeError(f"second transition in one step: {self._taken} then {target}")
         self._taken = Transition(self._turn_id, self._state, target, cause, at_s, cancels)
         _LOGGER.info("turn %d: %s -> %s (%s)", self._turn_id, self._state.name, target.name, cause)
         self._state = target
 
-    # --- turns, timers, spans ---------------------------------------------------------------------
+    def _check_running(self) -> None:
+        if self._refused_at is not None:
+            raise RuntimeError(f"turn {self._turn_id}: a handler went on after a refused edge")
 
-    def _new_turn(self) -> TurnContext:
+    # --- turns, timers, spans ---------------------------------------------------------------
+
+    def new_turn(self) -> TurnContext:
         """Start the next turn id with a clean context. Jobs of the old turn are forgotten."""
         self._turn_id = TurnId(self._turn_id + 1)
         self._live.clear()
         self._ctx = TurnContext(turn_id=self._turn_id, span=TurnSpan(self._turn_id))
         return self._ctx
 
-    def _clean_context(self) -> None:
+    def clean_context(self) -> None:
         """Keep the turn id, drop everything else (after an error, a reset, a finished reply)."""
         self._live.clear()
         self._ctx = TurnContext(turn_id=self._turn_id, span=TurnSpan(self._turn_id))
 
-    def _finish_span(self) -> None:
+    def finish_span(self) -> None:
+        """Keep the turn's span among the completed ones (once)."""
         if self._ctx.span.marks and (not self._spans or self._spans[-1] is not self._ctx.span):
             self._spans.append(self._ctx.span)
             self._spans_completed += 1
 
-    def _start_timer(self, stage: Stage, seconds: float) -> JobId:
-        job = self._job()
+    def start_timer(self, stage: Stage, seconds: float) -> JobId:
+        """Arm a timer of the turn; its StageTimedOut names the returned job."""
+        job = self.job()
         self._ctx.timers[job] = stage
-        self._emit(StartTimer(turn_id=self._turn_id, job=job, stage=stage, seconds=seconds))
+        self.emit(StartTimer(turn_id=self._turn_id, job=job, stage=stage, seconds=seconds))
         return job
 
-    def _cancel_timer(self, job: JobId | None) -> None:
+    def cancel_timer(self, job: JobId | None) -> None:
+        """Disarm ``job`` if it is an armed timer of the turn."""
         if job is not None and job in self._ctx.timers:
             del self._ctx.timers[job]
-            self._end_job(job)
-            self._emit(CancelTimer(turn_id=self._turn_id, job=job))
-
-    # --- stopping -------------------------------------------------------------------------------
-
-    def _cancel_work(self, *, keep_stream: bool = False, keep_asr: bool = False) -> tuple[str, ...]:
-        """Cancel everything in flight for the turn, in barge-in order; say what was cancelled.
-
-        Order: playback first (silence is what the user waits for), then TTS, LLM, tools,
-        recording and ASR, then the timers. The reply's bookkeeping (queued chunks, pending
-        synthesis texts) is kept so that what was heard can still be worked out.
-
-        Args:
-            keep_stream: Keep the playback stream live to receive its PlaybackStopped.
-            keep_asr: Keep transcriptions in flight (and their timers): after a false endpoint
-                the earlier segment's transcript is still wanted.
-        """
-        ctx, tid, cancels = self._ctx, self._turn_id, []
-        reply = ctx.reply
-        if reply is not None and reply.stream_job is not None and reply.stream_job in self._live:
-            self._emit(
-                FlushPlayback(turn_id=tid, job=reply.stream_job, fade_ms=self._policy.fade_ms)
-            )
-            cancels.append("playback")
-            if not keep_stream:
-                self._end_job(reply.stream_job)
-        synth = [job for job in reply.synth if job in self._live] if reply is not None else []
-        if synth:
-            self._emit(CancelTts(turn_id=tid, jobs=tuple(synth)))
-            for job in synth:
-                self._end_job(job)
-            cancels.append("tts")
-        llm_jobs = [reply.llm_job] if reply is not None and reply.llm_job is not None else []
-        if reply is not None and reply.reflect is not None and reply.reflect.job is not None:
-            llm_jobs.append(reply.reflect.job)  # a barge-in cancels the whole reflection loop
-            reply.reflect.job = None
-        if ctx.speculation is not None:
-            llm_jobs.append(ctx.speculation.job)
-            ctx.speculation = None
-        for job in llm_jobs:
-            self._emit(CancelLlm(turn_id=tid, job=job))
-            self._end_job(job)
-        if llm_jobs:
-            cancels.append("llm")
-        if reply is not None:
-            reply.llm_job = None
-            for job in reply.tools:
-                self._emit(CancelTool(turn_id=tid, job=job))
-                self._end_job(job)
-            if reply.tools:
-                cancels.append("tool")
-            reply.tools.clear()
-        asr_jobs = [] if keep_asr else list(ctx.asr_segment)
-        if ctx.recording_job is not None:
-            asr_jobs.insert(0, ctx.recording_job)
-        for job in asr_jobs:
-            self._emit(CancelAsr(turn_id=tid, job=job))
-            self._end_job(job)
-        if asr_jobs:
-            cancels.append("asr")
-        ctx.recording_job = None
-        kept_timers = set(ctx.asr_timers.values()) if keep_asr else set()
-        if not keep_asr:
-            ctx.asr_segment.clear()
-            ctx.asr_timers.clear()
-        for job in list(ctx.timers):
-            if job not in kept_timers:
-                self._cancel_timer(job)
-        ctx.llm_timer = ctx.tts_timer = ctx.flush_timer = ctx.filler_timer = None
-        ctx.tool_timers.clear()
-        return tuple(cancels)
-
-    def _enter_error(self, at_s: float, cause: str, code: str, *, force: bool = False) -> None:
-        """Stop everything, apologise, and go to ERROR. Nothing of the turn is recorded."""
-        _LOGGER.warning("turn %d: failed in %s: %s", self._turn_id, self._state.name, code)
-        cancels = self._cancel_work()
-        self._finish_span()
-        self._clean_context()
-        self._emit(SpeakApology(turn_id=self._turn_id, text=self._policy.apology_text))
-        self._ctx.apology_timer = self._start_timer(Stage.APOLOGY, self._policy.apology_timeout_s)
-        if force:
-            self._record(State.ERROR, cause, at_s, cancels)
-        else:
-            self._go(State.ERROR, cause, at_s, cancels)
+            self.end_job(job)
+            self.emit(CancelTimer(turn_id=self._turn_id, job=job))

@@ -14,9 +14,14 @@ When the policy's ``reflection`` applies to the user's question (core.reflection
    plain continuation, reflected when it ends.
 3. Every continuation is reflected in turn, up to ``max_reflections``; the last one's
    continuation ends the reply. A barge-in cancels the loop like any work of the turn
-   (``_cancel_work`` cancels the Reflect job); the history keeps the whole heard utterance.
+   (``stopping.cancel_work`` cancels the Reflect job); the history keeps the whole heard
+   utterance.
 
 Each step is published (``PublishReflection``) for the conversation view and the bench.
+
+``Reflection`` works below the LLM runs (reply.py): ``ReplyRuns`` arms it on each new reply,
+asks it where the opening ends, and hands it each run that ended; it speaks through
+``ReplyOutput`` and never calls back up.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from desktop_agent.core.reflection.gate import CONFESSION, confess, refine_text,
 from desktop_agent.core.reflection.reflector import applies
 from desktop_agent.core.reflection.reflector_prompts import continuation_messages
 from desktop_agent.core.reflection.verdict import Verdict
+from desktop_agent.core.turns.base import TurnCore
 from desktop_agent.core.turns.commands import (
     CancelTts,
     FlushPlayback,
@@ -39,9 +45,10 @@ from desktop_agent.core.turns.commands import (
     StartLlm,
 )
 from desktop_agent.core.turns.context import ReflectState, Reply
-from desktop_agent.core.turns.events import LlmToken, LlmToolCall, Reflected
-from desktop_agent.core.turns.reply import ReplyHandlers
-from desktop_agent.core.turns.states import Stage
+from desktop_agent.core.turns.events import LlmToken, Reflected
+from desktop_agent.core.turns.reply_output import ReplyOutput
+from desktop_agent.core.turns.states import JobId, Stage
+from desktop_agent.core.turns.stopping import stop_llm_run
 
 _LOGGER = logging.getLogger(__name__)
 _SENTENCE_END: Final = re.compile(r"[.!?][\"')\]]*(?=\s)")
@@ -49,73 +56,77 @@ OPENING_SENTENCES: Final = 2
 """The opening never runs past this many sentences."""
 
 
-class ReflectHandlers(ReplyHandlers):
-    """Handlers of verdict-gated speech. Not used on its own."""
+class Reflection:
+    """Verdict-gated speech of a reply: the opening, reflections, continuations.
 
-    def set_reflection(self, mode: str) -> None:
-        """Change the policy's ``reflection`` ('off', 'on', 'checkable'); the next reply uses it.
+    Runs on: GUI thread (one owner; no locks).
+    """
 
-        Runs on: GUI thread (the settings dialog applied).
-        """
-        self._policy = dataclasses.replace(self._policy, reflection=mode)
+    def __init__(self, core: TurnCore, output: ReplyOutput) -> None:
+        """Work through ``core``; speak through ``output``."""
+        self._core = core
+        self._output = output
 
-    # --- arming and the opening -------------------------------------------------------------------
+    # --- arming and the opening -------------------------------------------------------------
 
-    def _new_reply(self) -> Reply:
-        reply = super()._new_reply()
-        question = self._ctx.user_text()
-        if self._policy.reflection != "off" and applies(self._policy.reflection, question):
+    def arm(self, reply: Reply) -> None:
+        """Reflect on ``reply`` (a new attempt) if the policy applies to the user's question."""
+        policy = self._core.policy
+        question = self._core.ctx.user_text()
+        if policy.reflection != "off" and applies(policy.reflection, question):
             check = find_check(question)
             reply.reflect = ReflectState(question=question,
                                          sentence_task=isinstance(check, SentenceCheck))
-        return reply
 
-    def _on_llm_token(self, event: LlmToken, at_s: float | None = None) -> None:
-        reply = self._ctx.reply
+    def opening_head(self, reply: Reply | None, event: LlmToken) -> LlmToken | None:
+        """The part of ``event`` that completes the opening, or None (not the opening's end).
+
+        After the head is taken like any token, ``end_opening`` stops the run.
+        """
         r = reply.reflect if reply is not None else None
         if (reply is None or r is None or not r.speaking or event.unit is not None
                 or event.job != reply.llm_job):
-            super()._on_llm_token(event, at_s)
-            return
+            return None
         end = self._opening_end(reply.text + event.text)
         if end is None:
-            super()._on_llm_token(event, at_s)
-            return
-        head = event.text[: max(0, end - len(reply.text))]
-        super()._on_llm_token(dataclasses.replace(event, text=head), at_s)
-        when = event.at_s if at_s is None else at_s
+            return None
+        return dataclasses.replace(event, text=event.text[: max(0, end - len(reply.text))])
+
+    def end_opening(self, reply: Reply, at_s: float) -> None:
+        """The opening is complete: stop the run, speak the rest of it, reflect on it."""
+        r = reply.reflect
+        assert r is not None
         r.speaking = False
-        self._stop_llm_run(reply)  # the opening is complete: the rest is the reflector's
+        stop_llm_run(self._core, reply)  # the rest is the reflector's
         for clause in reply.chunker.flush():
-            self._synthesize(reply, clause)
-        self._begin_reflection(reply, when)
+            self._output.synthesize(reply, clause)
+        self._begin_reflection(reply, at_s)
 
     def _opening_end(self, text: str) -> int | None:
         """Where the opening ends in ``text`` (an index after its last sentence), or None."""
         for count, m in enumerate(_SENTENCE_END.finditer(text), start=1):
-            if len(text[: m.end()].split()) >= self._policy.opening_min_words \
+            if len(text[: m.end()].split()) >= self._core.policy.opening_min_words \
                     or count >= OPENING_SENTENCES:
                 return m.end()
         return None
 
-    def _on_llm_tool_call(self, event: LlmToolCall, at_s: float | None = None) -> None:
-        reply = self._ctx.reply
-        if reply is not None and event.job == reply.llm_job:
-            reply.reflect = None  # a tool answers: its own result is the external check
-        super()._on_llm_tool_call(event, at_s)
+    def skip_for_tool(self, reply: Reply | None, job: JobId) -> None:
+        """The reply's run called a (read) tool: its own result is the external check."""
+        if reply is not None and job == reply.llm_job:
+            reply.reflect = None
 
-    def _run_ended(self, reply: Reply, at_s: float) -> bool:
+    def run_ended(self, reply: Reply, at_s: float) -> bool:
         """An LLM run of the reply ended: reflect on it (True) unless the loop is over."""
         r = reply.reflect
         if r is None:
             return False
         r.speaking = False
-        if r.rounds >= self._policy.max_reflections:
+        if r.rounds >= self._core.policy.max_reflections:
             return False
         self._begin_reflection(reply, at_s)
         return True
 
-    # --- reflecting -------------------------------------------------------------------------------
+    # --- reflecting -------------------------------------------------------------------------
 
     def _utterance(self, reply: Reply) -> str:
         r = reply.reflect
@@ -124,32 +135,35 @@ class ReflectHandlers(ReplyHandlers):
         return " ".join(p for p in (said.strip(), reply.text.strip()) if p)
 
     def _begin_reflection(self, reply: Reply, at_s: float) -> None:
+        core, ctx = self._core, self._core.ctx
         r = reply.reflect
         assert r is not None
         r.rounds += 1
-        r.job = self._job()
+        r.job = core.job()
         utterance = self._utterance(reply)
-        self._emit(Reflect(turn_id=self._turn_id, job=r.job, question=r.question,
-                           utterance=utterance, round=r.rounds))
-        self._cancel_timer(self._ctx.llm_timer)
-        self._ctx.llm_timer = self._start_timer(Stage.LLM, self._policy.llm_first_token_timeout_s)
-        self._emit(PublishReflection(turn_id=self._turn_id, kind="reflecting", round=r.rounds,
-                                     text=utterance, at_s=at_s))
+        core.emit(Reflect(turn_id=core.turn_id, job=r.job, question=r.question,
+                          utterance=utterance, round=r.rounds))
+        core.cancel_timer(ctx.llm_timer)
+        ctx.llm_timer = core.start_timer(Stage.LLM, core.policy.llm_first_token_timeout_s)
+        core.emit(PublishReflection(turn_id=core.turn_id, kind="reflecting", round=r.rounds,
+                                    text=utterance, at_s=at_s))
 
-    def _on_reflected(self, event: Reflected) -> None:
-        reply = self._ctx.reply
+    def on_reflected(self, event: Reflected) -> None:
+        """The reflector's verdict on the utterance so far gates the rest of the reply."""
+        core = self._core
+        reply = core.ctx.reply
         r = reply.reflect if reply is not None else None
         if reply is None or r is None or event.job != r.job:
-            self._ignore(event)
+            core.ignore(event)
             return
-        self._end_job(event.job)
+        core.end_job(event.job)
         r.job = None
-        self._cancel_timer(self._ctx.llm_timer)
-        self._ctx.llm_timer = None
-        _LOGGER.debug("turn %d: reflection %d: %r", self._turn_id, r.rounds, event)
-        self._emit(PublishReflection(turn_id=self._turn_id, kind="verdict", round=r.rounds,
-                                     verdict=event.verdict, guidance=event.guidance,
-                                     checker=event.checker, at_s=event.at_s))
+        core.cancel_timer(core.ctx.llm_timer)
+        core.ctx.llm_timer = None
+        _LOGGER.debug("turn %d: reflection %d: %r", core.turn_id, r.rounds, event)
+        core.emit(PublishReflection(turn_id=core.turn_id, kind="verdict", round=r.rounds,
+                                    verdict=event.verdict, guidance=event.guidance,
+                                    checker=event.checker, at_s=event.at_s))
         verdict = Verdict(event.verdict) if event.verdict in set(Verdict) else Verdict.GOOD
         if verdict is Verdict.GOOD:
             self._end_reflection(reply, event.at_s)
@@ -162,7 +176,7 @@ class ReflectHandlers(ReplyHandlers):
 
     def _end_reflection(self, reply: Reply, at_s: float) -> None:
         reply.llm_done = True
-        self._maybe_finish(at_s)
+        self._output.maybe_finish(at_s)
 
     def _repair(self, reply: Reply, r: ReflectState, event: Reflected) -> None:
         """Cut the stream where the speaker is now, then repair, confessing only if heard."""
@@ -180,29 +194,30 @@ class ReflectHandlers(ReplyHandlers):
             self._say_next(reply, text, event.at_s, confessed=confessing)
             return
         if confessing:
-            self._emit(PublishReflection(turn_id=self._turn_id, kind="continuation",
-                                         round=r.rounds, text=CONFESSION, confessed=True,
-                                         at_s=event.at_s))
+            self._core.emit(PublishReflection(turn_id=self._core.turn_id, kind="continuation",
+                                              round=r.rounds, text=CONFESSION, confessed=True,
+                                              at_s=event.at_s))
             reply.text = f"{reply.text} {CONFESSION}".strip()
             for clause in [*reply.chunker.push(f" {CONFESSION}"), *reply.chunker.flush()]:
-                self._synthesize(reply, clause)
+                self._output.synthesize(reply, clause)
         self._continue_by_model(reply, event.guidance, event.at_s)
 
     def _cut_stream(self, reply: Reply, r: ReflectState) -> None:
         """Stop the playing stream and forget what was not heard; keep what was."""
-        report = self._heard(interrupted=True)  # the words of the samples played so far
-        if reply.stream_job is not None and reply.stream_job in self._live:
-            self._emit(FlushPlayback(turn_id=self._turn_id, job=reply.stream_job,
-                                     fade_ms=self._policy.fade_ms))
-            self._end_job(reply.stream_job)
-        synth = [job for job in reply.synth if job in self._live]
+        core = self._core
+        report = self._output.heard(interrupted=True)  # the words of the samples played so far
+        if reply.stream_job is not None and core.is_live(reply.stream_job):
+            core.emit(FlushPlayback(turn_id=core.turn_id, job=reply.stream_job,
+                                    fade_ms=core.policy.fade_ms))
+            core.end_job(reply.stream_job)
+        synth = [job for job in reply.synth if core.is_live(job)]
         if synth:
-            self._emit(CancelTts(turn_id=self._turn_id, jobs=tuple(synth)))
+            core.emit(CancelTts(turn_id=core.turn_id, jobs=tuple(synth)))
             for job in synth:
-                self._end_job(job)
-        self._cancel_timer(self._ctx.tts_timer)
-        self._ctx.tts_timer = None
-        r.heard_before = report  # ``_heard`` joined the streams cut before
+                core.end_job(job)
+        core.cancel_timer(core.ctx.tts_timer)
+        core.ctx.tts_timer = None
+        r.heard_before = report  # ``heard`` joined the streams cut before
         reply.synth.clear()
         reply.ready.clear()
         reply.queued = []
@@ -211,31 +226,33 @@ class ReflectHandlers(ReplyHandlers):
         reply.playback_idle = True
         reply.filler_index = None
         reply.text = ""
-        reply.chunker = self._chunker_factory()
-        reply.next_play_index = self._ctx.next_chunk_index
+        reply.chunker = core.chunker_factory()
+        reply.next_play_index = core.ctx.next_chunk_index
 
     def _say_next(self, reply: Reply, text: str, at_s: float, *, confessed: bool) -> None:
         """Append ``text`` to the utterance and reflect on it (or end, past the cap)."""
         r = reply.reflect
         assert r is not None
-        self._emit(PublishReflection(turn_id=self._turn_id, kind="continuation", round=r.rounds,
-                                     text=text, confessed=confessed, at_s=at_s))
+        self._core.emit(PublishReflection(turn_id=self._core.turn_id, kind="continuation",
+                                          round=r.rounds, text=text, confessed=confessed,
+                                          at_s=at_s))
         reply.text = f"{reply.text} {text}".strip()
         for clause in [*reply.chunker.push(f" {text}"), *reply.chunker.flush()]:
-            self._synthesize(reply, clause)
-        if not self._run_ended(reply, at_s):
+            self._output.synthesize(reply, clause)
+        if not self.run_ended(reply, at_s):
             self._end_reflection(reply, at_s)
 
     def _continue_by_model(self, reply: Reply, guidance: str, at_s: float) -> None:
         """Start a prose run that continues the utterance with ``guidance`` folded in."""
+        core = self._core
         r = reply.reflect
         assert r is not None
-        job = reply.llm_job = self._job()
+        job = reply.llm_job = core.job()
         reply.llm_first_output = False
         messages = continuation_messages(r.question, self._utterance(reply), guidance,
                                          sentence_task=r.sentence_task)
-        self._emit(StartLlm(turn_id=self._turn_id, job=job, messages=messages, tools=False))
-        self._ctx.llm_timer = self._start_timer(Stage.LLM, self._policy.llm_first_token_timeout_s)
+        core.emit(StartLlm(turn_id=core.turn_id, job=job, messages=messages, tools=False))
+        core.ctx.llm_timer = core.start_timer(Stage.LLM, core.policy.llm_first_token_timeout_s)
         if reply.text:
             reply.text += " "
             reply.chunker.push(" ")

@@ -14,6 +14,11 @@ Cancel button) is classified by ``core.tools.confirm.classify``:
   request replaces the pending action and says so.
 
 Nothing here reads a clock: expiry is judged against the events' ``at_s``.
+
+``WritePath`` is the outermost layer of the reply: the machine hands it every tool call, tool
+result and reply start, and it passes on to ``ReplyRuns`` (reply.py) what is not the write
+path's (a read tool, an ordinary turn), replaying an adopted speculative run's held output
+through itself.
 """
 
 from __future__ import annotations
@@ -33,11 +38,20 @@ from desktop_agent.core.tools.confirm import (
     late_answer,
     second_question,
 )
+from desktop_agent.core.turns.base import TurnCore
 from desktop_agent.core.turns.commands import CancelLlm, PublishAction, PublishUserText, RunTool
 from desktop_agent.core.turns.context import Reply
-from desktop_agent.core.turns.events import ActionButtonPressed, LlmToolCall, ToolResult
-from desktop_agent.core.turns.reflect import ReflectHandlers
+from desktop_agent.core.turns.events import (
+    ActionButtonPressed,
+    LlmFinished,
+    LlmToken,
+    LlmToolCall,
+    ToolResult,
+)
+from desktop_agent.core.turns.reply import LlmOutput, ReplyRuns
+from desktop_agent.core.turns.reply_output import ReplyOutput
 from desktop_agent.core.turns.states import State, ToolMode
+from desktop_agent.core.turns.stopping import cancel_work, stop_llm_run
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -46,162 +60,198 @@ PRESSED_CANCEL = "[pressed Cancel]"
 """The user's side of the exchange in history when the card's button answered."""
 
 
-class WriteHandlers(ReflectHandlers):
-    """Handlers of the write path. Not used on its own (``TurnStateMachine`` builds on it)."""
+class WritePath:
+    """Propose, read back, confirm, execute once; everything else goes on to ``ReplyRuns``.
 
-    _gate: ConfirmGate
-    _write_tools: frozenset[str]
+    Runs on: GUI thread (one owner; no locks).
+    """
 
-    # --- public read-only view ----------------------------------------------------------------
+    def __init__(self, core: TurnCore, output: ReplyOutput, runs: ReplyRuns, *,
+                 write_tools: frozenset[str], gate: ConfirmGate) -> None:
+        """Wire the write path.
+
+        Args:
+            core: The machine's shared core.
+            output: The reply's speech (what was heard when the card cuts a read-back).
+            runs: The LLM side of the reply (what is not a write goes there).
+            write_tools: Names of the tools that change things.
+            gate: Where the pending action waits for its confirmation.
+        """
+        self._core = core
+        self._output = output
+        self._runs = runs
+        self._write_tools = write_tools
+        self._gate = gate
 
     def pending_action(self, at_s: float) -> Pending | None:
         """The action waiting for a confirmation at ``at_s`` (None: none, or expired)."""
         return self._gate.current(at_s)
 
-    # --- the model proposes ---------------------------------------------------------------------
+    # --- the model proposes -----------------------------------------------------------------
 
-    def _on_llm_tool_call(self, event: LlmToolCall, at_s: float | None = None) -> None:
+    def on_llm_tool_call(self, event: LlmToolCall, at_s: float | None = None) -> None:
+        """A call to a write tool is validated (PREPARE), never run; others go to the runs."""
         if event.call.name not in self._write_tools:
-            super()._on_llm_tool_call(event, at_s)
+            self._runs.on_llm_tool_call(event, at_s)
             return
-        reply = self._reply_for(event)
+        core, runs = self._core, self._runs
+        reply = runs.reply_for(event)
         if reply is None:
             return
         when = event.at_s if at_s is None else at_s
-        self._first_output(reply, when)
+        runs.first_output(reply, when)
         reply.chunker.flush()  # the model's own words around a write are not spoken
         reply.text = ""
-        if not self._tool_call_allowed(reply, when):
+        if not runs.tool_call_allowed(reply, when):
             return
-        self._stop_llm_run(reply)
-        self._run_tool(reply, RunTool(turn_id=self._turn_id, job=self._job(), call=event.call,
-                                      mode=ToolMode.PREPARE), when)
+        stop_llm_run(core, reply)
+        runs.run_tool(reply, RunTool(turn_id=core.turn_id, job=core.job(), call=event.call,
+                                     mode=ToolMode.PREPARE), when)
 
-    def _on_tool_result(self, event: ToolResult) -> None:
-        reply = self._ctx.reply
+    def on_tool_result(self, event: ToolResult) -> None:
+        """A write step answered: read back, say what the tool did, or tell the model why."""
+        core, runs = self._core, self._runs
+        reply = core.ctx.reply
         mode = reply.tool_modes.get(event.job) if reply is not None else None
         if reply is None or mode in (None, ToolMode.RUN) or event.job not in reply.tools:
-            super()._on_tool_result(event)
+            runs.on_tool_result(event)
             return
-        call = self._end_tool_job(reply, event.job)
+        call = runs.end_tool_job(reply, event.job)
         if mode is ToolMode.EXECUTE:
             last = self._gate.last
             if last is not None and last.pending.key == call.call_id:
-                self._emit(PublishAction(turn_id=self._turn_id,
-                                         kind="failed" if event.is_error else "executed",
-                                         action=last.pending.action, key=last.pending.key,
-                                         result=event.content))
-            self._say(reply, event.content, event.at_s)  # what the tool actually reported
+                core.emit(PublishAction(turn_id=core.turn_id,
+                                        kind="failed" if event.is_error else "executed",
+                                        action=last.pending.action, key=last.pending.key,
+                                        result=event.content))
+            runs.say(reply, event.content, event.at_s)  # what the tool actually reported
             return
         if event.action is None:  # the proposal did not validate
             if mode is ToolMode.REVISE:
-                self._start_llm_run()  # not a change after all: an ordinary turn
+                runs.start_llm_run()  # not a change after all: an ordinary turn
                 return
-            self._back_to_model(reply, call, event.content, event.at_s)  # the model is told why
+            runs.back_to_model(reply, call, event.content, event.at_s)  # the model is told why
             return
-        old = self._gate.propose(event.action, f"{self._turn_id}.{event.job}", event.at_s)
+        old = self._gate.propose(event.action, f"{core.turn_id}.{event.job}", event.at_s)
         if old is not None:
-            self._emit(PublishAction(turn_id=self._turn_id, kind="cleared", action=old.action,
-                                     key=old.key, outcome="replaced"))
+            core.emit(PublishAction(turn_id=core.turn_id, kind="cleared", action=old.action,
+                                    key=old.key, outcome="replaced"))
         pending = self._gate.pending
         assert pending is not None
-        self._emit(PublishAction(turn_id=self._turn_id, kind="pending", action=pending.action,
-                                 key=pending.key,
-                                 expires_in_s=pending.expires_in_s(event.at_s)))
+        core.emit(PublishAction(turn_id=core.turn_id, kind="pending", action=pending.action,
+                                key=pending.key, expires_in_s=pending.expires_in_s(event.at_s)))
         replaced = REPLACED if old is not None and mode is ToolMode.PREPARE else ""
-        self._say(reply, replaced + event.action.read_back, event.at_s)
+        runs.say(reply, replaced + event.action.read_back, event.at_s)
 
-    # --- the user answers -------------------------------------------------------------------------
+    # --- the user answers -------------------------------------------------------------------
 
-    def _start_reply(self, at_s: float) -> None:
+    def start_reply(self, at_s: float) -> None:
         """The user's text is final: an answer to a pending action, or an ordinary turn."""
-        text = self._ctx.user_text()
+        core = self._core
+        text = core.ctx.user_text()
         pending = self._gate.current(at_s)
         self._publish_expired()
         answer = classify(text)
         if pending is None:
             if answer in (Answer.YES, Answer.NO) and self._gate.late(at_s) is not None:
                 self._gate.mark_late_answered()
-                self._say(self._fresh_reply(), late_answer(answer), at_s)
+                self._runs.say(self._fresh_reply(), late_answer(answer), at_s)
                 return
-            super()._start_reply(at_s)
+            self._ordinary_reply(at_s)
             return
         if answer is Answer.OTHER:
             if not is_change(text):
-                super()._start_reply(at_s)  # not an answer: no authority over the action
+                self._ordinary_reply(at_s)  # not an answer: no authority over the action
                 return
             reply = self._fresh_reply()
             call = ToolCall(name=pending.action.tool, arguments=dict(pending.action.args))
-            self._run_tool(reply, RunTool(turn_id=self._turn_id, job=self._job(), call=call,
-                                          mode=ToolMode.REVISE, action=pending.action,
-                                          text=text), at_s)
+            self._runs.run_tool(reply, RunTool(turn_id=core.turn_id, job=core.job(), call=call,
+                                               mode=ToolMode.REVISE, action=pending.action,
+                                               text=text), at_s)
             return
         self._answer(pending, answer, at_s)
 
+    def _ordinary_reply(self, at_s: float) -> None:
+        """Start the reply; an adopted speculative run's held output is replayed now."""
+        for held in self._runs.start_reply(at_s):
+            if self._core.stopped:
+                return  # an edge was refused: the machine fails the turn
+            self._replay(held, at_s)
+
+    def _replay(self, event: LlmOutput, at_s: float) -> None:
+        # Held output is used now: it counts as produced at adoption time, not before.
+        if isinstance(event, LlmToken):
+            self._runs.on_llm_token(event, at_s)
+        elif isinstance(event, LlmToolCall):
+            self.on_llm_tool_call(event, at_s)
+        else:
+            assert isinstance(event, LlmFinished)
+            self._core.revive(event.job)  # ended when held; the handler ends it again
+            self._runs.on_llm_finished(event, at_s)
+
     def _answer(self, pending: Pending, answer: Answer, at_s: float) -> None:
         """Act on a plain answer to ``pending`` (PROCESSING: a reply or the execution)."""
+        core, runs = self._core, self._runs
         reply = self._fresh_reply()
         if answer is Answer.YES:
             self._gate.take(at_s)
             call = ToolCall(name=pending.action.tool, arguments=dict(pending.action.args),
                             call_id=pending.key)
-            self._run_tool(reply, RunTool(turn_id=self._turn_id, job=self._job(), call=call,
-                                          mode=ToolMode.EXECUTE, action=pending.action,
-                                          key=pending.key), at_s)
+            runs.run_tool(reply, RunTool(turn_id=core.turn_id, job=core.job(), call=call,
+                                         mode=ToolMode.EXECUTE, action=pending.action,
+                                         key=pending.key), at_s)
         elif answer is Answer.NO:
             self._gate.cancel(at_s)
             self._publish_cleared(pending, "cancelled")
-            self._say(reply, CANCELLED, at_s)
+            runs.say(reply, CANCELLED, at_s)
         elif not pending.asked_again:
             self._gate.ask_again()
-            self._say(reply, second_question(pending.action), at_s)
+            runs.say(reply, second_question(pending.action), at_s)
         else:
             self._gate.cancel(at_s, "dropped")
             self._publish_cleared(pending, "dropped")
-            self._say(reply, DROPPED, at_s)
+            runs.say(reply, DROPPED, at_s)
 
-    def _on_action_button_pressed(self, event: ActionButtonPressed) -> None:
+    def on_action_button_pressed(self, event: ActionButtonPressed) -> None:
         """Confirm / Cancel on the card: answered at once, even over the read-back."""
-        at_s = event.at_s
+        core, at_s = self._core, event.at_s
         pending = self._gate.current(at_s)
         self._publish_expired()
-        if self._state is State.ASSISTANT_SPEAKING and self._ctx.reply is not None:
-            cancels = self._cancel_work()
-            self._record_exchange(self._heard(interrupted=True), at_s)
-            source_ok = True
-        elif self._state is State.LISTENING:
-            cancels, source_ok = (), True
+        if core.state is State.ASSISTANT_SPEAKING and core.ctx.reply is not None:
+            cancels = cancel_work(core)
+            self._output.record_exchange(self._output.heard(interrupted=True), at_s)
+        elif core.state is State.LISTENING:
+            cancels = ()
         else:
-            source_ok = False
-        if not source_ok:
-            self._ignore(event)
+            core.ignore(event)
             return
-        ctx = self._new_turn()
+        ctx = core.new_turn()
         ctx.segments.append(PRESSED_CONFIRM if event.confirm else PRESSED_CANCEL)
-        self._emit(PublishUserText(turn_id=self._turn_id, text=ctx.user_text()))
+        core.emit(PublishUserText(turn_id=core.turn_id, text=ctx.user_text()))
         runs = pending is not None and event.confirm  # straight to the execution
-        self._go(State.WAITING_FOR_TOOL if runs else State.PROCESSING, "action_pressed", at_s,
-                 cancels)
+        if not core.go(State.WAITING_FOR_TOOL if runs else State.PROCESSING, "action_pressed",
+                       at_s, cancels):
+            return
         if pending is None:
             if self._gate.late(at_s) is not None:
                 self._gate.mark_late_answered()
                 text = late_answer(Answer.YES if event.confirm else Answer.NO)
             else:
                 text = "There's nothing waiting to be confirmed."
-            self._say(self._fresh_reply(), text, at_s)
+            self._runs.say(self._fresh_reply(), text, at_s)
             return
         self._answer(pending, Answer.YES if event.confirm else Answer.NO, at_s)
 
-    # --- helpers ----------------------------------------------------------------------------------
+    # --- helpers ----------------------------------------------------------------------------
 
     def _fresh_reply(self) -> Reply:
         """A new reply for this turn; a speculative LLM run is dropped (it is not needed)."""
-        ctx = self._ctx
+        core, ctx = self._core, self._core.ctx
         spec, ctx.speculation = ctx.speculation, None
         if spec is not None:
-            self._emit(CancelLlm(turn_id=self._turn_id, job=spec.job))
-            self._end_job(spec.job)
-        return self._new_reply()
+            core.emit(CancelLlm(turn_id=core.turn_id, job=spec.job))
+            core.end_job(spec.job)
+        return self._runs.new_reply()
 
     def _publish_expired(self) -> None:
         """Clear the card of an action that expired since the last look."""
@@ -210,5 +260,5 @@ class WriteHandlers(ReflectHandlers):
             self._publish_cleared(expired, "expired")
 
     def _publish_cleared(self, pending: Pending, outcome: str) -> None:
-        self._emit(PublishAction(turn_id=self._turn_id, kind="cleared", action=pending.action,
-                                 key=pending.key, outcome=outcome))
+        self._core.emit(PublishAction(turn_id=self._core.turn_id, kind="cleared",
+                                      action=pending.action, key=pending.key, outcome=outcome))
