@@ -4,6 +4,7 @@ The only package that imports every layer (core, audio, adapters, runtime, gui).
 """
 
 __all__ = [
+    "controller",
     "desktop",
     "engines",
     "kept_history",

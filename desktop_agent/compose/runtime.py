@@ -88,6 +88,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.adapters.tts.tts_piper import PiperTts
     from desktop_agent.audio.capture import CapturePipeline
+    from desktop_agent.compose.controller import build_controller
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
     from desktop_agent.compose.knowledge import (
         Indexing,
@@ -99,7 +100,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.compose.llm_backend import llm_roles, make_llm
     from desktop_agent.core.conversation.prompts import dated_system_prompt
     from desktop_agent.core.listening.endpointing import is_hallucination
-    from desktop_agent.runtime.controller import AgentController
     from desktop_agent.runtime.view_api import ErrorNotice
     from desktop_agent.runtime.worker_link import Engines
     from desktop_agent.runtime.workers import (
@@ -136,8 +136,9 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                                turn_detector=load_turn_detector())
     engines = Engines(asr=asr, llm=llm, tts=tts, tool=tool)
     sink = jsonl_span_sink(span_log) if span_log is not None else None
-    controller = AgentController(engines, backend, pipeline, settings, policy, span_sink=sink,
-                                 ledger=StoreLedger(store, time.time))
+    controller = build_controller(engines=engines, backend=backend, pipeline=pipeline,
+                                  settings=settings, policy=policy, span_sink=sink,
+                                  ledger=StoreLedger(store, time.time))
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.runtime.history_keeper import HistoryKeeper
 

@@ -1,10 +1,12 @@
 """The controller: owns the turn machine on the GUI thread and runs its commands.
 
 Every event (push-to-talk, capture, barge-in verdicts, playback, workers) goes through
-``_feed``, the one entry into ``TurnStateMachine.handle``; the commands it returns run through
+``feed``, the one entry into ``TurnStateMachine.handle``; the commands it returns run through
 an explicit command -> handler table built from the collaborators: recorder, worker link, job
-table, playback driver. Collaborators get narrow ports (``feed``, a read-only view of the
-machine, emit callables), never the controller. The GUI sees only AgentViewModel's signals.
+table, playback driver. The composition root (``compose/controller.py``) builds the machine,
+the controller, and the collaborators around it, by keyword; collaborators get narrow ports
+(``feed``, a read-only view of the machine, emit callables), never the controller. The GUI
+sees only AgentViewModel's signals.
 
 Runs on: GUI thread (everything in this class).
 """
@@ -14,28 +16,25 @@ from __future__ import annotations
 import datetime
 import logging
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from PySide6.QtCore import Signal
 
 from desktop_agent.audio.backend import AudioBackend
 from desktop_agent.audio.capture import CapturePipeline, playback_onset_s
-from desktop_agent.core.conversation.history import CHATML_FRAMING_TOKENS, History
-from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT, dated_system_prompt
+from desktop_agent.core.conversation.history import CHATML_FRAMING_TOKENS
+from desktop_agent.core.conversation.prompts import dated_system_prompt
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.listening.bargein import BargeInDecider
 from desktop_agent.core.listening.endpointing import Endpointer
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.machine import TurnStateMachine
-from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.core.turns.states import State, Transition
-from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.runtime.alarm_clock import AlarmClock
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.capture_router import CaptureRouter
@@ -54,7 +53,7 @@ from desktop_agent.runtime.playback_driver import PlaybackDriver
 from desktop_agent.runtime.recorder import Recorder
 from desktop_agent.runtime.spans import SpanPublisher
 from desktop_agent.runtime.view_api import ActionRow, AgentViewModel, AlarmRow, ErrorNotice
-from desktop_agent.runtime.worker_link import Engines, WorkerLink
+from desktop_agent.runtime.worker_link import WorkerLink
 
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -63,68 +62,98 @@ TRANSITIONS_KEPT: Final = 256
 """How many transitions ``AgentController.transitions`` keeps (the newest)."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class ControllerParts:
+    """The controller's collaborators, built and wired by the composition root.
+
+    ``compose/controller.py`` builds them around a new controller (they feed its ``feed`` and
+    emit its signals) and hands them over with ``AgentController.attach``.
+    """
+
+    jobs: JobTable
+    """Cancel tokens of the live jobs, and the machine's timers."""
+    driver: PlaybackDriver
+    """Reply chunks, asides, pause/duck/restore/flush of the player."""
+    link: WorkerLink
+    """Jobs to the workers, and what they report back."""
+    barge_tracker: BargeInTracker
+    """Judges an onset during playback."""
+    recorder: Recorder
+    """Recordings, partials and final transcripts."""
+    router: CaptureRouter
+    """Capture events to the machine or the barge-in tracker."""
+    extras: Extras
+    """Repeat, rephrase, first-run check."""
+    spans: SpanPublisher
+    """Sends each completed latency span once."""
+    alarm_clock: AlarmClock | None = None
+    """Fires due timers and reminders (None without a store)."""
+
+
 class AgentController(AgentViewModel):
-    """The real view model: the turn machine, composed with its collaborators."""
+    """The real view model: the turn machine, composed with its collaborators.
+
+    Built by ``compose.controller.build_controller``: the constructor takes the machine and
+    what it reads; ``attach`` takes the collaborators wired around it.
+    """
 
     sig_state_changed = Signal(object)
     """State: the machine's state after every event (tests and benches may wait on it)."""
 
-    def __init__(self, engines: Engines, backend: AudioBackend, pipeline: CapturePipeline,
-                 settings: Settings | None = None, policy: TurnPolicy | None = None,
-                 span_sink: Callable[[TurnSpan], None] | None = None,
-                 count_tokens: Callable[[str], int] | None = None,
-                 ledger: Ledger | None = None) -> None:
-        """Build the machine and its collaborators; ``start`` starts audio and capture."""
+    jobs: JobTable
+    driver: PlaybackDriver
+    link: WorkerLink
+    barge_tracker: BargeInTracker
+    recorder: Recorder
+    router: CaptureRouter
+    extras: Extras
+    spans: SpanPublisher
+    alarm_clock: AlarmClock | None
+    handlers: HandlerTable
+    """Command type -> what runs it (``tests/runtime`` checks that every command has one)."""
+
+    def __init__(self, *, machine: TurnStateMachine, settings: Settings, backend: AudioBackend,
+                 pipeline: CapturePipeline, ledger: Ledger | None = None) -> None:
+        """Own ``machine``; ``attach`` adds the collaborators, ``start`` starts audio and capture.
+
+        Args:
+            machine: The turn machine (its history is the conversation's).
+            settings: The settings in force (``apply_settings`` changes them live).
+            backend: The audio backend (its player and mic).
+            pipeline: The capture pipeline (VAD, echo cancellation, endpointing silence).
+            ledger: The store's executed actions, timers and reminders (None: no store).
+        """
         super().__init__()
-        self.settings = settings = settings or Settings()
-        history = (History(SYSTEM_PROMPT, count_tokens=count_tokens) if count_tokens
-                   else History(SYSTEM_PROMPT))
-        barge = BargeInDecider(barge_settings(settings))
-        self.machine = TurnStateMachine(
-            history, policy=policy or TurnPolicy(duck_gain_db=barge.settings.duck_gain_db,
-                                                 reflection=settings.interaction.reflection),
-            chunker_factory=first_clause_chunker, session=uuid.uuid4().hex[:12])
+        self.machine = machine
+        self.settings = settings
         self.backend, self.pipeline = backend, pipeline
+        self.ledger = ledger
         self.mode = settings.interaction.mode
         self.transitions: deque[Transition] = deque(maxlen=TRANSITIONS_KEPT)
         """The newest transitions, oldest first."""
-        self.spans = SpanPublisher(self.machine, self.sig_span.emit, span_sink)
         self._closed = False
+        self._attached = False
         pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         pipeline.turn_model_on = self.mode == "hands_free"
-        feed, m = self._feed, self.machine
-        self.jobs = JobTable(feed, self)
-        self.driver = PlaybackDriver(backend.player, feed, self.jobs.token, self.jobs.cancel,
-                                     engines.tts, self.sig_caption.emit,
-                                     self.sig_assistant_text.emit, self)
-        self.link = WorkerLink(engines, feed, self.jobs, lambda r: self.recorder.on_partial(r),
-                               self.driver.keep, self.sig_loading.emit, self.sig_error.emit, self,
-                               on_llm_ready=self._llm_ready)
-        self.barge_tracker = BargeInTracker(
-            barge, pipeline.history, backend.rate, feed, self.link.submit_asr,
-            self.link.asr_busy, backend.time_of, parent=self,
-            reply_text=lambda: self.driver.reply_text(m.turn_id))
-        self.recorder = Recorder(m, backend, pipeline, feed, self.link.submit_asr,
-                                 self.link.asr_busy, self.jobs.token,
-                                 endpoint_settings(settings), self)
-        self.router = CaptureRouter(m, feed, backend, pipeline, self.barge_tracker,
-                                    lambda: self.mode, self.driver.first_audio_s,
-                                    self.driver.restore, self.sig_levels.emit,
-                                    self.sig_error.emit, self)
-        self.extras = Extras(m, self.driver.speak_aside, self.ask_text, self.sig_caption.emit,
-                             self.sig_error.emit, self)
-        self.sig_levels.connect(self.extras.on_levels)
-        self.ledger = ledger
         self.notices_at_start: list[ErrorNotice] = []
+        """Shown when ``start`` runs (the window is listening by then)."""
         self.history_keeper: HistoryKeeper | None = None
         """The kept history on disk (set by the composition root; None keeps nothing)."""
-        """Shown when ``start`` runs (the window is listening by then)."""
         self.heap_keeper: HeapKeeper | None = None
         """Gives freed memory back after each turn (composed where glibc has malloc_trim)."""
-        self.alarm_clock = None if ledger is None else AlarmClock(
-            ledger, m, lambda turn, text: self.driver.speak_aside(turn, text, chime=True),
-            self.sig_alarm_fired.emit,
-            self.sig_ledger_changed.emit, self.sig_error.emit, parent=self)
+
+    def attach(self, parts: ControllerParts) -> None:
+        """Take the collaborators built around this controller; build the command table.
+
+        Called once, by the composition root, before any event is fed.
+        """
+        if self._attached:
+            raise RuntimeError("the controller's collaborators are attached already")
+        self._attached = True
+        self.jobs, self.driver, self.link = parts.jobs, parts.driver, parts.link
+        self.barge_tracker, self.recorder = parts.barge_tracker, parts.recorder
+        self.router, self.extras = parts.router, parts.extras
+        self.spans, self.alarm_clock = parts.spans, parts.alarm_clock
         jobs, rec, link, out = self.jobs, self.recorder, self.link, self.driver
         self.handlers = (
             HandlerTable()
@@ -147,7 +176,6 @@ class AgentController(AgentViewModel):
             .add(cmd.PublishUnit, lambda c: self.sig_unit_changed.emit(c))
             .add(cmd.Reflect, link.reflect)
             .add(cmd.PublishReflection, lambda c: self.sig_reflection_changed.emit(c)))
-        """Command type -> what runs it (``tests/runtime`` checks that every command has one)."""
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -186,11 +214,11 @@ class AgentController(AgentViewModel):
         """Push-to-talk pressed. Runs on: GUI thread."""
         if self.machine.state is State.LISTENING:
             self.driver.stop_aside()  # a repeated answer or the speaker test stops here
-        self._feed(ev.PttPressed(turn_id=self.machine.turn_id, at_s=time.monotonic()))
+        self.feed(ev.PttPressed(turn_id=self.machine.turn_id, at_s=time.monotonic()))
 
     def answer_action(self, confirm: bool) -> None:
         """The confirmation card's Confirm or Cancel. Runs on: GUI thread."""
-        self._feed(ev.ActionButtonPressed(turn_id=self.machine.turn_id, confirm=confirm,
+        self.feed(ev.ActionButtonPressed(turn_id=self.machine.turn_id, confirm=confirm,
                                           at_s=time.monotonic()))
 
     def _publish_action(self, c: cmd.PublishAction) -> None:
@@ -224,7 +252,7 @@ class AgentController(AgentViewModel):
 
     def ptt_release(self) -> None:
         """Push-to-talk released. Runs on: GUI thread."""
-        self._feed(ev.PttReleased(turn_id=self.machine.turn_id, at_s=time.monotonic()))
+        self.feed(ev.PttReleased(turn_id=self.machine.turn_id, at_s=time.monotonic()))
 
     def set_mode(self, mode: str) -> None:
         """Use interaction mode ``mode``: 'push_to_talk' or 'hands_free'."""
@@ -277,7 +305,7 @@ class AgentController(AgentViewModel):
         self.ptt_press()
         self.ptt_release()
 
-    def _llm_ready(self) -> None:
+    def llm_ready(self) -> None:
         """The LLM loaded: count history in its tokens, and evaluate the prompt's start."""
         counter = self.link.llm_token_counter()
         if counter is not None:
@@ -287,7 +315,12 @@ class AgentController(AgentViewModel):
 
     # --- the one entry point into the machine -----------------------------------------------------
 
-    def _feed(self, event: ev.Event) -> None:
+    def feed(self, event: ev.Event) -> None:
+        """Hand ``event`` to the machine and run the commands it returns, in order.
+
+        The one entry into the machine: collaborators get this (never the controller).
+        Runs on: GUI thread.
+        """
         if self._closed:
             return  # shut down: workers and their threads are gone
         if isinstance(event, ev.PttPressed | ev.SpeechStarted | ev.ActionButtonPressed):
@@ -314,7 +347,7 @@ class AgentController(AgentViewModel):
                 _LOGGER.exception("turn=%d command %s failed", command.turn_id,
                                   type(command).__name__)  # its fields may hold the user's words
                 err = exc if isinstance(exc, AgentError) else AgentError("internal_error", str(exc))
-                self._feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
+                self.feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
                                           job=None, stage=command.stage, code=err.code,
                                           message=err.message))
         self.spans.publish()

@@ -44,8 +44,8 @@ PINNED: dict[str, set[str]] = {
         "ask", "bench", "desktop_entry", "exit_codes", "knowledge", "main", "models", "parser",
     },
     "desktop_agent.compose": {
-        "desktop", "engines", "kept_history", "knowledge", "ledger", "llm_backend", "reflection",
-        "replay", "runtime",
+        "controller", "desktop", "engines", "kept_history", "knowledge", "ledger", "llm_backend",
+        "reflection", "replay", "runtime",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "embed", "errors", "knowledge", "listening", "manifest",

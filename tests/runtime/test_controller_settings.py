@@ -13,8 +13,8 @@ def make_controller(rates: list[float] | None = None) -> Any:
     """A controller on idle fake workers and a virtual sound card that is not started."""
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.compose.controller import build_controller
     from desktop_agent.core.tools.registry import ToolRegistry
-    from desktop_agent.runtime.controller import AgentController
     from desktop_agent.runtime.worker_link import Engines
     from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
 
@@ -29,7 +29,8 @@ def make_controller(rates: list[float] | None = None) -> Any:
     engines = Engines(asr=AsrWorker(lambda: None, lambda *_: False),
                       llm=LlmWorker(lambda: None, ToolRegistry(), ""), tts=Tts(lambda: None),
                       tool=ToolWorker(ToolRegistry()))
-    return AgentController(engines, VirtualAudio(), CapturePipeline(FakeVad()), Settings())
+    return build_controller(engines=engines, backend=VirtualAudio(),
+                            pipeline=CapturePipeline(FakeVad()), settings=Settings())
 
 
 def test_live_and_restart_settings(qtbot: Any) -> None:
@@ -104,7 +105,7 @@ def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> N
 
     c.ptt_press()
     assert c.machine.state is State.USER_SPEAKING
-    c._feed(ev.AsrPartial(turn_id=c.machine.turn_id, job=JobId(1), text="What is the",
+    c.feed(ev.AsrPartial(turn_id=c.machine.turn_id, job=JobId(1), text="What is the",
                           stable=False, trailing_silence_s=0.0, at_s=2.0))
     assert llm.prefixes[-1] == "What is the"
     c.shutdown()
