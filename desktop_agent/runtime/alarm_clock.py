@@ -65,7 +65,7 @@ class AlarmClock(QObject):
         parent: The owning QObject.
     """
 
-    def __init__(self, ledger: Ledger, machine: MachineView,
+    def __init__(self, ledger: Ledger, machine: MachineView, *,
                  speak_aside: Callable[[TurnId, str], None], fired: Callable[[AlarmRow], None],
                  changed: Callable[[], None], show_error: Callable[[ErrorNotice], None],
                  wall: Callable[[], float] = time.time, parent: QObject | None = None) -> None:

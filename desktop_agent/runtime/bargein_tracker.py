@@ -68,7 +68,7 @@ class BargeInTracker(QObject):
         reply_text: The reply being spoken (its words heard back are echo).
     """
 
-    def __init__(self, decider: BargeInDecider, history: MicHistory, rate: int,
+    def __init__(self, decider: BargeInDecider, history: MicHistory, rate: int, *,
                  feed: Feed, submit_asr: Callable[[AsrJob], None],
                  asr_busy: Callable[[], bool], time_of: Callable[[int], float],
                  clock: Callable[[], float] = time.monotonic,

@@ -44,7 +44,7 @@ class CaptureRouter(QObject):
         parent: The owning QObject.
     """
 
-    def __init__(self, machine: MachineView, feed: Feed, backend: AudioBackend,
+    def __init__(self, machine: MachineView, *, feed: Feed, backend: AudioBackend,
                  pipeline: CapturePipeline, tracker: BargeInTracker, mode: Callable[[], str],
                  first_audio_s: Callable[[], float | None],
                  restore_playback: Callable[[], None],

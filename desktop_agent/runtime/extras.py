@@ -38,7 +38,7 @@ class Extras(QObject):
         parent: The owning QObject.
     """
 
-    def __init__(self, machine: MachineView, speak_aside: Callable[[TurnId, str], None],
+    def __init__(self, machine: MachineView, *, speak_aside: Callable[[TurnId, str], None],
                  ask_text: Callable[[str], None], show_caption: Callable[[str], None],
                  show_error: Callable[[ErrorNotice], None],
                  parent: QObject | None = None) -> None:

@@ -68,7 +68,7 @@ class PlaybackDriver(QObject):
     sig_aside_requested = Signal(object)
     """AsideJob: queued to the TTS worker's ``speak_aside``."""
 
-    def __init__(self, player: Player, feed: Feed, token: TokenFor,
+    def __init__(self, player: Player, *, feed: Feed, token: TokenFor,
                  cancel: Callable[[JobId, str], None], tts: TtsWorker,
                  show_caption: Callable[[str], None], show_reply: Callable[[int, str], None],
                  parent: QObject | None = None) -> None:

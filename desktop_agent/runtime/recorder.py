@@ -87,10 +87,10 @@ class Recorder(QObject):
     """
 
     def __init__(self, machine: MachineView, backend: AudioBackend, pipeline: CapturePipeline,
-                 feed: Feed, submit_asr: Callable[[AsrJob], None],
+                 *, feed: Feed, submit_asr: Callable[[AsrJob], None],
                  asr_busy: Callable[[], bool], token: TokenFor,
                  endpointing: EndpointingSettings | None = None,
-                 parent: QObject | None = None, *,
+                 parent: QObject | None = None,
                  partials: PartialSettings | None = None) -> None:
         """Wire it up; the class docstring describes the arguments."""
         super().__init__(parent)

@@ -110,7 +110,7 @@ class WorkerLink(QObject):
     sig_reflect_job_queued = Signal(object)
     """ReflectJob: a reflection, queued to the LLM worker (it runs where the LLM runs)."""
 
-    def __init__(self, engines: Engines, feed: Feed, jobs: JobTable,
+    def __init__(self, engines: Engines, *, feed: Feed, jobs: JobTable,
                  on_partial: Callable[[AsrPartialResult], None],
                  keep_audio: Callable[[SynthesizedChunk], None],
                  show_loading: Callable[[LoadProgress], None],

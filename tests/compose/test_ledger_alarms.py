@@ -33,9 +33,9 @@ def rig(tmp_path: Path, qtbot: Any) -> Any:
 
     r = Rig()
     r.ledger = StoreLedger(r.store, lambda: r.wall)
-    r.clock = AlarmClock(r.ledger, r.machine, lambda _t, text: r.said.append(text),
-                         r.fired.append, lambda: r.changed.append(True), r.errors.append,
-                         wall=lambda: r.wall)
+    r.clock = AlarmClock(r.ledger, r.machine, speak_aside=lambda _t, text: r.said.append(text),
+                         fired=r.fired.append, changed=lambda: r.changed.append(True),
+                         show_error=r.errors.append, wall=lambda: r.wall)
     yield r
     r.clock.stop()
 
@@ -68,8 +68,8 @@ def test_a_broken_store_is_reported_once_and_the_clock_keeps_running(tmp_path: P
     bad.write_bytes(b"not a database" * 100)
     errors: list[Any] = []
     ledger = StoreLedger(Store(bad), lambda: 0.0)
-    clock = AlarmClock(ledger, _Machine(), lambda *_: None, lambda _a: None, lambda: None,
-                       errors.append)
+    clock = AlarmClock(ledger, _Machine(), speak_aside=lambda *_: None, fired=lambda _a: None,
+                       changed=lambda: None, show_error=errors.append)
     clock.start()
     for _ in range(3):  # three polls: still said once
         clock._on_timer_timeout()

@@ -30,9 +30,9 @@ class Rig:
         self.fed: list[Any] = []
         self.jobs: list[Any] = []
         self.busy = False
-        self.tracker = BargeInTracker(BargeInDecider(), self.history, RATE, self.fed.append,
-                                      self.jobs.append, lambda: self.busy,
-                                      lambda i: i / RATE, clock=lambda: self.now)
+        self.tracker = BargeInTracker(BargeInDecider(), self.history, RATE, feed=self.fed.append,
+                                      submit_asr=self.jobs.append, asr_busy=lambda: self.busy,
+                                      time_of=lambda i: i / RATE, clock=lambda: self.now)
 
     def audio(self, seconds: float, speech: bool) -> None:
         for _ in range(int(round(seconds * RATE / VAD_FRAME))):

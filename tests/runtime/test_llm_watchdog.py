@@ -28,8 +28,9 @@ def _link(qtbot: Any) -> tuple[WorkerLink, JobTable, list[Any], list[Any]]:
                       tts=TtsWorker(lambda: None),  # type: ignore[arg-type]
                       tool=ToolWorker(ToolRegistry([])))
     queued: list[Any] = []
-    link = WorkerLink(engines, fed.append, jobs, lambda r: None, lambda c: None,
-                      lambda p: None, lambda n: None)
+    link = WorkerLink(engines, feed=fed.append, jobs=jobs, on_partial=lambda r: None,
+                      keep_audio=lambda c: None, show_loading=lambda p: None,
+                      show_error=lambda n: None)
     link.sig_llm_job_queued.disconnect()  # the test plays the LLM worker
     link.sig_llm_job_queued.connect(queued.append)
     return link, jobs, fed, queued

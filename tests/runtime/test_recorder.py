@@ -62,9 +62,9 @@ class Rig:
         self.jobs: list[AsrJob] = []
         self.answered = 0
         self.recorder = Recorder(self.machine, Backend(), self.pipeline,  # type: ignore[arg-type]
-                                 self.fed.append, self.jobs.append,
-                                 lambda: self.answered < len(self.jobs),
-                                 lambda job, turn: CancelToken(turn), partials=partials)
+                                 feed=self.fed.append, submit_asr=self.jobs.append,
+                                 asr_busy=lambda: self.answered < len(self.jobs),
+                                 token=lambda job, turn: CancelToken(turn), partials=partials)
         self.recorder.start(cmd.StartRecording(turn_id=TURN, job=REC, from_s=0.15,
                                                      partials=True))
 

@@ -140,10 +140,11 @@ class Rig:
         self.tokens: dict[int, CancelToken] = {}
         self.asides: list[AsideJob] = []
         self.driver = PlaybackDriver(
-            self.player, self.fed.append,
-            lambda job, turn: self.tokens.setdefault(job, CancelToken(turn)),
-            lambda job, reason: self.tokens.pop(job, CancelToken()).cancel(reason),
-            self.tts, self.captions.append, lambda t, s: self.replies.append((t, s)))
+            self.player, feed=self.fed.append,
+            token=lambda job, turn: self.tokens.setdefault(job, CancelToken(turn)),
+            cancel=lambda job, reason: self.tokens.pop(job, CancelToken()).cancel(reason),
+            tts=self.tts, show_caption=self.captions.append,
+            show_reply=lambda t, s: self.replies.append((t, s)))
         self.tts.sig_aside_synthesized.disconnect()  # answered by hand below
         self.driver.sig_aside_requested.disconnect()
         self.driver.sig_aside_requested.connect(self.asides.append)
