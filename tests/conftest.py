@@ -58,7 +58,7 @@ def models() -> dict[str, Any]:
 def tts(models: dict[str, Any]) -> Any:
     from desktop_agent.adapters.tts.tts_piper import PiperTts
 
-    return PiperTts(models["tts"].path, threads=1)
+    return PiperTts(models["tts"].path, threads=1, deterministic=True)
 
 
 @pytest.fixture(scope="session")

@@ -33,6 +33,9 @@ class PiperTts:
         alignments: Patch the voice in memory to report per-phoneme sample counts
             (needs the ``onnx`` package). Without them word timings are estimated.
         warm: Synthesise a short phrase once at load, off the turn's critical path.
+        deterministic: No generator or phoneme-width noise: the same text gives the same
+            samples on every call (Piper draws its noise inside the graph, unseeded). For
+            tests that speak as the user: a run must not depend on a draw.
     """
 
     def __init__(
@@ -42,6 +45,7 @@ class PiperTts:
         speaking_rate: float = 1.0,
         alignments: bool = True,
         warm: bool = True,
+        deterministic: bool = False,
     ) -> None:
         piper = import_or_hint("piper", "piper-tts==1.8.0")
         ort = import_or_hint("onnxruntime", "onnxruntime==1.32.0")
@@ -87,6 +91,8 @@ class PiperTts:
                              "another voice in Settings.") from exc
         self._voice = piper.PiperVoice(session=session, config=config)
         self._syn = piper.config.SynthesisConfig(length_scale=self._length_scale(speaking_rate))
+        if deterministic:  # the voice's noise is drawn anew on every call, inside the graph
+            self._syn.noise_scale = self._syn.noise_w_scale = 0.0
         if warm:
             self.warm()
 
