@@ -194,12 +194,13 @@ def test_hands_free_backchannel_does_not_stop_the_reply(qtbot: Any, app: Any,
     _wait(qtbot, lambda: c.machine.state is State.LISTENING, 90)
     causes = _causes(c, start)
     verdicts = [(v.decision.value, v.reason) for v in list(c.barge_tracker.verdicts)[judged:]]
-    assert (State.INTERRUPTED, "barge_in_voice") not in causes, (causes, verdicts)
-    assert causes[-1] == (State.LISTENING, "reply_done"), (causes, verdicts)
+    why = _why(c, start, judged)
+    assert (State.INTERRUPTED, "barge_in_voice") not in causes, f"cut:\n{why}"
+    assert causes[-1] == (State.LISTENING, "reply_done"), f"not done:\n{why}"
     # Heard, paused, resumed: as a backchannel, or as too short to be words when Whisper's
     # filter drops a lone "okay" (a stock hallucination) from so little audio.
     assert any(d == "resume" and r in ("backchannel", "too_short", "no_words")
-               for d, r in verdicts), verdicts
+               for d, r in verdicts), f"the okay was not judged:\n{why}"
 
 
 def _unload_devices() -> None:
