@@ -2,9 +2,10 @@
 
 Every event (push-to-talk, capture, barge-in verdicts, playback, workers) goes through
 ``feed``, the one entry into ``TurnStateMachine.handle``; the commands it returns run through
-an explicit command -> handler table built from the collaborators: recorder, worker link, job
-table, playback driver. The composition root (``compose/controller.py``) builds the machine,
-the controller, and the collaborators around it, by keyword; collaborators get narrow ports
+the command table that the headless executor shares (runtime/command_table.py), built over
+the collaborators (recorder, worker link, job table, playback driver: ControllerCommands).
+The composition root (``compose/controller.py``) builds the machine, the controller, and the
+collaborators around it, by keyword; collaborators get narrow ports
 (``feed``, a read-only view of the machine, emit callables), never the controller. The GUI
 sees only AgentViewModel's signals.
 
@@ -31,18 +32,19 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.listening.bargein import BargeInDecider
 from desktop_agent.core.listening.endpointing import Endpointer
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.states import State, Transition
 from desktop_agent.runtime.alarm_clock import AlarmClock
 from desktop_agent.runtime.bargein_tracker import BargeInTracker
 from desktop_agent.runtime.capture_router import CaptureRouter
+from desktop_agent.runtime.command_table import HandlerTable, command_table
+from desktop_agent.runtime.controller_commands import ControllerCommands
 from desktop_agent.runtime.controller_ports import Ledger
 from desktop_agent.runtime.extras import Extras
 from desktop_agent.runtime.heap_keeper import HeapKeeper
 from desktop_agent.runtime.history_keeper import HistoryKeeper
-from desktop_agent.runtime.jobs import HandlerTable, JobTable
+from desktop_agent.runtime.jobs import JobTable
 from desktop_agent.runtime.live_settings import (
     barge_settings,
     endpoint_settings,
@@ -154,28 +156,12 @@ class AgentController(AgentViewModel):
         self.barge_tracker, self.recorder = parts.barge_tracker, parts.recorder
         self.router, self.extras = parts.router, parts.extras
         self.spans, self.alarm_clock = parts.spans, parts.alarm_clock
-        jobs, rec, link, out = self.jobs, self.recorder, self.link, self.driver
-        self.handlers = (
-            HandlerTable()
-            .add(cmd.StartRecording, rec.start).add(cmd.StopRecording, rec.stop)
-            .add(cmd.Transcribe, rec.transcribe)
-            .add(cmd.CancelAsr, lambda c: jobs.cancel(c.job, "asr cancelled"))
-            .add(cmd.StartLlm, link.start_llm)
-            .add(cmd.CancelLlm, lambda c: jobs.cancel(c.job, "llm cancelled"))
-            .add(cmd.RunTool, link.run_tool)
-            .add(cmd.CancelTool, lambda c: jobs.cancel(c.job, "tool cancelled"))
-            .add(cmd.Synthesize, link.synthesize)
-            .add(cmd.CancelTts, lambda c: jobs.cancel_all(c.jobs, "tts cancelled"))
-            .add(cmd.PlayChunk, out.play).add(cmd.FlushPlayback, out.flush)
-            .add(cmd.DuckPlayback, out.duck).add(cmd.ResumePlayback, out.restore)
-            .add(cmd.SpeakApology, out.speak_apology).add(cmd.StopApology, out.stop_apology)
-            .add(cmd.StartTimer, jobs.start_timer).add(cmd.CancelTimer, jobs.cancel_timer)
-            .add(cmd.PublishUserText, lambda c: self.sig_user_final.emit(int(c.turn_id), c.text))
-            .add(cmd.PublishHeard, lambda c: self.sig_heard.emit(c.report))
-            .add(cmd.PublishAction, self._publish_action)
-            .add(cmd.PublishUnit, lambda c: self.sig_unit_changed.emit(c))
-            .add(cmd.Reflect, link.reflect)
-            .add(cmd.PublishReflection, lambda c: self.sig_reflection_changed.emit(c)))
+        self.handlers = command_table(ControllerCommands(
+            jobs=self.jobs, recorder=self.recorder, link=self.link, driver=self.driver,
+            show_user_text=self.sig_user_final.emit, show_heard=self.sig_heard.emit,
+            show_action=self.sig_action_changed.emit, ledger_changed=self.sig_ledger_changed.emit,
+            show_unit=self.sig_unit_changed.emit,
+            show_reflection=self.sig_reflection_changed.emit))
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -220,11 +206,6 @@ class AgentController(AgentViewModel):
         """The confirmation card's Confirm or Cancel. Runs on: GUI thread."""
         self.feed(ev.ActionButtonPressed(turn_id=self.machine.turn_id, confirm=confirm,
                                           at_s=time.monotonic()))
-
-    def _publish_action(self, c: cmd.PublishAction) -> None:
-        self.sig_action_changed.emit(c)
-        if c.kind == "executed":
-            self.sig_ledger_changed.emit()
 
     def actions_log(self) -> list[ActionRow]:
         """Executed writes, newest first (none without a store). Runs on: GUI thread."""

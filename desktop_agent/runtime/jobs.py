@@ -1,7 +1,6 @@
 """Jobs of the turn machine: one cancel token per job, one QTimer per timer job.
 
-Also the command -> handler table: an explicit ``dict[type, handler]`` (as the machine has
-for events), so a command without a handler fails loudly and a test can list the gaps.
+The command -> handler table is in runtime/command_table.py.
 
 Runs on: GUI thread.
 """
@@ -9,19 +8,15 @@ Runs on: GUI thread.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.core.cancel import CancelToken, TurnId
-from desktop_agent.core.errors import AgentError
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import JobId
 from desktop_agent.runtime.controller_ports import Feed
-
-C = TypeVar("C")
 
 
 class JobTable(QObject):
@@ -100,27 +95,3 @@ class JobTable(QObject):
             token.cancel(reason)
         self._tokens.clear()
 
-
-class HandlerTable:
-    """Command type -> the function that runs it; each entry is type-checked when added."""
-
-    def __init__(self) -> None:
-        """An empty table."""
-        self._handlers: dict[type[Any], Callable[[Any], None]] = {}
-
-    def add(self, kind: type[C], handler: Callable[[C], None]) -> HandlerTable:
-        """Run ``handler`` for commands of exactly ``kind``. Returns the table (chaining)."""
-        self._handlers[kind] = handler
-        return self
-
-    @property
-    def kinds(self) -> frozenset[type[Any]]:
-        """The command types that have a handler."""
-        return frozenset(self._handlers)
-
-    def run(self, command: cmd.Command) -> None:
-        """Run ``command``'s handler. Raises AgentError('unknown_command') when it has none."""
-        handler = self._handlers.get(type(command))
-        if handler is None:
-            raise AgentError("unknown_command", f"No handler for {type(command).__name__}.")
-        handler(command)

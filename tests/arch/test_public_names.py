@@ -100,11 +100,11 @@ PINNED: dict[str, set[str]] = {
         "theme", "turn_gate",
     },
     "desktop_agent.runtime": {
-        "alarm_clock", "audio_workers", "bargein_tracker", "capture_router", "controller",
-        "controller_ports", "extras", "headless", "headless_io", "headless_units", "heap_keeper",
-        "history_keeper", "jobs", "knowledge_worker", "live_settings", "payloads",
-        "playback_driver", "playback_monitor", "recorder", "spans", "view_api", "worker_link",
-        "workers",
+        "alarm_clock", "audio_workers", "bargein_tracker", "capture_router", "command_table",
+        "controller", "controller_commands", "controller_ports", "extras", "headless",
+        "headless_io", "headless_units", "heap_keeper", "history_keeper", "jobs",
+        "knowledge_worker", "live_settings", "payloads", "playback_driver", "playback_monitor",
+        "recorder", "spans", "view_api", "worker_link", "workers",
     },
 }
 """Every package of the product and its ``__all__``."""

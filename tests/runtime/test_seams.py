@@ -16,7 +16,7 @@ from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import JobId
 from desktop_agent.core.turns.telemetry import TurnSpan
-from desktop_agent.runtime.jobs import HandlerTable
+from desktop_agent.runtime.command_table import HandlerTable
 from desktop_agent.runtime.payloads import (
     AsideJob,
     AsrJob,
