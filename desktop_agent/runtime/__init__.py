@@ -12,6 +12,8 @@ __all__ = [
     "extras",
     "headless",
     "headless_io",
+    "headless_jobs",
+    "headless_turn",
     "headless_units",
     "heap_keeper",
     "history_keeper",

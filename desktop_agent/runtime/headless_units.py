@@ -39,6 +39,21 @@ class Interrupt:
     """When above 0: cut in once this many chunks of the answer (the filler not counted)
     were queued to play (any reply, grounded or not: e.g. a reflected answer's opening)."""
 
+    def due(self, *, preparing: bool, speaking: bool, chunks_played: int,
+            units_queued: int) -> bool:
+        """True when the user cuts in now.
+
+        Args:
+            preparing: The reply is being prepared (no audio yet).
+            speaking: The reply is playing.
+            chunks_played: Chunks of the reply queued to play (the filler not counted).
+            units_queued: Units of the answer queued to play.
+        """
+        reached = (chunks_played >= self.after_chunks if self.after_chunks
+                   else units_queued >= self.after_units)
+        before_audio = not self.after_chunks and self.after_units == 0 and preparing
+        return before_audio or (speaking and reached)
+
 
 @dataclass(frozen=True)
 class UnitRecord:

@@ -8,9 +8,6 @@ LISTENING; a slow server first gets the filler at ``filler_after_s``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.adapters.store.tools_builtin import default_tools
 from desktop_agent.core.turns import commands as cmd
@@ -28,14 +25,13 @@ FAILED_TURN = [
 def _apologies(executor: HeadlessExecutor) -> list[str]:
     """Record the apologies the machine asks to be spoken (headless answers them at once)."""
     said: list[str] = []
-    handlers: dict[type[Any], Callable[[Any], None]] = executor._handlers
-    speak = handlers[cmd.SpeakApology]
+    speak = executor.speak_apology
 
     def record(command: cmd.SpeakApology) -> None:
         said.append(command.text)
         speak(command)
 
-    handlers[cmd.SpeakApology] = record
+    executor._handlers.add(cmd.SpeakApology, record)
     return said
 
 
