@@ -23,7 +23,8 @@ _LOGGER = logging.getLogger(__name__)
 FILE_NAME: Final = "knowledge.sqlite3"
 """The index's file name inside the user data dir."""
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+"""1: passages and FTS5; 2: adds ``vectors`` (kept passages, their vectors computed anew)."""
 _CORRUPT_CODES: Final = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 _SCHEMA: Final = """
@@ -59,6 +60,14 @@ END;
 CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
     INSERT INTO passages_fts (passages_fts, rowid, text, title)
         VALUES ('delete', old.id, old.text, old.title);
+END;
+CREATE TABLE IF NOT EXISTS vectors (
+    passage INTEGER PRIMARY KEY,    -- passages.id
+    model_id TEXT NOT NULL,         -- the Embedder's model id: another model's are redone
+    vector BLOB NOT NULL            -- float32 little-endian, unit length
+);
+CREATE TRIGGER IF NOT EXISTS passages_vd AFTER DELETE ON passages BEGIN
+    DELETE FROM vectors WHERE passage = old.id;
 END;
 CREATE TABLE IF NOT EXISTS problems (
     key TEXT PRIMARY KEY,
@@ -150,9 +159,10 @@ def _make_schema(conn: sqlite3.Connection, version: int) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            if version:  # another layout: the index is derived data, start again
-                for table in ("passages_fts", "passages", "files", "problems"):
+            if version and version != 1:  # another layout: derived data, start again
+                for table in ("passages_fts", "passages", "files", "problems", "vectors"):
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
+            # Version 1 lacks only the vectors: CREATE ... IF NOT EXISTS adds them.
             for statement in statements(_SCHEMA):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

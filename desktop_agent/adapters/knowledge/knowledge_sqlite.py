@@ -17,6 +17,11 @@ Implements ``core.knowledge.index.KnowledgeIndex`` and ``KnowledgeIndexer``.
 * A file that cannot be indexed is an ``IndexProblem`` with the reason (remembered with
   its size and mtime, so an unchanged bad file is not parsed again); it never stops the
   rest.
+* Meaning search (optional, with a ``Meaning`` over the sentence-embedding engine): each
+  passage's vector is computed at indexing (``knowledge_vectors``: incremental, a changed
+  model re-embeds) and, when word search is weak for a question (``core.knowledge.fusion``),
+  BM25 is fused with the cosine ranking by reciprocal rank. Without the model it is word
+  search alone, said once in the log.
 * The index is derived data: a damaged file is moved aside as
   ``knowledge.sqlite3.corrupt-<time>`` and rebuilt from the documents, and the report says
   so as a problem; nothing else is lost.
@@ -49,7 +54,9 @@ from desktop_agent.adapters.knowledge.knowledge_db import (
     is_corrupt,
     transaction,
 )
+from desktop_agent.adapters.knowledge.knowledge_vectors import VectorSearch, embed_missing
 from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.knowledge.fusion import fuse_passages, lexically_weak
 from desktop_agent.core.knowledge.index import (
     IndexProblem,
     IndexProgress,
@@ -57,6 +64,7 @@ from desktop_agent.core.knowledge.index import (
     Passage,
     ProgressSink,
 )
+from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.text.fts_query import fts_match
 from desktop_agent.core.text.passages import split_passages
 
@@ -69,6 +77,10 @@ HASH_CHARS: Final = 12
 """Hex digits of the content hash kept in a passage id (48 bits: a collision is no risk)."""
 _TITLE_WEIGHT: Final = 0.3
 """BM25 weight of the document title against 1.0 for the passage text."""
+VECTORS_PROGRESS: Final = "vectors"
+"""``IndexProgress.current`` while passage vectors are computed."""
+FUSION_DEPTH: Final = 3
+"""Each ranking fused is ``limit`` times this deep (a passage ranked 6th by both wins)."""
 
 
 class NoteLike(Protocol):
@@ -118,7 +130,8 @@ class SqliteKnowledgeIndex:
 
     def __init__(self, path: Path | None = None,
                  notes: Callable[[], Iterable[NoteLike]] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, meaning: Meaning | None = None,
+                 ) -> None:
         """Open (creating if needed) the index at ``path``.
 
         Args:
@@ -126,8 +139,12 @@ class SqliteKnowledgeIndex:
             notes: Returns the user's current notes, indexed as ``notes:<id>``; None to
                 leave notes out.
             clock: UTC epoch seconds, for ``indexed_at`` and the corrupt file's name.
+            meaning: Sentence vectors for meaning search (None: word search only).
         """
         self.path = Path(path) if path is not None else default_index_path()
+        self.meaning = meaning
+        """The index's ``Meaning`` (None: word search only); the answer pipeline uses it too."""
+        self._vectors = VectorSearch()
         self._notes = notes
         self._clock = clock
         self._db = ThreadConnections(self.path)
@@ -152,13 +169,45 @@ class SqliteKnowledgeIndex:
     # --- search ---------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 5) -> list[Passage]:
-        """Passages for a spoken query, best first (BM25); [] when nothing matches.
+        """Passages for a spoken query, best first; [] when nothing matches.
 
-        Runs on: any thread. Never raises for the query's text; a damaged index logs a
-        warning and returns [] (the next indexing run rebuilds it).
+        BM25; when that is weak for the query (``lexically_weak``) and meaning search is on,
+        fused with the passages nearest in meaning (``fuse_passages``). Runs on: any
+        thread. Never raises for the query's text; a damaged index logs a warning and
+        returns [] (the next indexing run rebuilds it).
         """
+        if limit <= 0:
+            return []
+        depth = limit * FUSION_DEPTH if self.meaning is not None else limit
+        lexical = self._bm25(query, depth)
+        if self.meaning is None or not self.meaning.available or not query.strip() \
+                or not lexically_weak(query, lexical[:limit]):
+            return lexical[:limit]
+        return fuse_passages(lexical, self.semantic_search(query, depth), limit)
+
+    def semantic_search(self, query: str, limit: int = 5) -> list[Passage]:
+        """Passages nearest ``query`` in meaning, best first, ``score`` = cosine.
+
+        [] without meaning search (or before any vector is computed). Runs on: any thread.
+        """
+        vectors = self.meaning.vectors([query]) if self.meaning is not None else None
+        if not vectors or self.meaning is None:
+            return []
+        try:
+            conn = self._db.get()
+            hits = self._vectors.nearest(conn, self.meaning.model_id, vectors[0], limit)
+            found = {row[0]: row[1:] for row in conn.execute(
+                "SELECT id, passage_id, file_key, title, text, start, \"end\", page "
+                f"FROM passages WHERE id IN ({','.join('?' * len(hits))})",
+                [h for h, _ in hits]).fetchall()} if hits else {}
+        except (sqlite3.ProgrammingError, sqlite3.DatabaseError) as exc:
+            _LOGGER.info("turn=0 knowledge meaning search failed (%s): word search only", exc)
+            return []
+        return [_passage(found[h], score=round(s, 4)) for h, s in hits if h in found]
+
+    def _bm25(self, query: str, limit: int) -> list[Passage]:
         match = fts_match(query)
-        if not match or limit <= 0:
+        if not match:
             return []
         sql = (
             "SELECT p.passage_id, p.file_key, p.title, p.text, p.start, p.\"end\", p.page, "
@@ -272,6 +321,10 @@ class SqliteKnowledgeIndex:
                 progress(IndexProgress(done, total, "notes"))
             problems += self._index_notes(conn, run)
             done += 1
+        if self.meaning is not None and not cancelled:
+            if progress is not None:
+                progress(IndexProgress(done, total, VECTORS_PROGRESS))
+            embed_missing(conn, self.meaning, cancel)
         if progress is not None:
             progress(IndexProgress(done, total, ""))
         if cancelled:
