@@ -24,7 +24,9 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.adapters.embed": {"embed_minilm"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
     "desktop_agent.adapters.audio": {"audio_files", "audio_io", "device_audio"},
-    "desktop_agent.adapters.knowledge": {"doc_text", "knowledge_db", "knowledge_sqlite"},
+    "desktop_agent.adapters.knowledge": {
+        "doc_text", "knowledge_db", "knowledge_sqlite", "knowledge_vectors",
+    },
     "desktop_agent.adapters.listening": {"speex", "turn_smart", "vad_silero"},
     "desktop_agent.adapters.llm": {
         "cpu_features", "llm_claims", "llm_llama", "llm_openai", "llm_verdict", "verdict_server",
@@ -56,10 +58,12 @@ PINNED: dict[str, set[str]] = {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",
     },
     "desktop_agent.core.knowledge": {
-        "addresses", "admit", "AnswerPlan", "Claim", "claim_text", "ClaimProposer",
+        "addresses", "admit", "AnswerPlan", "Calculate", "CALCULATION_FILE", "Calculation",
+        "Claim", "claim_text", "ClaimProposer", "derive",
         "clarify_referent", "classify_followup", "compose_answer", "corrected_question",
-        "Disposition", "FollowUp", "Followup", "followup", "index", "lexical", "LexicalProposer",
-        "LIMITATION", "OFFER_PHRASE", "plan_answer", "planner", "Quote", "rank_sentences", "Ranked",
+        "Disposition", "FollowUp", "Followup", "followup", "fusion", "index", "lexical",
+        "LexicalProposer", "LIMITATION", "Meaning", "meaning", "OFFER_PHRASE", "paraphrase",
+        "plan_answer", "planner", "Quote", "rank_sentences", "Ranked",
         "records", "repeat_units", "rephrase", "Role", "ROLES", "SpokenUnit", "support", "Verdict",
     },
     "desktop_agent.core.listening": {

@@ -1,6 +1,10 @@
 """The user's documents: the index port, and spoken answers grounded in them (pure).
 
 The port is ``index`` (``KnowledgeIndex``, ``Passage``; adapters/knowledge implements it).
+``derive`` works out one number from amounts the passages state ("students pay half").
+``meaning`` (``Meaning``: sentence vectors) lets the index fuse word search with meaning
+search (``fusion``), the ranking weigh meaning, and the gate accept a question put in other
+words (``paraphrase``).
 
 retrieve (``KnowledgeIndex``) -> propose claims (``ClaimProposer``, e.g. the local LLM)
 -> the support gate (``support``) -> the planner (``plan_answer``): immutable spoken units,
@@ -20,6 +24,7 @@ from desktop_agent.core.knowledge.followup import (
     rephrase,
 )
 from desktop_agent.core.knowledge.lexical import LexicalProposer, Ranked, rank_sentences
+from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.knowledge.planner import (
     LIMITATION,
     OFFER_PHRASE,
@@ -28,8 +33,11 @@ from desktop_agent.core.knowledge.planner import (
     plan_answer,
 )
 from desktop_agent.core.knowledge.records import (
+    CALCULATION_FILE,
     ROLES,
     AnswerPlan,
+    Calculate,
+    Calculation,
     Claim,
     ClaimProposer,
     Disposition,
@@ -43,21 +51,29 @@ from desktop_agent.core.knowledge.support import support
 
 __all__ = [
     "claim_text",
+    "derive",
     "followup",
+    "fusion",
     "index",
     "lexical",
+    "meaning",
+    "paraphrase",
     "planner",
     "records",
+    "CALCULATION_FILE",
     "LIMITATION",
     "OFFER_PHRASE",
     "ROLES",
     "AnswerPlan",
+    "Calculate",
+    "Calculation",
     "Claim",
     "ClaimProposer",
     "Disposition",
     "FollowUp",
     "Followup",
     "LexicalProposer",
+    "Meaning",
     "Quote",
     "Ranked",
     "Role",

@@ -189,6 +189,19 @@ def topic_terms(text: str) -> list[str]:
     return out
 
 
+def topic_words(text: str) -> dict[str, str]:
+    """The topic words of ``text`` as spoken, by stem: what ``topic_terms`` keeps.
+
+    "fixing the bikes" -> {"fix": "fixing", "bike": "bikes"} (the first spelling of a stem).
+    """
+    out: dict[str, str] = {}
+    for t in join_spelled_codes(words(text)):
+        if t in STOP or t in NEGATIONS or t in CONDITIONS:
+            continue
+        out.setdefault(_canonical_digits(t) if t[0].isdigit() else stem(t), t)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Sentence:
     """One candidate sentence of a passage."""

@@ -7,6 +7,10 @@ true), which makes it the pipeline's model-free baseline and the tests' proposer
 Score of a sentence: the summed weight of the question's topic words it contains, each
 weighted by its rarity among the candidates (a word in every sentence says little), a
 code or number weighing double; words of the heading above the sentence count half.
+With a ``Meaning`` (sentence vectors), the sentence's similarity to the question adds
+``MEANING_WEIGHT`` per unit of cosine above ``MEANING_FLOOR``, and a sentence that shares
+no word with the question is a candidate too when its cosine is at least
+``MEANING_ALONE`` ("when is the club open?" -> "The club meets on Thursdays ...").
 """
 
 from __future__ import annotations
@@ -26,9 +30,18 @@ from desktop_agent.core.knowledge.claim_text import (
     words,
 )
 from desktop_agent.core.knowledge.index import Passage
+from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.knowledge.records import Claim
 
 HEADING_WEIGHT: Final = 0.5
+CANDIDATES: Final = 4
+"""Sentences the proposer tries, best first, when ranking by meaning."""
+MEANING_WEIGHT: Final = 6.0
+"""Score per unit of cosine above the floor (a rare shared word scores about 1.5-3)."""
+MEANING_FLOOR: Final = 0.2
+"""Cosine that adds nothing (unrelated sentences of all-MiniLM-L6-v2 score 0.0-0.2)."""
+MEANING_ALONE: Final = 0.4
+"""Least cosine for a sentence sharing no topic word with the question to be ranked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +53,13 @@ class Ranked:
     score: float
 
 
-def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8) -> list[Ranked]:
+def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
+                   meaning: Meaning | None = None) -> list[Ranked]:
     """The ``limit`` best sentences of ``passages`` for ``question``, best first.
 
-    Sentences sharing no topic word with the question are left out; ties keep passage
-    (retrieval) order, then sentence order.
+    Sentences sharing no topic word with the question are left out (unless ``meaning``
+    finds them close, see the module docstring); ties keep passage (retrieval) order,
+    then sentence order.
     """
     q_terms = list(dict.fromkeys(topic_terms(question)))
     if not q_terms:
@@ -54,6 +69,8 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8) -
     if not cands:
         return []
     n = len(cands)
+    sims = meaning.similarities(question, [_with_heading(s) for _, s, _, _ in cands]) \
+        if meaning is not None else None
     ranked: list[tuple[float, int, Ranked]] = []
     for order, (p, s, own, ctx) in enumerate(cands):
         score = 0.0
@@ -63,10 +80,35 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8) -
                 weight = math.log(1.0 + n / df) * (2.0 if t[0].isdigit() or _is_code(t)
                                                      else 1.0)
                 score += weight if t in own else weight * HEADING_WEIGHT
-        if score > 0.0 and any(t in own for t in q_terms):
+        shares = score > 0.0 and any(t in own for t in q_terms)
+        if sims is not None:
+            # By meaning, a sentence under a heading (or in a file) named by the question
+            # counts too: "a café ... sells snacks" in swimming_pool.md for "food at the pool".
+            shares = shares or score > 0.0 or sims[order] >= MEANING_ALONE
+            score += MEANING_WEIGHT * max(0.0, sims[order] - MEANING_FLOOR)
+        if shares:
             ranked.append((-score, order, Ranked(p, s, round(score, 4))))
     ranked.sort(key=lambda r: (r[0], r[1]))
     return [r for _, _, r in ranked[:limit]]
+
+
+def _addressing_first(question: str, ranked: list[Ranked], passages: Sequence[Passage],
+                      meaning: Meaning) -> list[Ranked]:
+    """``ranked`` with the first sentence that the gate would accept moved to the front."""
+    from desktop_agent.core.knowledge.planner import addresses
+    from desktop_agent.core.knowledge.support import support
+
+    for i, r in enumerate(ranked):
+        claim = Claim("c1", r.sentence.text, (r.passage.passage_id,), "answer")
+        verdict = support(claim, passages)
+        if verdict.ok and not addresses(question, claim, verdict, passages, meaning):
+            return [r, *ranked[:i], *ranked[i + 1:]]
+    return ranked
+
+
+def _with_heading(s: Sentence) -> str:
+    """The sentence as embedded: its heading gives it context ("Guests: Pay at the desk.")."""
+    return f"{s.context}: {s.text}" if s.context else s.text
 
 
 def _is_code(term: str) -> bool:
@@ -129,15 +171,26 @@ class LexicalProposer:
     """Proposes the best-ranked sentence as the answer, verbatim (no model).
 
     The sentence's condition (``condition_for``) is proposed as a condition claim, and
-    the next ranked sentence as detail.
+    the next ranked sentence as detail. With a ``Meaning``, sentences are ranked by
+    meaning too (``rank_sentences``), and the answer is the best of the first
+    ``CANDIDATES`` that addresses the question (``planner.addresses``): meaning alone
+    ranks "From Monday to Friday the library is staffed ..." above "On Saturdays the doors
+    close at 1 pm." for "when does the library shut on Saturday?".
     """
+
+    def __init__(self, meaning: Meaning | None = None) -> None:
+        """Rank by words, and by meaning when ``meaning`` is given."""
+        self.meaning = meaning
 
     def propose(self, question: str, passages: Sequence[Passage],
                 cancel: CancelToken | None = None) -> Sequence[Claim]:
         """Claims quoting the best sentences (see the class docstring)."""
-        ranked = rank_sentences(question, passages, limit=3)
+        depth = CANDIDATES if self.meaning is not None else 3
+        ranked = rank_sentences(question, passages, limit=depth, meaning=self.meaning)
         if not ranked or (cancel is not None and cancel.cancelled):
             return []
+        if self.meaning is not None:
+            ranked = _addressing_first(question, ranked, passages, self.meaning)
         top = ranked[0]
         claims = [Claim("c1", top.sentence.text, (top.passage.passage_id,), "answer")]
         cond = condition_for(top)

@@ -5,7 +5,8 @@ Planning rules:
 * Only claims that pass the support gate (``support``) and address the question
   (``addresses``) are used; the others are kept in ``AnswerPlan.rejected`` with the reason.
 * No supported answer claim: one unit, ``LIMITATION``; never a guess.
-* Unit 1 is the first answer claim (claims that quote the source first) followed by its
+* Unit 1 is the first answer claim (a derived one, ``derive``, then claims that quote the
+  source) followed by its
   condition claims (a "condition" with no negation or condition word is detail), in the
   same unit: "Top up to 1.5 bar. Never top up while the boiler is
   hot." A condition is never moved to a later unit to meet the word budget.
@@ -30,9 +31,13 @@ from desktop_agent.core.knowledge.claim_text import (
     topic_terms,
     words,
 )
+from desktop_agent.core.knowledge.derive import derive
 from desktop_agent.core.knowledge.index import KnowledgeIndex, Passage
+from desktop_agent.core.knowledge.meaning import Meaning
+from desktop_agent.core.knowledge.paraphrase import names_a_person, said_otherwise
 from desktop_agent.core.knowledge.records import (
     AnswerPlan,
+    Calculate,
     Claim,
     ClaimProposer,
     Quote,
@@ -51,11 +56,11 @@ RETRIEVE_LIMIT: Final = 5
 MIN_QUESTION_COVERAGE: Final = 0.6
 """Share of the question's topic words an answer (with its heading and file name) must
 contain: both of two ("wifi password" is not answered by the wifi's name), two of three."""
-
-
 def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer, *,
                    generation: int, word_budget: int = 30,
-                   cancel: CancelToken | None = None) -> AnswerPlan:
+                   cancel: CancelToken | None = None,
+                   meaning: Meaning | None = None,
+                   calculate: Calculate | None = None) -> AnswerPlan:
     """Answer ``question`` from the documents in ``index``: retrieve -> propose -> gate -> plan.
 
     Args:
@@ -65,6 +70,10 @@ def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer
         generation: The answer generation (a newer question has a higher one).
         word_budget: Most words in one spoken unit.
         cancel: The turn's token; once cancelled, the plan has no units.
+        meaning: Sentence vectors: a question put in other words can be addressed
+            (``addresses``) and sentences are ranked by meaning too.
+        calculate: The calculator (``core.tools.calc.evaluate``): a number may be worked
+            out from the passages (``derive``); None: never.
 
     Returns:
         The plan. Never raises on odd input (an empty question gets the limitation);
@@ -78,30 +87,35 @@ def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer
         return AnswerPlan(text, generation, (), passages=passages)
     if not passages:
         return _limitation(text, generation, ())
-    claims = _unique_keys(proposer.propose(text, passages, cancel))
+    derived = derive(text, passages, calculate) if calculate is not None else []
+    claims = _unique_keys([*proposer.propose(text, passages, cancel), *derived])
     if cancel is not None and cancel.cancelled:
         return AnswerPlan(text, generation, (), passages=passages)
-    return plan_answer(text, passages, claims, generation=generation, word_budget=word_budget)
+    return plan_answer(text, passages, claims, generation=generation, word_budget=word_budget,
+                       meaning=meaning, calculate=calculate)
 
 
 def plan_answer(question: str, passages: Sequence[Passage], claims: Sequence[Claim], *,
-                generation: int, word_budget: int = 30) -> AnswerPlan:
+                generation: int, word_budget: int = 30, meaning: Meaning | None = None,
+                calculate: Calculate | None = None) -> AnswerPlan:
     """Gate ``claims`` and compose the spoken units (see the module docstring)."""
     accepted: list[tuple[Claim, Verdict]] = []
     rejected: list[tuple[Claim, str]] = []
     for claim in claims:
-        verdict = support(claim, passages)
+        verdict = support(claim, passages, calculate)
         if not verdict.ok:
             rejected.append((claim, "; ".join(verdict.reasons)))
             continue
         if claim.role == "answer":
-            missing = addresses(question, claim, verdict, passages)
+            missing = addresses(question, claim, verdict, passages, meaning)
             if missing:
                 rejected.append((claim, missing))
                 continue
         accepted.append((claim, verdict))
+    # A worked-out number first: it is offered only for what no sentence states ("how
+    # much do students pay" where the text gives the full price and "students pay half").
     answers = sorted([cv for cv in accepted if cv[0].role == "answer"],
-                     key=lambda cv: not cv[1].quoted)
+                     key=lambda cv: (cv[0].calculation is None, not cv[1].quoted))
     if not answers:
         return _limitation(question, generation, tuple(passages), tuple(rejected))
     conditions = [cv for cv in accepted if cv[0].role == "condition" and _conditional(cv[0])]
@@ -132,7 +146,7 @@ def plan_answer(question: str, passages: Sequence[Passage], claims: Sequence[Cla
 
 
 def addresses(question: str, claim: Claim, verdict: Verdict,
-              passages: Sequence[Passage]) -> str:
+              passages: Sequence[Passage], meaning: Meaning | None = None) -> str:
     """'' when ``claim`` addresses ``question``, else why not.
 
     Every code and number the question names must be in the claim, and at least
@@ -142,9 +156,18 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     error E3" is addressed by the E3 row. Words of the file's name are the document's
     subject and are not counted ("how much does a locker cost at the club" is not
     answered by the membership fee of club_rules.md).
+
+    A question asking "who" needs a person in the answer (a name, or a word such as
+    "volunteers"; ``paraphrase.names_a_person``).
+
+    With ``meaning``, a question put in other words is addressed too
+    (``paraphrase.said_otherwise``): a question word the answer lacks may be said there in
+    other words ("fix" ~ "repair").
     """
     q_tokens = join_spelled_codes(words(question))
     c_tokens = set(words(claim.text))
+    if "who" in q_tokens and not names_a_person(claim.text):
+        return "names no one, and the question asks who"
     for code in codes(q_tokens):
         if code not in c_tokens:
             return f"does not mention {code.upper()}, which the question asks about"
@@ -170,10 +193,19 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
         return 2 if any(c.isdigit() for c in term) else 1
 
     covered = sum(weight(t) for t in q_terms & c_terms) / sum(weight(t) for t in q_terms)
-    if covered < MIN_QUESTION_COVERAGE:
-        missing = sorted(q_terms - c_terms)
-        return f"does not address the question ({', '.join(missing)})"
-    return ""
+    if covered >= MIN_QUESTION_COVERAGE:
+        return ""
+    missing = sorted(q_terms - c_terms)
+    if meaning is not None and meaning.available:
+        own = [by_id[e] for e in claim.evidence if e in by_id]
+        said = said_otherwise(question, missing, " ".join([claim.text, *headings]), own,
+                              [p for p in passages if p not in own], meaning)
+        if said is not None:
+            covered += sum(weight(t) for t in said) / sum(weight(t) for t in q_terms)
+            if covered >= MIN_QUESTION_COVERAGE:
+                return ""
+            missing = [t for t in missing if t not in said]
+    return f"does not address the question ({', '.join(missing)})"
 
 
 def _conditional(claim: Claim) -> bool:
@@ -216,5 +248,6 @@ def _unique_keys(claims: Sequence[Claim]) -> list[Claim]:
         while key in seen:
             key += "'"
         seen.add(key)
-        out.append(c if key == c.key else Claim(key, c.text, c.evidence, c.role))
+        out.append(c if key == c.key else Claim(key, c.text, c.evidence, c.role,
+                                                c.calculation))
     return out

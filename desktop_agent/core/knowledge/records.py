@@ -6,10 +6,11 @@ new question (or a repeat) gets new units with a new generation, never changed o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal, Protocol
+from fractions import Fraction
+from typing import Final, Literal, Protocol
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.knowledge.index import Passage
@@ -19,6 +20,33 @@ Role = Literal["answer", "condition", "detail"]
 or optional detail (offered, not pushed)."""
 
 ROLES: tuple[Role, ...] = ("answer", "condition", "detail")
+
+
+Calculate = Callable[[str], "Fraction | float"]
+"""Works out an arithmetic expression exactly ("6 * 1/2" -> 3): the project's calculator,
+``core.tools.calc.evaluate``, handed in by the caller (``core.tools`` sits above this
+package). Raises ``AgentError`` when it cannot."""
+
+CALCULATION_FILE: Final = "calc:"
+"""``Quote.file`` (and the start of ``Quote.passage_id``) of a calculation's evidence."""
+
+
+@dataclass(frozen=True, slots=True)
+class Calculation:
+    """A number worked out from numbers the passages state ("half of 6 euros is 3 euros")."""
+
+    expression: str
+    """Arithmetic over the stated numbers, as the calculator (``core/tools/calc``) reads it:
+    "6 * 1 / 2"."""
+    result: str
+    """The result as spoken in the claim, e.g. "3" or "12.50"."""
+    unit: str = ""
+    """The unit of every amount in it ("euros", "£"), '' for plain numbers."""
+    said: str = ""
+    """The calculation in words, shown as evidence: "half of 6 euros = 3 euros"."""
+    operands: tuple[str, ...] = ()
+    """The numbers taken from the passages ("6"; a percentage's "25"): each must be in a
+    cited passage and in ``expression``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +60,8 @@ class Claim:
     evidence: tuple[str, ...]
     """Passage ids (``Passage.passage_id``) the claim is checked against."""
     role: Role = "answer"
+    calculation: Calculation | None = None
+    """Set on a derived claim: its result is not in the passages, its operands are."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,11 @@ A claim passes when, compared with its cited passages:
   sentences: "Top up to 1.5 bar" from "Top up to 1.5 bar (only when cold)" is refused,
   because the condition that keeps it true was dropped.
 
+A derived claim (``Claim.calculation``, see ``derive``) may state one number the passages
+do not: its result, and only when the calculator, run again on the expression, gives that
+result and every operand of the expression is a number of the cited passages. Its
+evidence gains a quote for the calculation (file ``CALCULATION_FILE``).
+
 The gate proves a claim says nothing the passage does not say in those respects; it
 does not prove entailment. A claim whose words are the passage's own (``quoted``) is the
 safest kind, and the planner prefers it.
@@ -24,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from desktop_agent.core.errors import AgentError
 from desktop_agent.core.knowledge.claim_text import (
     CONDITIONS,
     NEGATIONS,
@@ -36,18 +42,27 @@ from desktop_agent.core.knowledge.claim_text import (
     words,
 )
 from desktop_agent.core.knowledge.index import Passage
-from desktop_agent.core.knowledge.records import Claim, Quote, Verdict
+from desktop_agent.core.knowledge.records import (
+    CALCULATION_FILE,
+    Calculate,
+    Claim,
+    Quote,
+    Verdict,
+)
 
 MIN_COVERAGE: Final = 0.6
 """Share of a claim's topic words that its matched passage sentences must contain."""
 
 
-def support(claim: Claim, passages: Sequence[Passage]) -> Verdict:
+def support(claim: Claim, passages: Sequence[Passage],
+            calculate: Calculate | None = None) -> Verdict:
     """Check ``claim`` against the passages it cites (see the module docstring).
 
     Args:
         claim: The proposed claim.
         passages: The passages retrieved for the question (the claim may cite only these).
+        calculate: The calculator that checks a derived claim (None: a derived claim is
+            refused, as nothing can check it).
 
     Returns:
         The verdict: ``ok`` and, when refused, one reason per missing or added item.
@@ -63,7 +78,9 @@ def support(claim: Claim, passages: Sequence[Passage]) -> Verdict:
         return Verdict(False, ("says nothing",))
     cited = [by_id[e] for e in dict.fromkeys(claim.evidence)]
     matched = _matched_sentences(claim.text, cited)
-    reasons = _items_missing(claim.text, cited, [s.text for _, s in matched])
+    result, reasons = _calculation_checked(claim, cited, calculate)
+    reasons += [r for r in _items_missing(claim.text, cited, [s.text for _, s in matched])
+                if r != f"number {result} is not in the passage"]
     claim_terms = set(topic_terms(claim.text))
     matched_terms = {t for _, s in matched for t in topic_terms(s.text + " " + s.context)}
     if claim_terms:
@@ -78,8 +95,36 @@ def support(claim: Claim, passages: Sequence[Passage]) -> Verdict:
     reasons = list(dict.fromkeys(reasons))
     quotes = tuple(Quote(p.passage_id, p.file, p.title, s.raw(p.text), p.page)
                    for p, s in matched)
+    if claim.calculation is not None:
+        calc = claim.calculation
+        quotes += (Quote(f"{CALCULATION_FILE}{calc.expression}", CALCULATION_FILE,
+                         "Calculation", calc.said or f"{calc.expression} = {calc.result}"),)
     return Verdict(not reasons, tuple(reasons), quoted=_is_quote(claim.text, cited),
                    quotes=quotes)
+
+
+def _calculation_checked(claim: Claim, cited: Sequence[Passage],
+                         calculate: Calculate | None) -> tuple[str, list[str]]:
+    """The derived result the claim may state ('' for none) and what is wrong with it."""
+    calc = claim.calculation
+    if calc is None:
+        return "", []
+    if calculate is None:
+        return "", ["its calculation cannot be checked (no calculator)"]
+    try:
+        value = calculate(calc.expression)
+    except AgentError as exc:
+        return "", [f"its calculation cannot be done ({exc.message})"]
+    stated = numbers([calc.result])
+    if not stated or abs(float(stated[0]) - float(value)) > 1e-9:
+        return "", [f"its calculation gives {float(value):g}, not {calc.result}"]
+    if not calc.operands:
+        return "", ["its calculation names no number of the passages"]
+    passage_numbers = {n for p in cited for n in numbers(words(p.text))}
+    in_expression = set(numbers(words(calc.expression)))
+    missing = [f"operand {n} is not in the passage" for n in numbers(list(calc.operands))
+               if n not in passage_numbers or n not in in_expression]
+    return stated[0], missing
 
 
 def _items_missing(text: str, cited: Sequence[Passage], matched: Sequence[str]) -> list[str]:
