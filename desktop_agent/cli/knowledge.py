@@ -97,8 +97,8 @@ def _folders(args: argparse.Namespace) -> tuple[list[str], str]:
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The index, with the notes of the assistant's store when that store exists."""
-    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, Store, default_store_path
+    from desktop_agent.compose.knowledge import new_index
 
     store_path = args.data_dir / FILE_NAME if args.data_dir else default_store_path()
     store = Store(store_path) if store_path.exists() else None
@@ -106,7 +106,7 @@ def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     if store is not None:
         def notes():  # type: ignore[no-untyped-def]
             return store.list_notes()
-    return SqliteKnowledgeIndex(_index_path(args), notes=notes), store
+    return new_index(_index_path(args), notes=notes), store
 
 
 def _progress(current: Any) -> None:
@@ -196,10 +196,10 @@ def _search(args: argparse.Namespace) -> int:
     if not path.exists():
         return _usage(f"no knowledge index at {path} yet: run 'desktop-agent knowledge index "
                       "--knowledge DIR' first (or search with --knowledge DIR)")
-    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
+    from desktop_agent.compose.knowledge import new_index
     from desktop_agent.core.text.fts_query import fts_terms
 
-    index = SqliteKnowledgeIndex(path)
+    index = new_index(path)
     try:
         started = time.perf_counter()
         hits = index.search(query, limit=args.limit)

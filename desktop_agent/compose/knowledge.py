@@ -1,24 +1,56 @@
 """The user's documents, composed: the index over the knowledge folders and the claim proposer.
 
-One place builds them for ``ask --knowledge``, ``bench answers`` and the app, so all three
-answer from the same index with the same proposer.
+One place builds them for ``ask --knowledge``, ``bench answers``, ``knowledge index`` and the
+app, so all answer from the same index with the same proposer. Meaning search (sentence
+vectors, ``shared_meaning``) is loaded once per process; without the embedding model every
+part works on words alone, and the log says so once.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
+from desktop_agent.adapters.knowledge.knowledge_sqlite import VECTORS_PROGRESS, SqliteKnowledgeIndex
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.knowledge import ClaimProposer, LexicalProposer
+from desktop_agent.core.knowledge import ClaimProposer, LexicalProposer, Meaning
 from desktop_agent.core.knowledge.index import IndexProgress, IndexReport
 
 _LOGGER = logging.getLogger(__name__)
+_MEANING_LOCK = threading.Lock()
+_MEANING: list[Meaning] = []
+
+
+def shared_meaning() -> Meaning:
+    """The process's ``Meaning`` over the sentence-embedding model (built at the first call).
+
+    The model itself loads at the first vector. Without it (not installed, damaged) the
+    ``Meaning`` is off and answers use words alone: logged once, never raised.
+    Runs on: any thread.
+    """
+    with _MEANING_LOCK:
+        if not _MEANING:
+            from desktop_agent.adapters.embed.embed_minilm import load_embedder
+
+            try:
+                _MEANING.append(Meaning(load_embedder()))
+            except AgentError as exc:
+                meaning = Meaning(None)
+                meaning.problem = f"{meaning.problem} ({exc.describe()})"
+                _LOGGER.warning("turn=0 %s", meaning.problem)
+                _MEANING.append(meaning)
+        return _MEANING[0]
+
+
+def new_index(path: Path | None = None, notes: Callable[[], Any] | None = None,
+              ) -> SqliteKnowledgeIndex:
+    """The knowledge index at ``path`` (default: the user data dir) with meaning search."""
+    return SqliteKnowledgeIndex(path, notes=notes, meaning=shared_meaning())
 
 
 def check_folders(folders: Sequence[str | Path]) -> list[str]:
@@ -41,7 +73,7 @@ def open_index(folders: Sequence[str | Path], index_path: Path | None = None,
 
     Unreadable files are listed in the report, never fatal.
     """
-    index = SqliteKnowledgeIndex(index_path, notes=notes)
+    index = new_index(index_path, notes=notes)
     report = index.index(check_folders(folders), progress)
     for problem in report.problems:
         _LOGGER.info("knowledge: not indexed: %s (%s)", problem.file, problem.reason)
@@ -52,14 +84,15 @@ def make_proposer(llm: Any | None, kind: str = "lexical") -> ClaimProposer:
     """The claim proposer for answers (``knowledge.proposer``).
 
     'lexical' (the default, chosen from ``bench answers``: as accurate on the fixtures and
-    about 2 s sooner) quotes the best-ranked sentence; 'model' lets the local model pick
-    among the best sentences (constrained to their ids). Without a local model (none
-    loaded, or a server's) it is always the lexical one.
+    about 2 s sooner) quotes the best-ranked sentence (ranked by meaning too, with the
+    shared ``Meaning``); 'model' lets the local model pick among the best sentences
+    (constrained to their ids). Without a local model (none loaded, or a server's) it is
+    always the lexical one.
     """
     from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 
     if kind != "model" or llm is None or isinstance(llm, OpenAiLlm):
-        return LexicalProposer()
+        return LexicalProposer(shared_meaning())
     from desktop_agent.adapters.llm.llm_claims import LlmClaimProposer
 
     return LlmClaimProposer(llm)
@@ -89,8 +122,7 @@ def with_knowledge(llm: Any, store: Any, folders: KnowledgeFolders,
     """
     from desktop_agent.core.conversation.knowledge_llm import KnowledgeLlm
 
-    return KnowledgeLlm(llm, _Lazy(lambda: SqliteKnowledgeIndex(index_path,
-                                                                notes=store.list_notes)),
+    return KnowledgeLlm(llm, _Lazy(lambda: new_index(index_path, notes=store.list_notes)),
                         _Lazy(lambda: make_proposer(llm, proposer)),
                         active=lambda: bool(folders))
 
@@ -160,7 +192,7 @@ class Indexing(QObject):
         if self.worker is None:
             if not folders and not self._path.exists():
                 return  # nothing to index and nothing to forget: no file is made
-            self._index = SqliteKnowledgeIndex(self._path, notes=self._store.list_notes)
+            self._index = new_index(self._path, notes=self._store.list_notes)
             self.worker, self.thread = start_knowledge_worker(self._index)
             # Bound slots of this GUI-thread object: queued across the thread boundary.
             self.worker.sig_progressed.connect(self._on_worker_progressed)
@@ -194,7 +226,8 @@ def progress_text(progress: IndexProgress) -> str:
     """The status line while indexing: 'Indexing your documents: 3 of 10 (manual.pdf)'."""
     if not progress.current:
         return ""
-    what = "your notes" if progress.current == "notes" else Path(progress.current).name
+    what = {"notes": "your notes", VECTORS_PROGRESS: "meaning search"}.get(
+        progress.current) or Path(progress.current).name
     return f"Indexing your documents: {progress.done + 1} of {progress.total} ({what})"
 
 

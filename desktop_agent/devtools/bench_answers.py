@@ -20,7 +20,10 @@ question and a final totals object:
   audio, grounded (the machine's mark: the filler "One moment." when the answer took
   longer than the policy's ``filler_after_s``); ``answer_ready_ms_p50``: to the first
   unit's text; ``plain_first_audio_ms_p50`` and ``plain_answer_ready_ms_p50``: the same
-  questions as plain turns (the same engines without the documents), for comparison.
+  questions as plain turns (the same engines without the documents), for comparison;
+- ``meaning``: the sentence-embedding model of meaning search (or why it is off: then
+  the figures are word matching alone); ``index_s``: seconds to index the corpus,
+  passage vectors included.
 
 The questions file is JSONL, one object a line::
 
@@ -226,8 +229,8 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
     """Index ``knowledge``, ask every question through the headless loop, print the figures."""
     import dataclasses
 
-    from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
     from desktop_agent.compose.engines import load_engines
+    from desktop_agent.compose.knowledge import new_index
     from desktop_agent.core.errors import AgentError
     from desktop_agent.core.settings import Settings
     from desktop_agent.runtime.headless import HeadlessExecutor
@@ -241,13 +244,13 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
     engines = load_engines(settings, ("llm", "tts"))
     assert engines.llm is not None and engines.tts is not None
     with tempfile.TemporaryDirectory() as tmp:
-        index = SqliteKnowledgeIndex(Path(tmp) / "knowledge.sqlite")
+        index = new_index(Path(tmp) / "knowledge.sqlite")
         report = index.index([str(knowledge)])
         if report.problems:
             raise AgentError("bench_corpus", "Some documents could not be indexed: " + "; ".join(
                 f"{p.file}: {p.reason}" for p in report.problems),
                 "Fix or remove those files in the knowledge folder.")
-        claims = _proposer(proposer, engines.llm)
+        claims = _proposer(proposer, engines.llm, index.meaning)
         rows = []
         # One executor for the run: its LLM lane runs one job at a time, so a slow job is
         # never overlapped by the next question's on the same llama.cpp context.
@@ -284,9 +287,14 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
                     plain_ready.append(turn.timings_ms["llm_first_token"])
         index.close()
     ready = [r["answer_ready_ms"] for r in rows if r.get("answer_ready_ms") is not None]
+    meaning = index.meaning
     total = {"model": engines.models["llm"].model_id, "proposer": proposer,
+             "meaning": (meaning.model_id if meaning is not None and meaning.available
+                         else getattr(meaning, "problem", "off")),
+             "index_s": report.seconds,
              **totals(rows, plain),
              "answer_ready_ms_p50": _pct(ready, 0.5),
+             "answer_ready_ms_p95": _pct(ready, 0.95),
              "plain_answer_ready_ms_p50": _pct(plain_ready, 0.5),
              "errors": sum("error" in r for r in rows)}
     if as_json:
@@ -297,11 +305,11 @@ def run_bench(knowledge: Path, questions: Path, as_json: bool = False,
     return 0
 
 
-def _proposer(kind: str, llm: Any) -> Any:
+def _proposer(kind: str, llm: Any, meaning: Any = None) -> Any:
     from desktop_agent.core.knowledge import LexicalProposer
 
     if kind == "lexical":
-        return LexicalProposer()
+        return LexicalProposer(meaning)
     from desktop_agent.adapters.llm.llm_claims import LlmClaimProposer
 
     return LlmClaimProposer(llm)

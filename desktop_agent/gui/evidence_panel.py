@@ -52,7 +52,7 @@ def highlighted(passage: str, quote: str) -> str:
 
 def open_file(path: str) -> bool:
     """Open ``path`` with the desktop's viewer; False when it cannot (a note, no viewer)."""
-    if not path or path.startswith("notes:"):
+    if not path or path.startswith(("notes:", "calc:")):
         return False
     return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
@@ -82,7 +82,8 @@ class _UnitRow(QWidget):
             name(label, f"Source: {where}", f"Supporting words: {quote.quote}")
             button = QPushButton("Open")
             name(button, f"Open {quote.title}", "Opens the source file in its viewer")
-            button.setEnabled(not quote.file.startswith("notes:"))
+            # A note has no file to open, nor has a calculation ("calc:").
+            button.setEnabled(not quote.file.startswith(("notes:", "calc:")))
             button.clicked.connect(lambda _=False, f=quote.file: opener(f))
             row = QHBoxLayout()
             row.setContentsMargins(16, 0, 0, 0)

@@ -3,10 +3,12 @@
 ``KnowledgeLlm`` wraps the app's ``LlmEngine``. A question whose words are found in the
 knowledge index is answered by the grounded pipeline (``core.knowledge.compose_answer``:
 retrieve, the model proposes claims, the support gate checks them, the planner composes
-spoken units) and streamed as ``LlmDelta(unit=...)``, one per unit; when nothing is
-supported the one unit says so truthfully. Everything else goes to the wrapped engine
-unchanged: a request a tool rule recognises (the time, a sum, a timer), chit-chat, and a
-question none of the documents mention.
+spoken units; with the index's ``Meaning`` a question put in other words is understood, and
+the calculator may work out one number from stated amounts) and streamed as
+``LlmDelta(unit=...)``, one per unit; when nothing is supported the one unit says so
+truthfully. Everything else goes to the wrapped engine unchanged: a request a tool rule
+recognises (the time, a sum, a timer), chit-chat, and a question none of the documents
+mention.
 
 Follow-ups act on the last answer's units: "repeat" says them again, "say it differently"
 rephrases the same supported claims, "which one?" names the referent, and a correction
@@ -28,6 +30,7 @@ from desktop_agent.core.knowledge import (
     AnswerPlan,
     ClaimProposer,
     Followup,
+    Meaning,
     clarify_referent,
     classify_followup,
     compose_answer,
@@ -38,6 +41,7 @@ from desktop_agent.core.knowledge import (
 from desktop_agent.core.knowledge.claim_text import topic_terms
 from desktop_agent.core.knowledge.index import KnowledgeIndex, Passage
 from desktop_agent.core.ports import ChatMessage, LlmDelta, LlmEngine, ToolSpec
+from desktop_agent.core.tools.calc import evaluate
 from desktop_agent.core.tools.router import candidate_tools, is_request
 
 _LOGGER = logging.getLogger(__name__)
@@ -163,8 +167,13 @@ class KnowledgeLlm:
         return plan
 
     def _answer(self, question: str, cancel: CancelToken | None) -> AnswerPlan:
+        # An index with meaning search lends its Meaning to the gate (an optional attribute:
+        # a plain KnowledgeIndex has none, and then the gate matches words only).
+        meaning = getattr(self._index, "meaning", None)
         plan = compose_answer(question, self._index, self._proposer, generation=self._next(),
-                              word_budget=self._budget, cancel=cancel)
+                              word_budget=self._budget, cancel=cancel,
+                              meaning=meaning if isinstance(meaning, Meaning) else None,
+                              calculate=evaluate)
         _LOGGER.info("grounded answer gen=%d: %d unit(s), %d claim(s) refused, limitation=%s",
                      plan.generation, len(plan.units), len(plan.rejected), plan.limitation)
         return plan

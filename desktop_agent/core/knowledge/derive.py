@@ -23,14 +23,16 @@ derived when a side cannot be found or is ambiguous (two sentences match it equa
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.knowledge.claim_text import Sentence, sentences, topic_terms
+from desktop_agent.core.knowledge.claim_text import Sentence, sentences, topic_terms, topic_words
 from desktop_agent.core.knowledge.index import Passage
+from desktop_agent.core.knowledge.meaning import Meaning
+from desktop_agent.core.knowledge.paraphrase import WORD_MIN
 from desktop_agent.core.knowledge.records import Calculate, Calculation, Claim
 
 _CURRENCY: Final = {"£": "pounds", "€": "euros", "$": "dollars"}
@@ -96,10 +98,13 @@ def amounts(passages: Sequence[Passage]) -> list[Amount]:
     return out
 
 
-def derive(question: str, passages: Sequence[Passage], calculate: Calculate) -> list[Claim]:
+def derive(question: str, passages: Sequence[Passage], calculate: Calculate,
+           meaning: Meaning | None = None) -> list[Claim]:
     """Derived answer claims for ``question`` (at most one; [] when none applies).
 
-    ``calculate`` is the project's calculator (``core.tools.calc.evaluate``).
+    ``calculate`` is the project's calculator (``core.tools.calc.evaluate``). With
+    ``meaning``, the question's group may be named in other words ("kids" for the
+    sentence's "children": a word-level paraphrase, as the gate's ``WORD_MIN``).
     """
     if not ASKS_AMOUNT.search(question):
         return []
@@ -111,20 +116,50 @@ def derive(question: str, passages: Sequence[Passage], calculate: Calculate) -> 
         return _two_sides(question, found, "-", calculate)
     if TOTAL.search(question):
         return _two_sides(question, found, "+", calculate)
-    return _share(q_terms, passages, found, calculate)
+    return _share(q_terms, passages, found, calculate, _spoken(question, meaning))
+
+
+Said = Callable[[str, Sentence], dict[str, str]]
+"""(question terms, a sentence) -> {question term: the sentence's term that says it}."""
+
+
+def _spoken(question: str, meaning: Meaning | None) -> Said:
+    """The question's terms that a sentence says in other words (none without meaning)."""
+    words_by_stem = topic_words(question)
+
+    def said(term_set: str, sentence: Sentence) -> dict[str, str]:
+        if meaning is None or not meaning.available:
+            return {}
+        own = {t: w for t, w in topic_words(sentence.text).items() if not w[0].isdigit()}
+        out: dict[str, str] = {}
+        for t in term_set.split():
+            if t in own or t not in words_by_stem or t[0].isdigit() or not own:
+                continue
+            sims = meaning.similarities(words_by_stem[t], list(own.values()))
+            if sims and max(sims) >= WORD_MIN:
+                out[t] = list(own)[sims.index(max(sims))]
+        return out
+
+    return said
 
 
 def _share(q_terms: set[str], passages: Sequence[Passage], found: list[Amount],
-           calculate: Calculate) -> list[Claim]:
+           calculate: Calculate, said: Said) -> list[Claim]:
     for p in passages:
         for s in sentences(p.text):
             share = _share_of(s.text)
-            rel = q_terms & set(topic_terms(s.text))
-            if share is None or not rel:
+            if share is None:
                 continue
-            about = set(topic_terms(s.text)) - PRICE_WORDS - q_terms  # "single swim"
+            rel = q_terms & set(topic_terms(s.text))
+            if not rel:
+                continue
+            # A group named in other words ("kids" ~ "children") counts as named.
+            other = said(" ".join(sorted(q_terms - rel - PRICE_WORDS)), s)
+            rel |= set(other)
+            about = {t for t in topic_terms(s.text) if not t[0].isdigit()} \
+                - PRICE_WORDS - q_terms - set(other.values())  # "single swim"
             asked = q_terms - rel  # what the question names that the share does not
-            base = _best(found, asked | about | rel, require=asked or about, exclude=s)
+            base = _best(found, asked | about | rel, require=asked or about or rel, exclude=s)
             if base is None:
                 return []
             own = _terms(base.sentence)

@@ -84,7 +84,8 @@ class Meaning:
         if self._embedder is None or self.problem:
             return None
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            found = {t: self._cache[t] for t in texts if t in self._cache}
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
             try:
                 rows = self._embedder.embed(missing)
@@ -92,25 +93,12 @@ class Meaning:
             except AgentError as exc:
                 self._off(exc.describe())
                 return None
+            found.update(zip(missing, fresh, strict=True))
             with self._lock:
-                for text, vector in zip(missing, fresh, strict=True):
-                    self._cache[text] = vector
+                self._cache.update(zip(missing, fresh, strict=True))
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-        with self._lock:
-            out = [self._cache.get(t) for t in texts]
-        if any(v is None for v in out):  # evicted between the two locks: embed again
-            return self._uncached(texts)
-        return [v for v in out if v is not None]
-
-    def _uncached(self, texts: Sequence[str]) -> list[tuple[float, ...]] | None:
-        if self._embedder is None:
-            return None
-        try:
-            return [tuple(float(x) for x in row) for row in self._embedder.embed(list(texts))]
-        except AgentError as exc:
-            self._off(exc.describe())
-            return None
+        return [found[t] for t in texts]
 
     def similarities(self, text: str, others: Sequence[str]) -> list[float] | None:
         """Cosine of ``text`` with each of ``others``, or None when meaning is off."""

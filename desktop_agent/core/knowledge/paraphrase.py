@@ -7,8 +7,7 @@ for three weeks"), so with sentence vectors (``Meaning``) a missing word may be 
 otherwise. Each rule below says why a word may be missing, and what still refuses:
 
 * **Never paraphrased**: names and codes ("Sunday", "Okafor", "E2"): each named item of
-  the question must be in the answer. A "how much" / "how many" question needs a number
-  in the answer.
+  the question must be in the answer.
 * The answer sentence must be near the question in meaning (``SENTENCE_MIN``).
 * **Framing words** ("what *happens* if", "is there *somewhere* to") and the question's
   **predicate** (the verb after "can I", "do I": "keep", "leave") may be said in any words:
@@ -39,7 +38,6 @@ from typing import Final
 
 from desktop_agent.core.knowledge.claim_text import (
     named_items,
-    numbers,
     sentences,
     stem,
     topic_terms,
@@ -82,6 +80,11 @@ september october november december christmas easter
 """Capitalised words that name a time, not a person."""
 
 
+def asks_amount(q_words: Sequence[str]) -> bool:
+    """True when the question's words ask "how much" or "how many"."""
+    return any(tuple(q_words[i:i + 2]) in AMOUNT_QUESTIONS for i in range(len(q_words)))
+
+
 def names_a_person(text: str) -> bool:
     """True when ``text`` names someone.
 
@@ -96,13 +99,19 @@ def names_a_person(text: str) -> bool:
 def predicate(question: str) -> str:
     """The stem of the verb a question asks about ('' when not plain to see).
 
-    The first topic word after an auxiliary and a pronoun: "can I *keep* a book",
+    The word after "who" (and an auxiliary): "who *looks* after the keys" (the answer
+    must then name someone, ``names_a_person``); the first topic word after an
+    auxiliary and a pronoun: "can I *keep* a book",
     "do I *leave* my bike", "how do I get in *touch*"; or, after "does" (or "can", ...)
     and a noun with its article, the last topic word before a preposition: "when does
     the choir *practise*", "what time does the library *shut* on Saturday". Not after
     "is": in "how long is the boiler warranty" the last word is a noun.
     """
     q_words = words(question)
+    if q_words[:1] == ["who"]:  # "who *looks* after", "who can *fix*": who does what
+        rest = q_words[2:] if len(q_words) > 1 and q_words[1] in AUXILIARIES else q_words[1:]
+        terms = topic_terms(" ".join(rest))
+        return terms[0] if terms and rest and stem(rest[0]) == terms[0] else ""
     for i in range(len(q_words) - 2):
         if q_words[i] in AUXILIARIES and q_words[i + 1] in PRONOUNS:
             terms = topic_terms(" ".join(q_words[i + 2:]))
@@ -136,14 +145,11 @@ def said_otherwise(question: str, missing: Sequence[str], answer: str,
         None when a rule of the module docstring refuses the answer whatever the rest;
         else the terms that count as said (the caller still wants most of the question).
     """
-    answer_words = words(answer)
-    answer_stems = {stem(w) for w in answer_words}
+    answer_stems = {stem(w) for w in words(answer)}
     if any(stem(n) not in answer_stems for n in named_items(question)):
         return None
     q_words = words(question)
     pairs = [tuple(q_words[i:i + 2]) for i in range(len(q_words))]
-    if any(p in AMOUNT_QUESTIONS for p in pairs) and not numbers(answer_words):
-        return None
     sims = meaning.similarities(question, [answer])
     if not sims or sims[0] < SENTENCE_MIN:
         return None

@@ -26,15 +26,17 @@ from desktop_agent.core.knowledge.claim_text import (
     NEGATIONS,
     codes,
     join_spelled_codes,
+    named_items,
     numbers,
     sentences,
+    stem,
     topic_terms,
     words,
 )
 from desktop_agent.core.knowledge.derive import derive
 from desktop_agent.core.knowledge.index import KnowledgeIndex, Passage
 from desktop_agent.core.knowledge.meaning import Meaning
-from desktop_agent.core.knowledge.paraphrase import names_a_person, said_otherwise
+from desktop_agent.core.knowledge.paraphrase import asks_amount, names_a_person, said_otherwise
 from desktop_agent.core.knowledge.records import (
     AnswerPlan,
     Calculate,
@@ -87,7 +89,7 @@ def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer
         return AnswerPlan(text, generation, (), passages=passages)
     if not passages:
         return _limitation(text, generation, ())
-    derived = derive(text, passages, calculate) if calculate is not None else []
+    derived = derive(text, passages, calculate, meaning) if calculate is not None else []
     claims = _unique_keys([*proposer.propose(text, passages, cancel), *derived])
     if cancel is not None and cancel.cancelled:
         return AnswerPlan(text, generation, (), passages=passages)
@@ -149,7 +151,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
               passages: Sequence[Passage], meaning: Meaning | None = None) -> str:
     """'' when ``claim`` addresses ``question``, else why not.
 
-    Every code and number the question names must be in the claim, and at least
+    Every code and number the question names must be in the claim, every name
+    ("Sunday", "Patel") in the claim's passage, and at least
     ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim or the
     heading above its sentence ("fault" in "how do I fix an E2 fault" is in the table's
     header "Fault code Meaning What to do"); a code or number counts twice, so "what is
@@ -157,7 +160,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     subject and are not counted ("how much does a locker cost at the club" is not
     answered by the membership fee of club_rules.md).
 
-    A question asking "who" needs a person in the answer (a name, or a word such as
+    A "how much" or "how many" question needs a number in the answer, and one asking
+    "who" a person (a name, or a word such as
     "volunteers"; ``paraphrase.names_a_person``).
 
     With ``meaning``, a question put in other words is addressed too
@@ -168,6 +172,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     c_tokens = set(words(claim.text))
     if "who" in q_tokens and not names_a_person(claim.text):
         return "names no one, and the question asks who"
+    if asks_amount(q_tokens) and not numbers(words(claim.text)):
+        return "states no number, and the question asks how much or how many"
     for code in codes(q_tokens):
         if code not in c_tokens:
             return f"does not mention {code.upper()}, which the question asks about"
@@ -176,6 +182,11 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
             return f"does not mention {n}, which the question asks about"
     q_terms = set(topic_terms(question))
     by_id = {p.passage_id: p for p in passages}
+    cited_stems = {stem(w) for e in claim.evidence if e in by_id
+                   for w in words(f"{by_id[e].title} {by_id[e].text}")}
+    for name in named_items(question):
+        if stem(name) not in cited_stems:
+            return f"its passage never names {name.capitalize()}, which the question does"
     # The document's own subject ("boiler" of boiler_manual.pdf, "club" of club_rules.md)
     # says nothing about whether this sentence answers: it is left out of both sides.
     subject = set(topic_terms(" ".join(by_id[e].title.rsplit(".", 1)[0].replace("_", " ")

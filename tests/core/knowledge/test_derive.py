@@ -1,0 +1,118 @@
+"""Derived answers: one calculation over stated amounts, checked again by the gate, shown as
+evidence; nothing derived when a side is missing, ambiguous or about another thing."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from desktop_agent.core.knowledge import (
+    CALCULATION_FILE,
+    Claim,
+    LexicalProposer,
+    compose_answer,
+    plan_answer,
+)
+from desktop_agent.core.knowledge.derive import amounts, derive
+from desktop_agent.core.knowledge.index import Passage
+from desktop_agent.core.knowledge.support import support
+from desktop_agent.core.tools.calc import evaluate
+from tests.core.knowledge.grounded_rig import MemoryIndex
+
+PRICES = Passage(
+    "pool@1#0-300", "/d/pool.md", "pool.md",
+    "## Prices\n\n"
+    "| Ticket | Price |\n|---|---|\n| Single swim | 25 euros |\n| Sauna session | 4 euros |\n"
+    "| Ten-swim card | 200 euros |\n\n"
+    "Students pay half price for a single swim.\n", 0, 300)
+HALL = Passage(
+    "hall@2#0-300", "/d/hall.txt", "hall.txt",
+    "The main hall costs 40 euros an hour to hire.\n"
+    "The meeting room costs 15 euros an hour to hire.\n"
+    "Members get 25% off room hire.\n"
+    "Weddings pay 10% more for the main hall.\n", 0, 300)
+
+
+def _derive(question: str, *passages: Passage) -> list[Claim]:
+    return derive(question, passages or (PRICES, HALL), evaluate)
+
+
+def test_amounts_are_money_in_any_of_its_forms() -> None:
+    p = Passage("x", "/x", "x.txt", "A swim is £5.50; a towel 2 euros, soap 80 cents, "
+                "page 10 of 20 and 25% off.", 0, 80)
+    assert [(a.number, a.unit) for a in amounts([p])] == [
+        ("5.50", "pounds"), ("2", "euros"), ("80", "cents")]
+
+
+def test_a_share_of_an_amount_is_worked_out_with_both_sentences_as_evidence() -> None:
+    (claim,) = _derive("How much does a student pay for a swim?")
+    assert claim.calculation is not None
+    assert claim.calculation.expression == "25 * 1/2" and claim.calculation.result == "12.50"
+    assert claim.text == ("Students pay half price for a single swim. Single swim: 25 euros. "
+                          "Half of 25 euros is 12.50 euros.")
+    (members,) = _derive("How much is the main hall for members?")
+    assert members.calculation is not None and members.calculation.result == "30"
+    assert members.calculation.operands == ("40", "25")
+    (weddings,) = _derive("How much is the main hall for a wedding?")
+    assert weddings.calculation is not None and weddings.calculation.result == "44"
+
+
+def test_a_difference_and_a_sum() -> None:
+    (more,) = _derive("How much more is the main hall than the meeting room?")
+    assert more.calculation is not None and more.calculation.result == "25"
+    assert more.text.endswith("The difference is 25 euros.")
+    (both,) = _derive("How much do a swim and a sauna cost together?")
+    assert both.calculation is not None and both.calculation.expression == "25 + 4"
+    assert both.text.endswith("Together that is 29 euros.")
+
+
+def test_nothing_is_derived_without_a_reason() -> None:
+    assert _derive("When is the pool open?") == []  # asks no amount
+    assert _derive("How much is a single swim?") == []  # stated: no share of anything
+    # The share is about swims, the question about the room: no answer, not a wrong one.
+    assert _derive("How much do students pay for the meeting room?") == []
+    # A side that no amount names.
+    assert _derive("How much more is the main hall than the sauna at the gym?", HALL) == []
+    # Two amounts in different units are not added.
+    gym = Passage("g", "/g", "g.txt", "A gym visit costs £5.", 0, 30)
+    assert _derive("How much do a gym visit and a sauna cost together?", PRICES, gym) == []
+
+
+def test_the_gate_checks_the_calculation_again() -> None:
+    (claim,) = _derive("How much does a student pay for a swim?")
+    passages = (PRICES, HALL)
+    verdict = support(claim, passages, evaluate)
+    assert verdict.ok, verdict.reasons
+    calc_quotes = [q for q in verdict.quotes if q.file == CALCULATION_FILE]
+    assert [q.quote for q in calc_quotes] == ["half of 25 euros = 12.50 euros"]
+    assert {q.passage_id for q in verdict.quotes} >= {PRICES.passage_id}
+    assert not support(claim, passages).ok  # no calculator: nothing can check it
+    assert claim.calculation is not None
+    wrong = dataclasses.replace(claim, calculation=dataclasses.replace(
+        claim.calculation, result="13"), text=claim.text.replace("12.50", "13"))
+    assert "gives 12.5, not 13" in " ".join(support(wrong, passages, evaluate).reasons)
+    made_up = dataclasses.replace(claim, calculation=dataclasses.replace(
+        claim.calculation, expression="30 * 1/2", result="15", operands=("30",)),
+        text=claim.text.replace("12.50", "15"))
+    reasons = " ".join(support(made_up, passages, evaluate).reasons)
+    assert "operand 30 is not in the passage" in reasons
+
+
+def test_a_derived_answer_comes_first_with_its_evidence() -> None:
+    index = MemoryIndex((PRICES, HALL))
+    plan = compose_answer("How much does a student pay for a swim?", index, LexicalProposer(),
+                          generation=3, calculate=evaluate)
+    assert not plan.limitation
+    first = plan.units[0]
+    assert "12.50 euros" in first.text
+    assert CALCULATION_FILE in {q.file for q in first.quotes}
+    assert PRICES.passage_id in first.evidence
+    without = compose_answer("How much does a student pay for a swim?", index,
+                             LexicalProposer(), generation=4)
+    assert "12.50" not in " ".join(u.text for u in without.units)
+
+
+def test_plan_answer_refuses_a_derived_claim_without_a_calculator() -> None:
+    (claim,) = _derive("How much does a student pay for a swim?")
+    plan = plan_answer("How much does a student pay for a swim?", (PRICES,), [claim],
+                       generation=1)
+    assert plan.limitation and "no calculator" in plan.rejected[0][1]
