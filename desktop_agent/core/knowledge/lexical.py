@@ -29,6 +29,7 @@ from desktop_agent.core.knowledge.claim_text import (
     topic_terms,
     words,
 )
+from desktop_agent.core.knowledge.fusion import lexically_weak
 from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.knowledge.records import Claim
@@ -172,7 +173,8 @@ class LexicalProposer:
 
     The sentence's condition (``condition_for``) is proposed as a condition claim, and
     the next ranked sentence as detail. With a ``Meaning``, sentences are ranked by
-    meaning too (``rank_sentences``), and the answer is the best of the first
+    meaning too (``rank_sentences``) when word search is weak for the question
+    (``fusion.lexically_weak``), and the answer is the best of the first
     ``CANDIDATES`` that addresses the question (``planner.addresses``): meaning alone
     ranks "From Monday to Friday the library is staffed ..." above "On Saturdays the doors
     close at 1 pm." for "when does the library shut on Saturday?".
@@ -185,12 +187,16 @@ class LexicalProposer:
     def propose(self, question: str, passages: Sequence[Passage],
                 cancel: CancelToken | None = None) -> Sequence[Claim]:
         """Claims quoting the best sentences (see the class docstring)."""
-        depth = CANDIDATES if self.meaning is not None else 3
-        ranked = rank_sentences(question, passages, limit=depth, meaning=self.meaning)
+        # Meaning only where words fall short: a question whose every word is in a passage
+        # is ranked as before, without embedding a sentence (no latency added).
+        meaning = self.meaning if self.meaning is not None and self.meaning.available \
+            and lexically_weak(question, passages) else None
+        depth = CANDIDATES if meaning is not None else 3
+        ranked = rank_sentences(question, passages, limit=depth, meaning=meaning)
         if not ranked or (cancel is not None and cancel.cancelled):
             return []
-        if self.meaning is not None:
-            ranked = _addressing_first(question, ranked, passages, self.meaning)
+        if meaning is not None:
+            ranked = _addressing_first(question, ranked, passages, meaning)
         top = ranked[0]
         claims = [Claim("c1", top.sentence.text, (top.passage.passage_id,), "answer")]
         cond = condition_for(top)
