@@ -96,15 +96,20 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
 def _addressing_first(question: str, ranked: list[Ranked], passages: Sequence[Passage],
                       meaning: Meaning) -> list[Ranked]:
     """``ranked`` with the first sentence that the gate would accept moved to the front."""
+    for i, r in enumerate(ranked):
+        if _accepted(question, r, passages, meaning):
+            return [r, *ranked[:i], *ranked[i + 1:]]
+    return ranked
+
+
+def _accepted(question: str, r: Ranked, passages: Sequence[Passage], meaning: Meaning) -> bool:
+    """True when the gate would accept ``r``'s sentence as the answer."""
     from desktop_agent.core.knowledge.planner import addresses
     from desktop_agent.core.knowledge.support import support
 
-    for i, r in enumerate(ranked):
-        claim = Claim("c1", r.sentence.text, (r.passage.passage_id,), "answer")
-        verdict = support(claim, passages)
-        if verdict.ok and not addresses(question, claim, verdict, passages, meaning):
-            return [r, *ranked[:i], *ranked[i + 1:]]
-    return ranked
+    claim = Claim("c1", r.sentence.text, (r.passage.passage_id,), "answer")
+    verdict = support(claim, passages)
+    return verdict.ok and not addresses(question, claim, verdict, passages, meaning)
 
 
 def _with_heading(s: Sentence) -> str:
@@ -173,8 +178,9 @@ class LexicalProposer:
 
     The sentence's condition (``condition_for``) is proposed as a condition claim, and
     the next ranked sentence as detail. With a ``Meaning``, sentences are ranked by
-    meaning too (``rank_sentences``) when word search is weak for the question
-    (``fusion.lexically_weak``), and the answer is the best of the first
+    meaning too (``rank_sentences``) when words fall short (word search is weak for the
+    question, ``fusion.lexically_weak``, or the gate would refuse the best sentence by
+    words), and the answer is then the best of the first
     ``CANDIDATES`` that addresses the question (``planner.addresses``): meaning alone
     ranks "From Monday to Friday the library is staffed ..." above "On Saturdays the doors
     close at 1 pm." for "when does the library shut on Saturday?".
@@ -187,16 +193,16 @@ class LexicalProposer:
     def propose(self, question: str, passages: Sequence[Passage],
                 cancel: CancelToken | None = None) -> Sequence[Claim]:
         """Claims quoting the best sentences (see the class docstring)."""
-        # Meaning only where words fall short: a question whose every word is in a passage
-        # is ranked as before, without embedding a sentence (no latency added).
-        meaning = self.meaning if self.meaning is not None and self.meaning.available \
-            and lexically_weak(question, passages) else None
-        depth = CANDIDATES if meaning is not None else 3
-        ranked = rank_sentences(question, passages, limit=depth, meaning=meaning)
+        ranked = rank_sentences(question, passages, limit=3)
+        meaning = self.meaning if self.meaning is not None and self.meaning.available else None
+        # Meaning only where words fall short (a weak match, or a best sentence the gate
+        # would refuse): a question the words answer embeds no sentence (no latency added).
+        if meaning is not None and (lexically_weak(question, passages) or not ranked
+                                    or not _accepted(question, ranked[0], passages, meaning)):
+            ranked = rank_sentences(question, passages, limit=CANDIDATES, meaning=meaning)
+            ranked = _addressing_first(question, ranked, passages, meaning)
         if not ranked or (cancel is not None and cancel.cancelled):
             return []
-        if meaning is not None:
-            ranked = _addressing_first(question, ranked, passages, meaning)
         top = ranked[0]
         claims = [Claim("c1", top.sentence.text, (top.passage.passage_id,), "answer")]
         cond = condition_for(top)
