@@ -144,7 +144,7 @@ def _spoken(question: str, meaning: Meaning | None) -> Said:
 
 
 def _share(q_terms: set[str], passages: Sequence[Passage], found: list[Amount],
-           calculate: Calculate, said: Said) -> list[Claim]:
+           calculate: Calculate, paraphrased: Said) -> list[Claim]:
     for p in passages:
         for s in sentences(p.text):
             share = _share_of(s.text)
@@ -154,7 +154,7 @@ def _share(q_terms: set[str], passages: Sequence[Passage], found: list[Amount],
             if not rel:
                 continue
             # A group named in other words ("kids" ~ "children") counts as named.
-            other = said(" ".join(sorted(q_terms - rel - PRICE_WORDS)), s)
+            other = paraphrased(" ".join(sorted(q_terms - rel - PRICE_WORDS)), s)
             rel |= set(other)
             about = {t for t in topic_terms(s.text) if not t[0].isdigit()} \
                 - PRICE_WORDS - q_terms - set(other.values())  # "single swim"
