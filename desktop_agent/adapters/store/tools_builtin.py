@@ -73,27 +73,13 @@ def current_time_tool(now: Now | None = None) -> Tool:
 # --- reads that need no store -------------------------------------------------------------------
 
 
-_SPOKEN_OPS: Final = ((r"\*\*|\^", " to the power of "), (r"\*|×", " times "),
-                      (r"/|÷", " divided by "), (r"\+", " plus "),
-                      (r"(?:^|(?<=\S))\s*-\s*", " minus "), (r"%", " percent"))
-
-
-def _say_expression(expression: str) -> str:
-    text = re.sub(r"^\s*(?:what(?:'s| is)|how much is|calculate|compute)\s+", "",
-                  expression.strip(), flags=re.IGNORECASE).rstrip(" ?.=")
-    text = re.sub(r"sqrt\s*\(([^()]*)\)", r"the square root of \1", text)
-    for pattern, words in _SPOKEN_OPS:
-        text = re.sub(pattern, words, text)
-    return " ".join(text.split())
-
-
 def calculate_tool() -> Tool:
     """calculate: '17 times 23 is 391.'"""
 
     def run(args: Mapping[str, Any]) -> str:
         expression = str(args["expression"])
         value = calc.evaluate(expression)
-        text = f"{_say_expression(expression)} is {calc.format_number(value)}."
+        text = f"{calc.say_expression(expression)} is {calc.format_number(value)}."
         return text[:1].upper() + text[1:]
 
     return Tool(spec=_spec("calculate"), run=run)

@@ -315,6 +315,30 @@ def evaluate(expression: str) -> Number:
 
 # --- speaking the result -----------------------------------------------------------------
 
+_SAY_PREFIX: Final = re.compile(r"^\s*(?:what(?:'s| is)|how much is|calculate|compute)\s+",
+                                re.IGNORECASE)
+_WORD_HYPHEN: Final = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+"""A hyphen inside a word ("forty-two", "twenty-one"): never an operator."""
+_KEPT_HYPHEN: Final = "\u2010"
+_SPOKEN_OPS: Final = ((r"\*\*|\^", " to the power of "), (r"\*|×", " times "),
+                      (r"/|÷", " divided by "), (r"\+", " plus "),
+                      (r"(?:^|(?<=\S))\s*-\s*", " minus "), (r"%", " percent"))
+
+
+def say_expression(expression: str) -> str:
+    """The user's expression as it is read back before its result ("17 * 23" -> "17 times 23").
+
+    Symbols become words; the user's own words stay as they were, hyphenated number words
+    included ("nineteen times forty-two", never "forty minus two").
+    """
+    text = _SAY_PREFIX.sub("", expression.strip()).rstrip(" ?.=")
+    text = re.sub(r"sqrt\s*\(([^()]*)\)", r"the square root of \1", text)
+    text = _WORD_HYPHEN.sub(_KEPT_HYPHEN, text)
+    for pattern, words in _SPOKEN_OPS:
+        text = re.sub(pattern, words, text)
+    return " ".join(text.replace(_KEPT_HYPHEN, "-").split())
+
+
 _SCI_ABOVE: Final = Fraction(10**15)
 _SCI_BELOW: Final = Fraction(1, 10**6)
 

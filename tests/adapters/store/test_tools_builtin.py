@@ -100,6 +100,8 @@ def test_a_pure_answer_runs_on_the_clock_with_nothing_added_here(store: Store,
 def test_calculate_and_convert_speak_one_sentence(tools: ToolRegistry) -> None:
     assert ask(tools, "calculate", expression="17 * 23") == "17 times 23 is 391."
     assert ask(tools, "calculate", expression="what is 15% of 80?") == "15 percent of 80 is 12."
+    assert ask(tools, "calculate", expression="nineteen times forty-two") == \
+        "Nineteen times forty-two is 798."
     assert ask(tools, "convert_units", value=5, from_unit="miles", to_unit="km") == \
         "5 miles is 8.05 kilometers."
     assert ask(tools, "convert_units", value="1", from_unit="foot", to_unit="inches") == \

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.tools.calc import evaluate, format_number
+from desktop_agent.core.tools.calc import evaluate, format_number, say_expression
 from desktop_agent.core.tools.calc_words import replace_number_words
 
 
@@ -220,3 +220,26 @@ def test_evaluate_then_format_round_trip() -> None:
     assert format_number(evaluate("what is 17 times 23?")) == "391"
     assert format_number(evaluate("10 divided by 3")) == "3.333333"
     assert format_number(evaluate("2 ** 100")) == "1.267651e+30"
+
+
+@pytest.mark.parametrize(("expression", "spoken"), [
+    ("nineteen times forty-two", "nineteen times forty-two"),  # never "forty minus two"
+    ("what is twenty-one minus 3", "twenty-one minus 3"),
+    ("seventy-five percent of 80", "seventy-five percent of 80"),
+    ("Ninety-Nine plus one", "Ninety-Nine plus one"),
+    ("17 * 23", "17 times 23"),
+    ("10-3", "10 minus 3"),
+    ("12 - 4", "12 minus 4"),
+    ("-5 + 3", "minus 5 plus 3"),
+    ("forty - two", "forty minus two"),  # spaced apart: the user said minus
+    ("what is 15% of 80?", "15 percent of 80"),
+    ("sqrt(16)*2", "the square root of 16 times 2"),
+    ("2 ** 10 / 4", "2 to the power of 10 divided by 4"),
+])
+def test_the_read_back_keeps_number_words_and_says_the_symbols(expression: str,
+                                                               spoken: str) -> None:
+    assert say_expression(expression) == spoken
+
+
+def test_a_hyphenated_number_is_one_number_in_the_result_too() -> None:
+    assert evaluate("nineteen times forty-two") == 798
