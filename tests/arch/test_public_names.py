@@ -81,8 +81,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.core.tools": {
         "answer", "args", "calc", "calc_words", "catalog", "confirm", "decision", "offers",
-        "registry", "router", "specs", "units", "weekday", "when", "when_parts", "words",
-        "write_actions",
+        "registry", "router", "semantic", "specs", "units", "weekday", "when", "when_parts",
+        "words", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",

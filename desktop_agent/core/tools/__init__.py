@@ -1,9 +1,10 @@
 """Tools the assistant can call (pure, stdlib only).
 
 The catalog (one ``ToolDef`` per tool, read by everything else), the router and the
-built-in tools' offer rules, arguments from the user's words, the decision protocol every
-LLM backend shares (note, call schema, parsing), the registry rules, the write path (read
-back, confirm), the calculator, units and time phrases.
+built-in tools' offer rules, tools by meaning for the requests no rule reads, arguments
+from the user's words, the decision protocol every LLM backend shares (note, call schema,
+parsing), the registry rules, the write path (read back, confirm), the calculator, units
+and time phrases.
 """
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "offers",
     "registry",
     "router",
+    "semantic",
     "specs",
     "units",
     "weekday",

@@ -3,11 +3,13 @@
 A turn decides on a tool in four steps, all here except the model's own run:
 
 1. ``offered_tools``: the router's candidates for the newest user message (a run that
-   answers a tool's result, or anything but the user, is offered none). No candidates: the
-   reply is plain prose and the model never sees a tool.
+   answers a tool's result, or anything but the user, is offered none). When the rules
+   offer nothing, ``tools_by_meaning`` may: the tools whose examples the request is nearest
+   to (``core.tools.semantic``; only when the composition root gave a ``MeaningRouter``).
+   No candidates: the reply is plain prose and the model never sees a tool.
 2. ``plan_decision``: when the user's words spell out one candidate's arguments ("remind me
    to X at Y"), or the only candidate is one its catalog entry marks ``alone_is_sure``
-   ("what time is it?"), the call is decided without the model.
+   ("what time is it?") and a rule offered it, the call is decided without the model.
 3. Otherwise the model is asked: ``decision_note`` follows the user's message (so the prompt
    up to the user's words is the prose run's prompt too, and the KV cache serves both), and
    its answer is constrained to ``call_schema``: one call to a candidate, names as constants,
@@ -35,6 +37,7 @@ from desktop_agent.core.privacy import said
 from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded
 from desktop_agent.core.tools.catalog import BUILTIN, Catalog
 from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.semantic import MeaningRouter
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -55,6 +58,22 @@ def offered_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
     if last is None or last.role != "user" or not last.content:
         return ()
     return candidate_tools(last.content, tools, catalog)
+
+
+def tools_by_meaning(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
+                     meanings: MeaningRouter | None, catalog: Catalog = BUILTIN
+                     ) -> tuple[ToolSpec, ...]:
+    """The tools to offer by meaning (``core.tools.semantic``) when the rules offer none.
+
+    Only for a run whose newest message is the user's; none without ``meanings`` (no
+    embedding model: the rules alone decide). A tool whose ``words`` rule reads the
+    request's arguments needs a weaker match (``MeaningSettings.when_read``).
+    """
+    last = messages[-1] if messages else None
+    if meanings is None or last is None or last.role != "user" or not last.content.strip():
+        return ()
+    read = {t.name for t in tools if arguments_from_words(t.name, last.content, catalog)}
+    return meanings.offer(last.content, tools, read)
 
 
 def takes_arguments(tool: ToolSpec) -> bool:
@@ -175,7 +194,7 @@ class Decision:
 
 
 def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool = True,
-                  catalog: Catalog = BUILTIN) -> Decision:
+                  catalog: Catalog = BUILTIN, by_meaning: bool = False) -> Decision:
     """What the user's words decide about a call to one of ``candidates``.
 
     Args:
@@ -184,11 +203,16 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
         use_words: Take arguments from the user's words (``core.tools.args``); False: the
             model's own calls only (the benchmark's ``--llm-only``).
         catalog: Where each candidate's rules are looked up.
+        by_meaning: The candidates were found by meaning (``tools_by_meaning``), not by a
+            rule: ``alone_is_sure`` does not apply ("what time does the shop close?" is
+            near "what time is it?" but asks no tool), so the model decides unless the
+            words spell out the arguments of the nearest candidate (the first).
     """
     from_words = {t.name: args for t in candidates if use_words
                   and (args := arguments_from_words(t.name, user, catalog)) is not None}
-    explicit = [name for name, args in from_words.items() if args]
-    if not explicit and len(candidates) == 1:
+    explicit = [name for name, args in from_words.items()
+                if args and (not by_meaning or name == candidates[0].name)]
+    if not explicit and len(candidates) == 1 and not by_meaning:
         entry = catalog.get(candidates[0].name)
         if entry is not None and entry.alone_is_sure:
             explicit = [entry.name]  # "What time is it?": the router's rule is specific
