@@ -65,6 +65,16 @@ _STOP: Final = frozenset("a an the my me to of for in on at and or is are be it 
                          "please i you".split())
 
 
+_SAID_AS: Final = {
+    "*": {"times", "multiply", "multiplied", "x"},
+    "/": {"divided", "divide", "over", "split", "share", "per"},
+    "+": {"plus", "add", "added", "sum", "total"},
+    "-": {"minus", "subtract", "take", "away", "less", "off"},
+    "%": {"percent", "percentage"},
+}
+"""The words a calculator symbol stands for: "36 * 7" copies "multiply 36 by 7"."""
+
+
 def _words(text: str) -> set[str]:
     text = replace_number_words(text.lower())
     return {w for w in re.findall(r"[\w']+|[%+*/-]", text) if w not in _STOP}
@@ -75,11 +85,13 @@ def is_grounded(args: Mapping[str, Any], text: str) -> bool:
 
     A model that invents an argument ("20 minutes" for "I set a timer yesterday") has
     not understood a request; such a call is dropped and the turn answered in prose.
-    Numbers count in digits or words; little words (a, the, to...) are not checked.
+    Numbers count in digits or words, a calculator symbol as one of its words ("*" for
+    "times" or "multiply"); little words (a, the, to...) are not checked.
     """
     said = _words(text)
     for value in args.values():
-        if isinstance(value, str) and not _words(value) <= said:
+        if isinstance(value, str) and any(
+                w not in said and not (_SAID_AS.get(w, set()) & said) for w in _words(value)):
             return False
         if isinstance(value, int | float) and not isinstance(value, bool):
             number = f"{value:g}"

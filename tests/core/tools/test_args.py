@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.core.tools.args import arguments_from_words
+from desktop_agent.core.tools.args import arguments_from_words, is_grounded
 
 
 @pytest.mark.parametrize(("tool", "text", "args"), [
@@ -57,3 +57,18 @@ def test_unknown_tools_and_hostile_text() -> None:
     for text in ("", "   ", "\u0000" * 50, "remind me " * 2000, "timer " + "9" * 5000):
         for tool in ("set_timer", "set_reminder", "add_note", "calculate", "convert_units"):
             arguments_from_words(tool, text)  # never raises
+
+
+@pytest.mark.parametrize(("value", "text", "grounded"), [
+    ("36 * 7", "multiply 36 by 7", True),
+    ("36 * 7", "what's thirty six times seven", True),
+    ("90 / 4", "split 90 dollars between 4 people", True),
+    ("1000 - 350", "take 350 away from 1000", True),
+    ("15% of 80", "fifteen percent of 80", True),
+    ("36 * 7", "what's 36 and 7", False),  # no word for the operator was said
+    ("36 * 8", "multiply 36 by 7", False),  # a number the user never said
+    ("20 minutes", "I set a timer yesterday", False),
+])
+def test_a_models_argument_must_use_the_users_words(value: str, text: str,
+                                                    grounded: bool) -> None:
+    assert is_grounded({"expression": value}, text) is grounded
