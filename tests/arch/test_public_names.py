@@ -21,7 +21,7 @@ PINNED: dict[str, set[str]] = {
         "asr", "audio", "embed", "heap_trim", "knowledge", "listening", "llm", "models", "offline",
         "paths", "store", "tts",
     },
-    "desktop_agent.adapters.embed": {"embed_minilm"},
+    "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
     "desktop_agent.adapters.audio": {"audio_files", "audio_io", "device_audio"},
     "desktop_agent.adapters.knowledge": {

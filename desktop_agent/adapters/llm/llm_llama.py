@@ -11,8 +11,9 @@ the user's own words are left to evaluate.
 Tool calls: the tool list is never rendered into the prompt (that would change the
 prefix, and a 0.5B model shown tools calls them for anything, e.g. the time for
 "eight of spades"). The decision protocol is ``core.tools.decision`` (shared with the
-server backend): the router's candidates for the newest user message, a call decided from
-the user's words when they spell it out, else a short decision run appended after the
+server backend): the router's candidates for the newest user message (or, when its rules
+are silent and a ``MeaningRouter`` was given, the tools nearest by meaning), a call decided
+from the user's words when they spell it out, else a short decision run appended after the
 user's message. What is llama.cpp's here: that run, greedy under a GBNF grammar converted
 from the decision's JSON schema (``call_grammar``: names as constants, plus a
 ``{"name": "none"}`` alternative). "none", or no candidates at all, means a plain prose
@@ -41,7 +42,9 @@ from desktop_agent.core.tools.decision import (
     named_tool,
     offered_tools,
     plan_decision,
+    tools_by_meaning,
 )
+from desktop_agent.core.tools.semantic import MeaningRouter
 
 _LOGGER = logging.getLogger(__name__)
 OPENING_WORDS = 3
@@ -65,6 +68,8 @@ class LlamaLlm:
             ``OPENING_WORDS``); prompt processing keeps them all.
         n_ctx: Context window in tokens.
         temperature: Sampling temperature; low keeps spoken answers on point.
+        meanings: Offers tools by meaning when the router's rules offer none
+            (``core.tools.semantic``); None: the rules alone (no embedding model).
     """
 
     def __init__(
@@ -74,6 +79,8 @@ class LlamaLlm:
         n_ctx: int = 4096,
         temperature: float = 0.2,
         seed: int = 7,
+        *,
+        meanings: MeaningRouter | None = None,
     ) -> None:
         """Load the GGUF. Sampling is re-seeded per call, so a prompt gives one answer."""
         require_llm_cpu()  # before the import: a CPU without AVX2 would die with SIGILL
@@ -109,6 +116,10 @@ class LlamaLlm:
         benchmark's ``--llm-only``)."""
         self.last_decision: str | None = None
         """Raw text of the last constrained decision run (None: there was none)."""
+        self.meanings = meanings
+        """Tools by meaning when the rules offer none (None: rules only)."""
+        self.last_offer: tuple[tuple[str, ...], bool] = ((), False)
+        """The tools the last run offered, and whether by meaning (not by a rule)."""
         self.build_grammars(BUILTIN.specs)
 
     def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
@@ -214,8 +225,13 @@ class LlamaLlm:
         """
         self.last_decision = None
         candidates = offered_tools(messages, tools)
+        by_meaning = False
+        if not candidates:
+            candidates = tools_by_meaning(messages, tools, self.meanings)
+            by_meaning = bool(candidates)
+        self.last_offer = (tuple(t.name for t in candidates), by_meaning)
         if candidates:
-            call = self._decide(messages, candidates, cancel)
+            call = self._decide(messages, candidates, cancel, by_meaning)
             if cancel is not None and cancel.cancelled:
                 return
             if call is not None:
@@ -252,14 +268,15 @@ class LlamaLlm:
                 self._generation_threads(self.n_threads)
 
     def _decide(self, messages: Sequence[ChatMessage], candidates: Sequence[ToolSpec],
-                cancel: CancelToken | None) -> ToolCall | None:
+                cancel: CancelToken | None, by_meaning: bool = False) -> ToolCall | None:
         """The grammar-constrained decision: a call to one of ``candidates``, or None.
 
         The tool note follows the user's message, so the prompt up to and including the
         user's words is the prose run's prompt too (the KV cache serves both).
         """
         gbnf = self._grammar_for(tuple(candidates))
-        decision = plan_decision(messages[-1].content, candidates, use_words=self.use_words)
+        decision = plan_decision(messages[-1].content, candidates, use_words=self.use_words,
+                                 by_meaning=by_meaning)
         if decision.call is not None:
             self.last_decision = "(from the user's words)"
             return decision.call

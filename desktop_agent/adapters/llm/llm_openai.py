@@ -47,7 +47,8 @@ from desktop_agent.core.conversation.openai_chat import (
 )
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
-from desktop_agent.core.tools.decision import offered_tools
+from desktop_agent.core.tools.decision import offered_tools, tools_by_meaning
+from desktop_agent.core.tools.semantic import MeaningRouter
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -80,6 +81,8 @@ class OpenAiLlm:
         read_timeout_s: Seconds without any byte from the server before the reply fails.
         temperature: Sampling temperature.
         seed: Sent with each request, so a server that honours it gives one answer.
+        meanings: Offers tools by meaning when the router's rules offer none
+            (``core.tools.semantic``); None: the rules alone.
 
     Raises:
         LlmError: ``server_url_invalid`` for a malformed URL, ``server_not_local`` for a
@@ -89,7 +92,7 @@ class OpenAiLlm:
     def __init__(self, url: str, model: str = "", api_key: str | None = None, *,
                  allow_remote: bool = False, connect_timeout_s: float = 3.0,
                  read_timeout_s: float = 30.0, temperature: float = 0.2,
-                 seed: int | None = 7) -> None:
+                 seed: int | None = 7, meanings: MeaningRouter | None = None) -> None:
         """Check the URL; nothing is sent until the first reply."""
         try:
             self.server: ServerUrl = parse_server_url(url)
@@ -112,6 +115,8 @@ class OpenAiLlm:
         """Take a tool's arguments from the user's words when they spell them out."""
         self.last_call_text: str | None = None
         """The text of the last call the model wrote out as text (None: there was none)."""
+        self.meanings = meanings
+        """Tools by meaning when the router's rules offer none (None: rules only)."""
 
     def __repr__(self) -> str:
         """Where the server is; never the API key."""
@@ -157,14 +162,17 @@ class OpenAiLlm:
         """Stream the reply: speakable text, or one ``LlmDelta(tool_call=...)``.
 
         Only the tools ``core.tools.decision.offered_tools`` finds for the newest user
-        message are offered (none for a run that answers a tool's result). A call the server
+        message are offered (none for a run that answers a tool's result), or when its rules
+        find none, the tools nearest by meaning (``tools_by_meaning``); the server's model
+        decides on every call, with "no call" always open to it. A call the server
         returns is checked as the local path checks it
         (``core.conversation.openai_chat.accept_call``); a refused call, or text that looked
         like a call but was none, ends in a plain run without tools.
         Runs on: the LLM worker thread.
         """
         self.last_call_text = None
-        offered = offered_tools(messages, tools)
+        offered = (offered_tools(messages, tools)
+                   or tools_by_meaning(messages, tools, self.meanings))
         user = messages[-1].content if offered else ""
         if not offered:
             yield from self._texts(self._stream(messages, (), max_tokens, cancel))
