@@ -14,4 +14,5 @@ __all__ = [
     "reflection",
     "replay",
     "runtime",
+    "tool_meanings",
 ]

@@ -18,6 +18,7 @@ from desktop_agent.adapters.models.model_resolver import ModelResolver, Resolved
 from desktop_agent.adapters.store.tools_builtin import default_tools
 from desktop_agent.adapters.tts.tts_piper import PiperTts
 from desktop_agent.compose.llm_backend import llm_roles, make_llm
+from desktop_agent.compose.tool_meanings import tool_meanings
 from desktop_agent.core.conversation.prompts import dated_system_prompt
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools.registry import ToolRegistry
@@ -73,7 +74,7 @@ def load_engines(settings: Settings | None = None,
         if role == "asr":
             engines.asr = WhisperAsr(path, cpu_threads=THREADS_ASR)
         elif role == "llm":
-            engines.llm = make_llm(settings, path, THREADS_LLM)
+            engines.llm = make_llm(settings, path, THREADS_LLM, meanings=tool_meanings())
             engines.llm.warm(dated_system_prompt(datetime.datetime.now().astimezone()),
                              engines.tools.specs)
         elif role == "tts":

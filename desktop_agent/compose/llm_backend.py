@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.core.settings import Settings
+from desktop_agent.core.tools.semantic import MeaningRouter
 
 if TYPE_CHECKING:
     from desktop_agent.adapters.llm.llm_llama import LlamaLlm
@@ -63,13 +64,17 @@ def server_llm(settings: Settings, environ: Mapping[str, str] | None = None, **k
                      allow_remote=True, **kw)
 
 
-def make_llm(settings: Settings, model_path: Path | None, n_threads: int
-             ) -> LlamaLlm | OpenAiLlm:
-    """The chat engine: the server's, or llama.cpp on ``model_path`` with ``n_threads``."""
+def make_llm(settings: Settings, model_path: Path | None, n_threads: int, *,
+             meanings: MeaningRouter | None = None) -> LlamaLlm | OpenAiLlm:
+    """The chat engine: the server's, or llama.cpp on ``model_path`` with ``n_threads``.
+
+    ``meanings`` offers tools by meaning when the keyword rules offer none
+    (``compose.tool_meanings.tool_meanings``; None: the rules alone).
+    """
     if uses_server(settings):
-        return server_llm(settings)
+        return server_llm(settings, meanings=meanings)
     from desktop_agent.adapters.llm.llm_llama import LlamaLlm
 
     if model_path is None:
         raise ValueError("a local LLM needs its resolved model file")
-    return LlamaLlm(model_path, n_threads=n_threads)
+    return LlamaLlm(model_path, n_threads=n_threads, meanings=meanings)

@@ -98,6 +98,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     )
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.compose.llm_backend import llm_roles, make_llm
+    from desktop_agent.compose.tool_meanings import tool_meanings
     from desktop_agent.core.conversation.prompts import dated_system_prompt
     from desktop_agent.core.listening.endpointing import is_hallucination
     from desktop_agent.runtime.view_api import ErrorNotice
@@ -118,7 +119,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                     is_hallucination)
     folders = KnowledgeFolders(settings.knowledge_folders)
     local_llm = models["llm"].path if "llm" in models else None  # None: a server answers
-    llm = LlmWorker(lambda: with_knowledge(make_llm(settings, local_llm, THREADS_LLM),
+    llm = LlmWorker(lambda: with_knowledge(make_llm(settings, local_llm, THREADS_LLM,
+                                                    meanings=tool_meanings()),
                                            store, folders,
                                            proposer=settings.knowledge.proposer), tools,
                     dated_system_prompt(datetime.datetime.now().astimezone()))
