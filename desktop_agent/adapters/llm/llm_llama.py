@@ -40,9 +40,8 @@ from desktop_agent.core.tools.decision import (
     call_schema,
     decision_note,
     named_tool,
-    offered_tools,
+    offer_tools,
     plan_decision,
-    tools_by_meaning,
 )
 from desktop_agent.core.tools.semantic import MeaningRouter
 
@@ -219,16 +218,13 @@ class LlamaLlm:
         """Stream the reply: one LlmDelta(tool_call=...) or speakable text. Runs on: the LLM
         worker thread.
 
-        Only the tools ``core.tools.decision.offered_tools`` finds for the newest user message
+        Only the tools ``core.tools.decision.offer_tools`` finds for the newest user message
         are offered, through a grammar-constrained decision run; a run that answers a tool
         result (or any message that is not the user's) never calls a tool.
         """
         self.last_decision = None
-        candidates = offered_tools(messages, tools)
-        by_meaning = False
-        if not candidates:
-            candidates = tools_by_meaning(messages, tools, self.meanings)
-            by_meaning = bool(candidates)
+        offer = offer_tools(messages, tools, self.meanings)
+        candidates, by_meaning = offer.tools, offer.by_meaning
         self.last_offer = (tuple(t.name for t in candidates), by_meaning)
         if candidates:
             call = self._decide(messages, candidates, cancel, by_meaning)

@@ -47,7 +47,7 @@ from desktop_agent.core.conversation.openai_chat import (
 )
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
-from desktop_agent.core.tools.decision import offered_tools, tools_by_meaning
+from desktop_agent.core.tools.decision import offer_tools
 from desktop_agent.core.tools.semantic import MeaningRouter
 
 _LOGGER = logging.getLogger(__name__)
@@ -161,9 +161,9 @@ class OpenAiLlm:
     ) -> Iterator[LlmDelta]:
         """Stream the reply: speakable text, or one ``LlmDelta(tool_call=...)``.
 
-        Only the tools ``core.tools.decision.offered_tools`` finds for the newest user
-        message are offered (none for a run that answers a tool's result), or when its rules
-        find none, the tools nearest by meaning (``tools_by_meaning``); the server's model
+        Only the tools ``core.tools.decision.offer_tools`` finds for the newest user
+        message are offered (none for a run that answers a tool's result): the rules'
+        candidates, or when they find none, the tool nearest by meaning; the server's model
         decides on every call, with "no call" always open to it. A call the server
         returns is checked as the local path checks it
         (``core.conversation.openai_chat.accept_call``); a refused call, or text that looked
@@ -171,8 +171,7 @@ class OpenAiLlm:
         Runs on: the LLM worker thread.
         """
         self.last_call_text = None
-        offered = (offered_tools(messages, tools)
-                   or tools_by_meaning(messages, tools, self.meanings))
+        offered = offer_tools(messages, tools, self.meanings).tools
         user = messages[-1].content if offered else ""
         if not offered:
             yield from self._texts(self._stream(messages, (), max_tokens, cancel))

@@ -2,11 +2,12 @@
 
 A turn decides on a tool in four steps, all here except the model's own run:
 
-1. ``offered_tools``: the router's candidates for the newest user message (a run that
-   answers a tool's result, or anything but the user, is offered none). When the rules
-   offer nothing, ``tools_by_meaning`` may: the tools whose examples the request is nearest
-   to (``core.tools.semantic``; only when the composition root gave a ``MeaningRouter``).
-   No candidates: the reply is plain prose and the model never sees a tool.
+1. ``offer_tools``: the router's candidates for the newest user message (``offered_tools``;
+   a run that answers a tool's result, or anything but the user, is offered none). When
+   the rules offer nothing, ``tools_by_meaning`` may: the tool whose examples the request
+   is nearest to (``core.tools.semantic``; only when the composition root gave a
+   ``MeaningRouter``, which also drops a rule's argument-less candidate the request is not
+   near). No candidates: the reply is plain prose and the model never sees a tool.
 2. ``plan_decision``: when the user's words spell out one candidate's arguments ("remind me
    to X at Y"), or the only candidate is one its catalog entry marks ``alone_is_sure``
    ("what time is it?") and a rule offered it, the call is decided without the model.
@@ -36,7 +37,7 @@ from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
 from desktop_agent.core.privacy import said
 from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded
 from desktop_agent.core.tools.catalog import BUILTIN, Catalog
-from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.router import candidate_tools, is_request
 from desktop_agent.core.tools.semantic import MeaningRouter
 
 _LOGGER = logging.getLogger(__name__)
@@ -58,6 +59,32 @@ def offered_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
     if last is None or last.role != "user" or not last.content:
         return ()
     return candidate_tools(last.content, tools, catalog)
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """The tools a run offers, and how they were found."""
+
+    tools: tuple[ToolSpec, ...]
+    by_meaning: bool = False
+    """True: found by meaning (``tools_by_meaning``), not by a keyword rule."""
+
+
+def offer_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
+                meanings: MeaningRouter | None = None, catalog: Catalog = BUILTIN) -> Offer:
+    """What a run on ``messages`` offers: the rules' candidates, else the tools by meaning.
+
+    With ``meanings``, a rule's argument-less candidate that the request is not near is
+    dropped (``MeaningRouter.veto``: "what time does the shop close" is not "what time is
+    it"); without, exactly ``offered_tools``.
+    """
+    rules = offered_tools(messages, tools, catalog)
+    if meanings is None:
+        return Offer(rules)
+    if rules:
+        return Offer(meanings.veto(messages[-1].content, rules))
+    found = tools_by_meaning(messages, tools, meanings, catalog)
+    return Offer(found, by_meaning=bool(found))
 
 
 def tools_by_meaning(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
@@ -206,12 +233,13 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
         by_meaning: The candidates were found by meaning (``tools_by_meaning``), not by a
             rule: ``alone_is_sure`` does not apply ("what time does the shop close?" is
             near "what time is it?" but asks no tool), so the model decides unless the
-            words spell out the arguments of the nearest candidate (the first).
+            words of a request spell out the arguments of the nearest candidate (the
+            first).
     """
     from_words = {t.name: args for t in candidates if use_words
                   and (args := arguments_from_words(t.name, user, catalog)) is not None}
-    explicit = [name for name, args in from_words.items()
-                if args and (not by_meaning or name == candidates[0].name)]
+    explicit = [name for name, args in from_words.items() if args and (not by_meaning or (
+        name == candidates[0].name and is_request(user)))]
     if not explicit and len(candidates) == 1 and not by_meaning:
         entry = catalog.get(candidates[0].name)
         if entry is not None and entry.alone_is_sure:

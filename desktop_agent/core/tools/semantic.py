@@ -13,6 +13,11 @@ model's grammar-constrained decision like the rules' candidates, where "none" is
 choice (``core.tools.decision``); a tool found by meaning is never called without that
 decision unless the user's words spell out its arguments (its ``words`` rule).
 
+The match also checks the rules: a rule's candidate without arguments (the time, the notes
+list) is dropped when the request is nearer to the no-tool examples (``MeaningRouter.veto``):
+the model cannot refuse such a tool, and it has no argument to check against the user's
+words ("what time does the bakery open" is not "what time is it").
+
 Two layers: ``ToolMeanings`` works on vectors alone (pure, tested with fake vectors);
 ``MeaningRouter`` asks the embedder for the request's vector (milliseconds, on the LLM
 worker thread). Thresholds were chosen on the dev utterances, the project's own tuning set
@@ -67,6 +72,11 @@ class MeaningSettings:
     """Examples per tool averaged into its score (one stray close example counts less)."""
     max_chars: int = 200
     """Longer text is read aloud or dictated, not asked: it is never matched."""
+    veto_margin: float = 0.0
+    """A tool without arguments that a keyword rule offers is dropped when the no-tool
+    examples are nearer than its own by more than this: the model cannot refuse it (the
+    0.5B called ``get_current_time`` for "what time does the bakery open" every time it
+    was offered), and no argument is there to be checked against the user's words."""
 
 
 def labelled_examples(catalog: Catalog = BUILTIN,
@@ -134,7 +144,9 @@ class ToolMeanings:
         none = scores.get(NO_TOOL, -1.0) + cfg.over_none
 
         def floor(tool: str) -> float:
-            return max(min(base, cfg.when_read) if tool in read else base, none)
+            # Two signals agree only for a request: "The 14th of July is a holiday" is read
+            # by day_of_week's rule, but nobody asked.
+            return max(min(base, cfg.when_read) if asked and tool in read else base, none)
 
         ranked = sorted(((s, t) for t, s in scores.items() if t != NO_TOOL
                          and (allowed is None or t in allowed)), key=lambda p: (-p[0], p[1]))
@@ -180,15 +192,44 @@ class MeaningRouter:
 
         ``read``: the tools whose ``words`` rule reads the request's arguments.
         """
-        t = " ".join(text.replace("\u2019", "'").split())
-        self.last_scores = {}
-        if not t or len(t) > self.meanings.settings.max_chars:
+        t = self._scored(text)
+        if t is None:
             return ()
         by_name = {s.name: s for s in specs}
-        (vector,) = self.embedder.embed([t])
-        self.last_scores = self.meanings.scores(vector)
         names = self.meanings.choose(self.last_scores, by_name, asked=is_request(t), read=read)
         if names:
             _LOGGER.info("turn=0 tools by meaning: %s", ", ".join(
                 f"{n} {self.last_scores[n]:.2f}" for n in names))
         return tuple(by_name[n] for n in names)
+
+    def veto(self, text: str, offered: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
+        """A rule's candidates ``offered`` for ``text``, less the doubtful argument-less ones.
+
+        Dropped: a tool without arguments that ``text`` is farther from than from the
+        no-tool examples (by more than ``veto_margin``). Tools with arguments are kept: the
+        model may refuse them, and their arguments must be the user's words.
+        """
+        if all(_takes_arguments(s) for s in offered) or self._scored(text) is None:
+            return tuple(offered)
+        none = self.last_scores.get(NO_TOOL, -1.0) - self.meanings.settings.veto_margin
+        kept = tuple(s for s in offered if _takes_arguments(s)
+                     or self.last_scores.get(s.name, 1.0) >= none)
+        for s in offered:
+            if s not in kept:
+                _LOGGER.info("turn=0 %s dropped: nearer to no tool (%.2f < %.2f)", s.name,
+                             self.last_scores.get(s.name, 0.0), none)
+        return kept
+
+    def _scored(self, text: str) -> str | None:
+        """Embed ``text`` and keep its scores; None (no scores) when it is not matched."""
+        t = " ".join(text.replace("\u2019", "'").split())
+        self.last_scores = {}
+        if not t or len(t) > self.meanings.settings.max_chars:
+            return None
+        (vector,) = self.embedder.embed([t])
+        self.last_scores = self.meanings.scores(vector)
+        return t
+
+
+def _takes_arguments(spec: ToolSpec) -> bool:
+    return bool(dict(spec.parameters).get("properties"))

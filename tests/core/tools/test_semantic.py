@@ -8,7 +8,13 @@ import pytest
 
 from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES, Risk, ToolDef
-from desktop_agent.core.tools.decision import plan_decision, tools_by_meaning
+from desktop_agent.core.tools.decision import (
+    Offer,
+    offer_tools,
+    offered_tools,
+    plan_decision,
+    tools_by_meaning,
+)
 from desktop_agent.core.tools.semantic import (
     NO_TOOL,
     MeaningRouter,
@@ -205,12 +211,17 @@ def test_a_tool_found_by_meaning_is_never_called_alone_without_the_model() -> No
     note = BUILTIN["add_note"].spec
     plan = plan_decision("remember that the key is under the mat", (note,), by_meaning=True)
     assert plan.call == ToolCall("add_note", {"text": "the key is under the mat"}, "call_1")
-    # ...but only for the nearest tool: a rule of another candidate does not decide it.
+    # ...but only for the nearest tool: a rule of another candidate does not decide it...
     search, delete = BUILTIN["search_notes"].spec, BUILTIN["delete_notes"].spec
-    scrap = "scrap my note about the meeting"  # search_notes' rule reads "note about X"
+    scrap = "can I scrap my note about the meeting"  # search_notes' rule reads "note about X"
     assert plan_decision(scrap, (delete, search), by_meaning=True).call is None
     assert plan_decision(scrap, (search, delete), by_meaning=True).call == ToolCall(
         "search_notes", {"query": "meeting"}, "call_1")
+    # ...and only for a request: a statement a rule happens to read goes to the model.
+    holiday = "The 14th of July is a holiday in France."
+    dow = BUILTIN["day_of_week"].spec
+    assert plan_decision(holiday, (dow,)).call is not None  # a rule's offer, as before
+    assert plan_decision(holiday, (dow,), by_meaning=True).call is None
 
 
 def test_a_tool_whose_rule_reads_the_words_is_matched_more_leniently() -> None:
@@ -223,3 +234,34 @@ def test_a_tool_whose_rule_reads_the_words_is_matched_more_leniently() -> None:
     other = [ChatMessage("user", "the key is under the mat, I think")]
     router.embedder = FakeEmbedder({"the key is under the mat, I think": (0.3, 0.9, 0.0, 0.9)})
     assert tools_by_meaning(other, BUILTIN.specs, router) == ()  # no rule reads it
+
+
+def _time_router(table: dict[str, Sequence[float]]) -> MeaningRouter:
+    labels = ("get_current_time", "get_current_time", "set_timer", NO_TOOL, NO_TOOL)
+    vectors = ((1.0, 0.0, 0.0), (0.9, 0.1, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0),
+               (0.3, 0.0, 0.9))
+    return MeaningRouter(FakeEmbedder(table, 3), ToolMeanings(labels, vectors, MeaningSettings(
+        min_score=0.5, over_none=0.0, veto_margin=0.0)))
+
+
+def test_offer_tools_rules_first_then_meaning_and_without_meanings_the_rules_alone() -> None:
+    shop = "what time does the shop close on Sundays"
+    router = _time_router({shop: (0.4, 0.0, 0.9), "what time is it": (1.0, 0.0, 0.1),
+                           "how long have I got, roughly": (0.95, 0.1, 0.2),
+                           "set a timer for 5 minutes": (0.0, 0.0, 1.0)})
+    ask = [ChatMessage("user", shop)]
+    assert offer_tools(ask, BUILTIN.specs) == Offer(offered_tools(ask, BUILTIN.specs))
+    assert [s.name for s in offer_tools(ask, BUILTIN.specs).tools] == ["get_current_time"]
+    # The rule offers get_current_time, but the question is nearer to no tool: dropped.
+    assert offer_tools(ask, BUILTIN.specs, router) == Offer(())
+    # A real time request keeps it; so does a tool with arguments, however far.
+    ok = [ChatMessage("user", "what time is it")]
+    assert offer_tools(ok, BUILTIN.specs, router).tools == (BUILTIN["get_current_time"].spec,)
+    timer = [ChatMessage("user", "set a timer for 5 minutes")]
+    assert offer_tools(timer, BUILTIN.specs, router).tools == (BUILTIN["set_timer"].spec,)
+    # No rule reads it: found by meaning.
+    rough = [ChatMessage("user", "how long have I got, roughly")]
+    assert offered_tools(rough, BUILTIN.specs) == ()
+    assert offer_tools(rough, BUILTIN.specs, router) == Offer(
+        (BUILTIN["get_current_time"].spec,), by_meaning=True)
+
