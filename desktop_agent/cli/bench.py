@@ -38,7 +38,9 @@ def _bench(args: argparse.Namespace) -> int:
     if args.suite == "tools":
         from desktop_agent.devtools.bench_tools import run_bench as run_tools
 
-        return run_tools(as_json=args.json, model=args.model, llm_only=args.llm_only)
+        return run_tools(as_json=args.json, model=args.model, llm_only=args.llm_only,
+                         sets=tuple(args.sets.split(",")), semantic=args.semantic,
+                         threads=args.threads)
     from desktop_agent.devtools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick,

@@ -71,6 +71,13 @@ def _parser() -> argparse.ArgumentParser:
                             "http://127.0.0.1:8080/v1")
     bench.add_argument("--llm-only", action="store_true",
                        help="(tools) no argument rules: the model's own calls only")
+    bench.add_argument("--semantic", choices=["on", "off", "both"], default="on",
+                       help="(tools) tools by meaning when no rule offers one: on (as the app), "
+                            "off (keyword rules only), or both passes in one run")
+    bench.add_argument("--threads", type=int, default=2,
+                       help="(tools) llama.cpp threads (1 is steadier on a busy machine)")
+    bench.add_argument("--sets", default="dev,heldout",
+                       help="(tools) utterance sets, comma-separated: dev, heldout, tune, blind")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
     bench.add_argument("--questions", type=Path, help="(answers) the questions JSONL")
     bench.add_argument("--proposer", choices=["llm", "lexical"], default="lexical",

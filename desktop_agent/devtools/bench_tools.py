@@ -1,6 +1,7 @@
 """Tool-call benchmark: does the assistant call the right tool, with the right words, only then?
 
-``desktop-agent bench tools [--json] [--model PATH]`` runs the project's own utterance set
+``desktop-agent bench tools [--json] [--model PATH] [--semantic on|off|both] [--sets ...]``
+runs the project's own utterance sets
 (``devtools/data/tool_utterances.jsonl``: tool requests in several spoken phrasings,
 chit-chat, statements, read-aloud sentences, questions answered from knowledge) through the
 shipping path, ``LlamaLlm.stream_chat`` with every tool of the catalog
@@ -13,8 +14,9 @@ shipping path, ``LlamaLlm.stream_chat`` with every tool of the catalog
   singular/plural of words in durations and times, since the app parses those; numbers
   numerically; an expected value may be a list of accepted alternatives);
 - ``empty_replies``: utterances with neither a call nor any speakable text (must be 0);
-- ``latency_ms_p50``: median time from the request to the decision (the call, or the first
-  speakable text);
+- ``latency_ms_p50`` / ``latency_ms_p95``: median and 95th percentile time from the request
+  to the decision (the call, or the first speakable text);
+- ``by_meaning``: utterances whose tools were offered by meaning (the rules offered none);
 - ``confirmation``: every correct write call taken through the write path on a fresh
   SQLite store, as the app does it: validated and read back (``read_back``), answered "yes"
   (classified by ``core.tools.confirm``), executed under its idempotency key and executed again
@@ -22,15 +24,21 @@ shipping path, ``LlamaLlm.stream_chat`` with every tool of the catalog
   store changed once); ``invalid`` counts calls the desk refused (their error goes back to
   the model).
 
-Two utterance sets: ``dev`` (``tool_utterances.jsonl``, the one the argument rules were
-written against) and ``heldout`` (``tool_utterances_heldout.jsonl``, written without seeing
-the rules); totals are printed for each and for both. ``--llm-only`` turns the argument
-rules off, so the figures are the model's own (its grammar-constrained calls).
+Utterance sets (``--sets``, default dev and heldout): ``dev`` (``tool_utterances.jsonl``,
+the one the argument rules were written against), ``heldout``
+(``tool_utterances_heldout.jsonl``, written without seeing the rules), ``tune`` (phrasings
+the rules mostly do not read, on which the meaning thresholds were chosen) and ``blind``
+(written with ``tune``, before any tuning, never tuned on); totals are printed for each and
+for all. ``--llm-only`` turns the argument rules off, so the figures are the model's own
+(its grammar-constrained calls). ``--semantic`` runs with tools by meaning
+(``core.tools.semantic``; ``on``, the app's way), without (``off``: the keyword rules
+alone), or ``both`` in one run, one model load, the same utterances.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import statistics
 import time
@@ -41,7 +49,8 @@ from pathlib import Path
 from typing import Any
 
 DATA_FILE = "tool_utterances.jsonl"
-SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl"}
+SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl",
+        "tune": "tool_utterances_tune.jsonl", "blind": "tool_utterances_blind.jsonl"}
 _LOOSE_KEYS = frozenset({"duration", "when"})
 
 
@@ -69,6 +78,10 @@ class Outcome:
     """True when speakable text came out (the first words are enough)."""
     latency_ms: float
     set: str = "dev"
+    offered: tuple[str, ...] = ()
+    """The tools offered to the decision (empty: none, prose)."""
+    by_meaning: bool = False
+    """True when they were offered by meaning, not by a keyword rule."""
 
 
 def load_utterances(path: Path | None = None, name: str = "dev") -> list[Utterance]:
@@ -130,8 +143,17 @@ def metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "args_exact": round(len(exact) / len(correct), 3) if correct else 1.0,
         "empty_replies": sum(1 for o in outcomes if o.tool is None and not o.spoke),
         "latency_ms_p50": round(statistics.median(latencies), 1) if latencies else 0.0,
+        "latency_ms_p95": round(_percentile(latencies, 95), 1) if latencies else 0.0,
+        "by_meaning": sum(1 for o in outcomes if o.by_meaning),
         "confirmation": None,  # see confirmation_outcomes (needs a store)
     }
+
+
+def _percentile(values: Sequence[float], pct: float) -> float:
+    """The ``pct`` percentile of ``values`` (nearest rank)."""
+    ordered = sorted(values)
+    rank = max(1, math.ceil(pct / 100.0 * len(ordered)))
+    return ordered[rank - 1]
 
 
 def run_one(llm: Any, utt: Utterance, system_prompt: str, specs: Sequence[Any]) -> Outcome:
@@ -155,8 +177,9 @@ def run_one(llm: Any, utt: Utterance, system_prompt: str, specs: Sequence[Any]) 
     finally:
         stream.close()
     latency = (time.perf_counter() - start) * 1000.0
+    offered, by_meaning = getattr(llm, "last_offer", ((), False))
     return Outcome(utt.text, utt.tool, dict(utt.args), tool, args, spoke, round(latency, 1),
-                   utt.set)
+                   utt.set, tuple(offered), bool(by_meaning))
 
 
 def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
@@ -202,10 +225,16 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
 
 
 def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2,
-              llm_only: bool = False, sets: Sequence[str] = ("dev", "heldout")) -> int:
-    """Run the utterance sets on ``model`` (default: the manifest's default LLM); print."""
+              llm_only: bool = False, sets: Sequence[str] = ("dev", "heldout"),
+              semantic: str = "on") -> int:
+    """Run the utterance sets on ``model`` (default: the manifest's default LLM); print.
+
+    ``semantic``: "on" (tools by meaning, as the app runs), "off" (the keyword rules
+    alone) or "both" (off, then on, on the same loaded model).
+    """
     from desktop_agent.adapters.llm.llm_llama import LlamaLlm
     from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
+    from desktop_agent.compose.tool_meanings import tool_meanings
     from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
     from desktop_agent.core.tools.catalog import BUILTIN
 
@@ -215,26 +244,39 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
     llm.use_words = not llm_only
     specs = BUILTIN.specs
     llm.warm(SYSTEM_PROMPT, specs)
-    outcomes = []
-    for utt in [u for name in sets for u in load_utterances(name=name)]:
-        o = run_one(llm, utt, SYSTEM_PROMPT, specs)
-        outcomes.append(o)
-        if as_json:
-            print(json.dumps(asdict(o)), flush=True)
-        else:
-            mark = "ok " if o.tool == o.expected_tool and (
-                o.tool is not None or o.spoke) else "BAD"
-            got = o.tool if o.tool else ("prose" if o.spoke else "EMPTY")
-            print(f"{mark} {o.latency_ms:7.0f} ms  {got:16s} {json.dumps(o.args or {})[:60]:60s}"
-                  f"  {o.text[:60]}", flush=True)
-    totals: dict[str, Any] = {"model": str(path), "llm_only": llm_only, **metrics(outcomes)}
-    totals["confirmation"] = confirmation_outcomes(outcomes)
-    for name in sets:
-        totals[name] = metrics([o for o in outcomes if o.set == name])
-        totals[name].pop("confirmation", None)
+    passes = {"on": (True,), "off": (False,), "both": (False, True)}[semantic]
+    meanings = tool_meanings() if True in passes else None
+    utterances = [u for name in sets for u in load_utterances(name=name)]
+    report: dict[str, Any] = {}
+    for on in passes:
+        if on and meanings is None:
+            print("semantic: no embedding model, the pass with it is skipped")
+            continue
+        llm.meanings = meanings if on else None
+        label = "semantic" if on else "rules_only"
+        outcomes = []
+        for utt in utterances:
+            o = run_one(llm, utt, SYSTEM_PROMPT, specs)
+            outcomes.append(o)
+            if as_json:
+                print(json.dumps({"pass": label, **asdict(o)}), flush=True)
+            else:
+                mark = "ok " if o.tool == o.expected_tool and (
+                    o.tool is not None or o.spoke) else "BAD"
+                got = o.tool if o.tool else ("prose" if o.spoke else "EMPTY")
+                via = "~" if o.by_meaning else " "
+                print(f"{mark}{via}{o.latency_ms:7.0f} ms  {got:16s} "
+                      f"{json.dumps(o.args or {})[:56]:56s}  {o.text[:60]}", flush=True)
+        totals: dict[str, Any] = {"model": str(path), "llm_only": llm_only, "pass": label,
+                                  **metrics(outcomes)}
+        totals["confirmation"] = confirmation_outcomes(outcomes)
+        for name in sets:
+            totals[name] = metrics([o for o in outcomes if o.set == name])
+            totals[name].pop("confirmation", None)
+        report[label] = totals
+        if not as_json:
+            for key, value in totals.items():
+                print(f"{key}: {value}")
     if as_json:
-        print(json.dumps({"totals": totals}))
-    else:
-        for key, value in totals.items():
-            print(f"{key}: {value}")
+        print(json.dumps({"totals": report}))
     return 0

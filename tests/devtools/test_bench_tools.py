@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
-from desktop_agent.devtools.bench_tools import Outcome, args_equal, load_utterances, metrics
+from desktop_agent.devtools.bench_tools import (
+    Outcome,
+    Utterance,
+    args_equal,
+    load_utterances,
+    metrics,
+    run_one,
+)
 
 
 def _o(expected: str | None, got: str | None, exp_args: dict | None = None,
@@ -53,3 +64,54 @@ def test_the_utterance_set_covers_every_tool_and_prose() -> None:
     assert {u.tool for u in utts if u.tool} == names
     assert sum(1 for u in utts if u.tool is None) >= 15
     assert any("spades" in u.text for u in utts if u.tool is None)
+
+
+def test_metrics_give_the_95th_percentile_and_count_offers_by_meaning() -> None:
+    outcomes = [_o(None, None, spoke=True, ms=float(ms)) for ms in range(1, 101)]
+    outcomes[0] = Outcome("x", "set_timer", {}, "set_timer", {}, False, 1.0, "tune",
+                          ("set_timer",), True)
+    m = metrics(outcomes)
+    assert m["latency_ms_p50"] == 50.5 and m["latency_ms_p95"] == 95.0
+    assert m["by_meaning"] == 1
+
+
+def test_the_tuning_and_blind_sets_cover_every_tool_and_share_nothing_with_the_examples(
+        ) -> None:
+    from desktop_agent.core.tools.semantic import labelled_examples
+
+    names = {s.name for s in BUILTIN_SPECS}
+    _, examples = labelled_examples()
+    folded = {" ".join(e.lower().split()) for e in examples}
+    seen: set[str] = set()
+    for name in ("tune", "blind"):
+        utts = load_utterances(name=name)
+        assert {u.tool for u in utts if u.tool} == names and all(u.set == name for u in utts)
+        assert sum(1 for u in utts if u.tool is None) >= 15
+        texts = {" ".join(u.text.lower().split()) for u in utts}
+        assert not texts & folded, f"{name}: an utterance is also a catalog example"
+        assert not texts & seen, "the tuning and blind sets overlap"
+        seen |= texts
+
+
+@pytest.mark.models
+@pytest.mark.slow
+def test_run_one_records_what_was_offered_and_how(llm: Any) -> None:
+    from desktop_agent.adapters.embed.embed_minilm import load_embedder
+    from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
+    from desktop_agent.core.tools.semantic import MeaningRouter
+
+    try:
+        llm.meanings = MeaningRouter.from_catalog(load_embedder())
+        by_rule = run_one(llm, Utterance("Set a timer for 5 minutes.", "set_timer"),
+                          SYSTEM_PROMPT, BUILTIN_SPECS)
+        by_meaning = run_one(llm, Utterance("tell me when ten minutes are up", "set_timer"),
+                             SYSTEM_PROMPT, BUILTIN_SPECS)
+        llm.meanings = None
+        rules_only = run_one(llm, Utterance("tell me when ten minutes are up", "set_timer"),
+                             SYSTEM_PROMPT, BUILTIN_SPECS)
+    finally:
+        llm.meanings = None
+    assert (by_rule.offered, by_rule.by_meaning, by_rule.tool) == (("set_timer",), False,
+                                                                   "set_timer")
+    assert (by_meaning.offered, by_meaning.by_meaning) == (("set_timer",), True)
+    assert (rules_only.offered, rules_only.by_meaning, rules_only.tool) == ((), False, None)
