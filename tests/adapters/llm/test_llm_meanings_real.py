@@ -1,0 +1,65 @@
+"""Tools by meaning through the real LLM: a paraphrase no rule reads becomes its call, a
+question near a tool's words stays prose (the shipped path: llama.cpp + the embedding model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
+from desktop_agent.core.errors import ModelError
+from desktop_agent.core.ports import ChatMessage
+from desktop_agent.core.tools.semantic import MeaningRouter
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
+from tests.needs import unavailable
+
+pytestmark = [pytest.mark.models, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def meaning_llm(llm: Any) -> Iterator[Any]:
+    """The shared LLM with tools by meaning, for this module only."""
+    from desktop_agent.adapters.embed.embed_minilm import load_embedder
+
+    try:
+        router = MeaningRouter.from_catalog(load_embedder())
+    except ModelError as exc:
+        unavailable("the sentence-embedding model", f"[{exc.code}] {exc.message} {exc.fix}")
+    llm.meanings = router
+    try:
+        yield llm
+    finally:
+        llm.meanings = None
+
+
+def _ask(llm: Any, text: str) -> tuple[list[Any], str]:
+    deltas = list(llm.stream_chat([ChatMessage("system", SYSTEM_PROMPT),
+                                   ChatMessage("user", text)], tools=BUILTIN_SPECS,
+                                  max_tokens=12))
+    calls = [d.tool_call for d in deltas if d.tool_call]
+    return calls, "".join(d.text for d in deltas)
+
+
+@pytest.mark.parametrize(("text", "tool", "argument"), [
+    ("tell me when ten minutes are up", "set_timer", "duration"),
+    ("drop all my notes", "delete_notes", "query"),
+    ("what have I got written down", "list_notes", ""),
+])
+def test_a_paraphrase_no_rule_reads_is_called(meaning_llm: Any, text: str, tool: str,
+                                              argument: str) -> None:
+    calls, _ = _ask(meaning_llm, text)
+    assert [c.name for c in calls] == [tool], meaning_llm.last_decision
+    assert meaning_llm.last_offer == ((tool,), True)
+    if argument:
+        assert calls[0].arguments.get(argument)
+
+
+@pytest.mark.parametrize("text", ["what time does the chemist open tomorrow",
+                                  "could you play the radio"])
+def test_a_question_near_a_tools_words_is_answered_in_prose(meaning_llm: Any,
+                                                            text: str) -> None:
+    calls, spoken = _ask(meaning_llm, text)
+    assert not calls and spoken.strip()
