@@ -28,13 +28,14 @@ from desktop_agent.core.reflection.stated_numbers import (
 )
 from desktop_agent.core.reflection.verdict import Judgement, Verdict
 from desktop_agent.core.tools.calc import evaluate, format_number
-from desktop_agent.core.tools.calc_words import clean_spoken, replace_number_words
+from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
 from desktop_agent.core.tools.units import convert, parse_unit
 
 MAX_QUESTION_WORDS: Final = 40
 """Longer questions are not searched for an arithmetic span (the search is quadratic)."""
 _OPERATOR: Final = re.compile(
-    r"\b(?:times|plus|minus|divided|multiplied|squared|cubed|percent|root|power)\b"
+    r"\b(?:times|plus|minus|divided|multiplied|squared|cubed|percent|root|power|twice|double"
+    r"|(?:half|quarters?|thirds?) of)\b"
     r"|[-+*/×÷^%]|\d\s*x\s*\d")
 _ASKING: Final = re.compile(r"^(?:(?:so|ok|okay|hey|please|quick question)[, ]+)*(?:what\s+is|"
                             r"what's|whats|how\s+much\s+is|calculate|compute|work\s+out|"
@@ -116,7 +117,7 @@ Check = NumberCheck | SentenceCheck
 
 def _plain(question: str) -> str:
     """Lower case, numbers as digits, quotes and question marks gone, spaces collapsed."""
-    text = replace_number_words(clean_spoken(question))
+    text = replace_quantity_words(clean_spoken(question))
     text = re.sub(r"[\"“”‘’?!]|(?<!\w)'|'(?!\w)", " ", text)
     return " ".join(text.split())
 
@@ -140,6 +141,9 @@ def find_arithmetic(question: str) -> NumberCheck | None:
     words = _ASKING.sub("", re.sub(r"[?!]", " ", question).strip()).split()
     if len(words) > MAX_QUESTION_WORDS:
         return None
+    # A calculation states every number of the question: a span that leaves one out is a
+    # part of a word problem ("... 40 dollars, on sale for 25 percent off"), not its answer.
+    stated = sorted(numbers_in(" ".join(words)))
     for size in range(len(words), 1, -1):
         for start in range(len(words) - size + 1):
             span = " ".join(words[start:start + size]).strip(" ,.")
@@ -149,9 +153,11 @@ def find_arithmetic(question: str) -> NumberCheck | None:
                 value = evaluate(span)
             except AgentError:
                 continue
+            given = tuple(numbers_in(span))
+            if sorted(given) != stated:
+                continue
             if isinstance(value, float):
                 return None  # irrational: no exact answer to compare with
-            given = tuple(numbers_in(span))
             return NumberCheck("arithmetic", value, f"{span} is {say(value)}", given)
     return None
 
@@ -287,7 +293,7 @@ _CONTAINS: Final = re.compile(r"(?:contain|contains|containing|include|includes|
 
 def find_words(question: str) -> SentenceCheck | None:
     """'one sentence of exactly six words', 'each word longer than the one before', 'use "oslo"'."""
-    text = " ".join(replace_number_words(clean_spoken(question)).split())
+    text = " ".join(replace_quantity_words(clean_spoken(question)).split())
     if "sentence" not in text:
         return None
     m = _EXACTLY.search(text)

@@ -6,7 +6,7 @@ import re
 from fractions import Fraction
 from typing import Final
 
-from desktop_agent.core.tools.calc_words import clean_spoken, replace_number_words
+from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
 
 _DIGITS: Final = re.compile(r"\d+(?:\.\d+)?")
 _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -20,11 +20,12 @@ _WORD: Final = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
 def numbers_in(text: str) -> list[Fraction]:
     """Every number stated in ``text`` in order: '1,081', 'one thousand and eighty-one', '2.5'.
 
-    'one' as a pronoun ('that one', 'one of them', 'no one') is not a number.
+    Spoken quantities count: 'three and a half', 'a dozen', 'half an hour' (0.5). 'one' as
+    a pronoun ('that one', 'one of them', 'no one') is not a number.
     """
     cleaned = _PRONOUN_ONE.sub(r"\1 ~", _THOUSANDS.sub("", clean_spoken(text)))
     cleaned = _ONE_OF.sub("~ of", cleaned)
-    return [Fraction(m.group()) for m in _DIGITS.finditer(replace_number_words(cleaned))]
+    return [Fraction(m.group()) for m in _DIGITS.finditer(replace_quantity_words(cleaned))]
 
 
 def last_number(text: str) -> Fraction | None:

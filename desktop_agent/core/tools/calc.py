@@ -2,7 +2,8 @@
 
 The input is text a small model copied from a Whisper transcript, so spoken forms are
 mapped to symbols first ("17 times 23", "square root of 16", "15 percent of 80",
-"twenty three", "a hundred and five", "one point five"). Arithmetic is exact with
+"twenty three", "a hundred and five", "one point five", "three and a half", "a dozen",
+"a third of 90"). Arithmetic is exact with
 ``fractions.Fraction`` (0.1 + 0.2 == 3/10); only an irrational step (a square root that is
 not a perfect square, a fractional power) falls back to ``float``.
 
@@ -21,7 +22,7 @@ from fractions import Fraction
 from typing import Final
 
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.tools.calc_words import clean_spoken, replace_number_words
+from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
 
 Number = Fraction | float
 """A calculator value: exact where possible, ``float`` after an irrational step."""
@@ -73,6 +74,9 @@ _OPERATORS: Final = (
     (r"\bmod(?:ulo)?\b", " % "),
     (r"\b(?:a\s+|one\s+)?half\s+of\b", " (1/2) * "),
     (r"\b(?:a\s+)?quarter\s+of\b", " (1/4) * "),
+    (r"\b(\d+)\s+quarters\s+of\b", r" (\1/4) * "),
+    (r"\b(?:a\s+)?third\s+of\b", " (1/3) * "),
+    (r"\b(\d+)\s+thirds\s+of\b", r" (\1/3) * "),
     (r"\b(?:twice|double)\b(?:\s+of\b)?", " 2 * "),
     (r"\bopen\s+(?:bracket|parenthesis|paren)\b", " ( "),
     (r"\bclose\s+(?:bracket|parenthesis|paren)\b", " ) "),
@@ -86,7 +90,7 @@ def _spoken_to_symbols(expression: str) -> str:
     text = _PREFIX.sub("", text, count=1)
     text = _SUFFIX.sub("", text)
     text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # 1,234 -> 1234
-    text = replace_number_words(text)
+    text = replace_quantity_words(text)  # "three and a half", "a dozen" too
     for pattern, repl in _FUNC_WORDS:
         text = re.sub(pattern, repl, text)
     # "15 percent of 80" / "15% of 80" / "15 percent" -> a hundredth of 15, times what follows.

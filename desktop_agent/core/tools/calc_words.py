@@ -1,6 +1,8 @@
 """Spoken numbers read exactly: "three hundred and five point two" -> 305.2.
 
-The calculator (calc.py) and the time phrases (when.py) read number words this way.
+The calculator (calc.py) and the time phrases (when.py) read number words this way;
+the calculator and the reflector's checks also read spoken quantities
+(``replace_quantity_words``: "three and a half", "a dozen", "half an hour").
 """
 
 from __future__ import annotations
@@ -170,6 +172,48 @@ def replace_number_words(text: str) -> str:
         i += got[1]
     out.append(text[pos:])
     return "".join(out)
+
+
+_FRACTION_WORDS: Final = {"a half": Fraction(1, 2), "a quarter": Fraction(1, 4),
+                          "3 quarters": Fraction(3, 4)}
+"""What follows "<whole number> and" (number words are digits by then, "one half" is "a half")."""
+_AND_FRACTION: Final = re.compile(
+    r"(?<![\d.])(\d+) and (" + "|".join(_FRACTION_WORDS) + r")\b"
+    r"(?: (100|1000|1000000|1000000000)(?![\d.]))?")
+_BEFORE_NUMBERS: Final = (
+    # "half a dozen" first: "a dozen" alone would leave "half 12".
+    (re.compile(r"\bhalf an? dozen\b"), "6"),
+    (re.compile(r"\b(?:a|one) dozen\b"), "12"),
+    (re.compile(r"\b(?:a couple|a pair) of\b"), "2"),
+    (re.compile(r"\bone (half|quarter)\b"), r"a \1"),  # the calculator's "a half of"
+    (re.compile(r"\b(?:a |one )?half (?:of )?an? (?=[a-z])"), "0.5 "),
+    (re.compile(r"\b(?:a|one) quarter of an? (?=[a-z])"), "0.25 "),
+    (re.compile(r"\bthree quarters of an? (?=[a-z])"), "0.75 "),
+)
+_DOZENS: Final = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?) dozen\b")
+
+
+def replace_quantity_words(text: str) -> str:
+    """``replace_number_words``, plus the spoken quantities that are not number words.
+
+    "three and a half" -> "3.5", "one and a quarter" -> "1.25", "two and three quarters"
+    -> "2.75", "a dozen" -> "12", "3 dozen" -> "36", "half a dozen" -> "6", "a couple of"
+    and "a pair of" -> "2", "half an hour" -> "0.5 hour", "a quarter of a mile" -> "0.25
+    mile". "half of 80" and "a quarter of 80" are left to the calculator (operators), and
+    "half past" / "quarter to" to the time phrases (this function does not touch them).
+
+    Args:
+        text: Lower-case text; hyphens between words should already be spaces.
+
+    Returns:
+        The text with spoken numbers and quantities written as digits.
+    """
+    for pattern, repl in _BEFORE_NUMBERS:
+        text = pattern.sub(repl, text)
+    text = replace_number_words(text)
+    text = _AND_FRACTION.sub(lambda m: decimal_text(
+        (Fraction(m.group(1)) + _FRACTION_WORDS[m.group(2)]) * int(m.group(3) or 1)), text)
+    return _DOZENS.sub(lambda m: decimal_text(Fraction(m.group(1)) * 12), text)
 
 
 def clean_spoken(text: str) -> str:

@@ -36,9 +36,14 @@ from desktop_agent.core.reflection.verdict import Verdict
     ("How many days are in March, April and May together?", "dates", 92),
     ("How many days are there from January 10 to February 5?", "dates", 26),
     ("How many hours are in 3 days?", "dates", 72),
+    ("How many minutes are in three and a half hours?", "units", 210),
+    ("How many minutes in half an hour?", "units", 30),
+    ("What is a quarter of 120?", "arithmetic", 30),
+    ("What is one and a quarter plus two and a half?", "arithmetic", Fraction(15, 4)),
+    ("How many days are in a couple of weeks?", "dates", 14),
 ])
 def test_a_number_check_reads_the_literal_question(question: str, checker: str,
-                                                    expected: int) -> None:
+                                                    expected: int | Fraction) -> None:
     check = find_check(question)
     assert isinstance(check, NumberCheck)
     assert (check.checker, check.expected) == (checker, Fraction(expected))
@@ -50,6 +55,13 @@ def test_questions_of_fact_have_no_check() -> None:
         assert find_check(question) is None
     assert applies("on", "Who wrote Hamlet?") and not applies("checkable", "Who wrote Hamlet?")
     assert applies("checkable", "What is 2 plus 2?") and not applies("off", "What is 2 plus 2?")
+
+
+def test_a_part_of_a_word_problem_is_not_its_arithmetic() -> None:
+    # "25 percent" evaluates, but the question has another number: not a calculation.
+    assert find_check("A shirt costs 40 dollars and is on sale for twenty-five percent off. "
+                      "What is the sale price?") is None
+    assert find_check("Tom has half of 10 apples and buys 3 more. How many has he?") is None
 
 
 def test_word_constraints_are_read_from_the_question() -> None:
@@ -66,6 +78,9 @@ def test_numbers_are_read_in_digits_and_words_but_not_pronouns() -> None:
         23, 47, 1081]
     assert last_number("It is 1,081 exactly.") == 1081
     assert numbers_in("Let me work that one out; one of them is 5.") == [5]
+    assert numbers_in("That's three and a half hours, or half an hour more than 3.") == [
+        Fraction(7, 2), Fraction(1, 2), 3]
+    assert numbers_in("A dozen eggs and a couple of spoons.") == [12, 2]
     assert last_number_word("so 23 times 47 is one thousand eighty-one") == 5
 
 
