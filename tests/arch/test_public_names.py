@@ -29,7 +29,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.adapters.listening": {"speex", "turn_smart", "vad_silero"},
     "desktop_agent.adapters.llm": {
-        "cpu_features", "llm_claims", "llm_llama", "llm_openai", "llm_verdict", "verdict_server",
+        "cpu_features", "llm_claims", "llm_grammar", "llm_llama", "llm_openai", "llm_verdict",
+        "verdict_server",
     },
     "desktop_agent.adapters.models": {"model_import", "model_resolver"},
     "desktop_agent.adapters.store": {
@@ -73,7 +74,8 @@ PINNED: dict[str, set[str]] = {
         "SpeechSegmenter", "tokens", "Verdict",
     },
     "desktop_agent.core.reflection": {
-        "checks", "gate", "reflector", "reflector_prompts", "stated_numbers", "verdict",
+        "checks", "gate", "grammars", "reflector", "reflector_prompts", "stated_numbers",
+        "verdict",
     },
     "desktop_agent.core.text": {
         "chunker", "ClauseChunker", "CODE_PHRASE", "fts_query", "markdown", "normalize",

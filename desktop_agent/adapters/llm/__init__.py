@@ -1,11 +1,13 @@
 """Chat models: llama.cpp in process or an OpenAI-compatible server.
 
-Also what they are asked for besides chat: claims from documents, verdicts.
+Also what they are asked for besides chat: claims from documents, verdicts, and text
+written under a grammar (the reflector's word problems and constrained sentences).
 """
 
 __all__ = [
     "cpu_features",
     "llm_claims",
+    "llm_grammar",
     "llm_llama",
     "llm_openai",
     "llm_verdict",

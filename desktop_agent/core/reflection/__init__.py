@@ -3,12 +3,14 @@
 Pure and stdlib-only, like the rest of ``core``: the turn machine (core/turns/reflect.py)
 decides *when* to reflect and what to do with a verdict; this package decides *what* the
 verdict is when a literal check applies (``checks``), whether a repair may confess
-(``gate``), and the words a continuation is built from (``prompts``).
+(``gate``), the grammars of the model's constrained runs (``grammars``), and the words a
+continuation is built from (``prompts``).
 """
 
 __all__ = [
     "checks",
     "gate",
+    "grammars",
     "reflector",
     "reflector_prompts",
     "stated_numbers",

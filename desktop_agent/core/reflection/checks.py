@@ -83,6 +83,8 @@ class SentenceCheck:
     """Each word longer than the one before."""
     contains: tuple[str, ...] = ()
     """Words the sentence must contain (lower case)."""
+    starts: str = ""
+    """The word the sentence must start with (lower case; '' for any)."""
 
     def problem(self, sentence: str) -> str:
         """What the sentence breaks, in words for the guidance ('' when it keeps it all)."""
@@ -98,6 +100,8 @@ class SentenceCheck:
         missing = [w for w in self.contains if w not in lower]
         if missing:
             return "the sentence must contain " + " and ".join(f"'{w}'" for w in missing)
+        if self.starts and (not words or words[0].lower() != self.starts):
+            return f"the sentence must start with '{self.starts}'"
         return ""
 
     def judge(self, utterance: str) -> Judgement:
@@ -284,6 +288,9 @@ def find_dates(question: str) -> NumberCheck | None:
 
 
 _EXACTLY: Final = re.compile(r"(?:exactly|of) (\d+) words?")
+_IN_WORDS: Final = re.compile(r"\bin (?:exactly )?(\d+) words\b(?! or)")
+_STARTS: Final = re.compile(r"(?:starts?|starting|begins?|beginning) with (?:the word ['\"“]?"
+                            r"([a-z]+)|['\"“]([a-z]+))")
 _INCREASING: Final = re.compile(r"(?:each|every) word (?:is |being )?longer than the (?:one|1|word)"
                                 r"(?: before(?: it)?| preceding it)?|increasing (?:word )?length")
 _CONTAINS: Final = re.compile(r"(?:contain|contains|containing|include|includes|including|use"
@@ -292,17 +299,26 @@ _CONTAINS: Final = re.compile(r"(?:contain|contains|containing|include|includes|
 
 
 def find_words(question: str) -> SentenceCheck | None:
-    """'one sentence of exactly six words', 'each word longer than the one before', 'use "oslo"'."""
+    """The word constraint of a sentence task ('one sentence of exactly six words').
+
+    Also 'each word longer than the one before', 'use "oslo"', 'starts with the word
+    "today"', and 'describe the moon in exactly six words' (no "sentence" needed).
+    """
     text = " ".join(replace_quantity_words(clean_spoken(question)).split())
+    within = _IN_WORDS.search(text)
     if "sentence" not in text:
-        return None
-    m = _EXACTLY.search(text)
+        if within is None:
+            return None
+        return SentenceCheck("words", int(within.group(1)))
+    m = _EXACTLY.search(text) or within
     n = int(m.group(1)) if m else None
     increasing = bool(_INCREASING.search(text))
     contains = tuple(w for w in (_CONTAINS.search(text) or _NO_MATCH).groups() if w)
-    if n is None and not increasing and not contains:
+    start = _STARTS.search(text)
+    starts = (start.group(1) or start.group(2)) if start else ""
+    if n is None and not increasing and not contains and not starts:
         return None
-    return SentenceCheck("words", n, increasing, contains)
+    return SentenceCheck("words", n, increasing, contains, starts)
 
 
 class _NoMatch:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, Protocol
 
 from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.ports import ChatMessage
 
 MODES: Final = ("off", "on", "checkable")
 """Settings values: never reflect, always reflect, reflect when a literal check applies."""
@@ -39,7 +41,8 @@ class Judgement:
     """Index of the first whitespace-separated word of the flagged claim in the utterance
     (what the confession gate compares with the words heard); None when not located."""
     checker: str = "model"
-    """What decided: 'arithmetic', 'letters', 'units', 'dates', 'words', 'model', 'none'."""
+    """What decided: 'arithmetic', 'letters', 'units', 'dates', 'words', 'word_problem',
+    'model', 'none'."""
 
 
 class VerdictJudge(Protocol):
@@ -47,4 +50,22 @@ class VerdictJudge(Protocol):
 
     def judge(self, question: str, utterance: str, cancel: CancelToken | None) -> Judgement:
         """The verdict on ``utterance`` as an answer to ``question``. Runs on: a worker."""
+        ...
+
+
+class GrammarWriter(Protocol):
+    """The model writing under a grammar, greedily (adapters): the reflector's own runs.
+
+    A word problem's expression and a sentence that keeps a word constraint are written this
+    way (``core.reflection.grammars`` has the grammars, ``word_problems`` the prompts).
+    """
+
+    def write(self, messages: Sequence[ChatMessage], grammar: str,
+              cancel: CancelToken | None = None, max_tokens: int = 64) -> str | None:
+        """The model's greedy reply to ``messages`` under the GBNF ``grammar``.
+
+        Returns None when cancelled, or when the grammar would force an answer the model
+        does not mean (words glued together). Raises ``LlmError`` when the model fails.
+        Runs on: a worker (the model's thread).
+        """
         ...

@@ -71,6 +71,16 @@ def test_word_constraints_are_read_from_the_question() -> None:
                       "before.") == SentenceCheck("words", n=5, increasing=True)
     assert find_check('Write one sentence that uses the words "river" and "moon".') == \
         SentenceCheck("words", contains=("river", "moon"))
+    assert find_check("In exactly six words, describe the moon.") == SentenceCheck("words", 6)
+    assert find_check("Describe a forest in nine words.") == SentenceCheck("words", 9)
+    assert find_check("Describe a forest in ten words or fewer.") is None  # not exact
+    assert find_check('Write a sentence that starts with the word "Yesterday".') == \
+        SentenceCheck("words", starts="yesterday")
+    assert find_check("Write a sentence that starts with the letter b.") is None
+    starts = SentenceCheck("words", starts="yesterday")
+    assert starts.judge("Yesterday it rained.").verdict is Verdict.GOOD
+    assert starts.judge("It rained yesterday.").guidance == \
+        "The sentence must start with 'yesterday'."
 
 
 def test_numbers_are_read_in_digits_and_words_but_not_pronouns() -> None:
