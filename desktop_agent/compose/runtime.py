@@ -124,9 +124,10 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                                            store, folders,
                                            proposer=settings.knowledge.proposer), tools,
                     dated_system_prompt(datetime.datetime.now().astimezone()))
-    from desktop_agent.compose.reflection import verdict_judge_for
+    from desktop_agent.compose.reflection import grammar_writer_for, verdict_judge_for
 
     llm.judge_factory = verdict_judge_for  # the model reflector (reflection 'on')
+    llm.writer_factory = grammar_writer_for  # word problems, sentences under a grammar
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
                                      speaking_rate=settings.voice.speaking_rate))
     tool = ToolWorker(tools, StoreDesk(store))

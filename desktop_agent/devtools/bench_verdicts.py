@@ -134,6 +134,7 @@ def totals(rows: list[dict[str, Any]], plain_first_audio: list[float]) -> dict[s
 def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: bool,
               plain: int) -> int:
     """Ask every task through the headless loop and print the scoreboard."""
+    from desktop_agent.adapters.llm.llm_grammar import LlamaGrammarWriter
     from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.core.settings import Settings
@@ -145,11 +146,12 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     engines = load_engines(Settings(), ("llm", "tts"))
     assert engines.llm is not None and engines.tts is not None
     judge = LlamaVerdictJudge(engines.llm) if reflection == "on" else None
+    writer = LlamaGrammarWriter(engines.llm) if reflection != "off" else None
     policy = TurnPolicy(reflection=reflection, llm_first_token_timeout_s=LLM_TIMEOUT_S)
     rows = []
     for task in tasks:
         with HeadlessExecutor(engines.llm, engines.tts, engines.tools, policy=policy,
-                              judge=judge) as ex:
+                              judge=judge, writer=writer) as ex:
             if barge_in:
                 cut = Interrupt(after_units=0, text=task.question, after_chunks=1)
                 turn = ex.ask_text(task.question, interrupt=cut)

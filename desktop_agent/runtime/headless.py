@@ -42,7 +42,7 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.knowledge.index import KnowledgeIndex
 from desktop_agent.core.knowledge.records import ClaimProposer
 from desktop_agent.core.ports import AsrEngine, LlmEngine, TtsEngine
-from desktop_agent.core.reflection.verdict import VerdictJudge
+from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge
 from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as cmd
@@ -91,6 +91,8 @@ class HeadlessExecutor:
         proposer: Proposes claims from passages (the local model).
         judge: The model reflector for questions no literal check understands (policy
             ``reflection`` 'on'); None: such replies stand as said.
+        writer: The model writing under a grammar (word problems' computations, sentences
+            that keep a word constraint); None: word problems are never corrected.
 
     Runs on: the calling thread (every public method); engines run on the lanes.
     """
@@ -102,7 +104,7 @@ class HeadlessExecutor:
                  session: str = "headless",
                  wall: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
                  knowledge: KnowledgeIndex | None = None, proposer: ClaimProposer | None = None,
-                 judge: VerdictJudge | None = None,
+                 judge: VerdictJudge | None = None, writer: GrammarWriter | None = None,
                  ) -> None:
         """Start the lanes; the class docstring describes the arguments."""
         self._grounded = None
@@ -112,7 +114,7 @@ class HeadlessExecutor:
             llm = self._grounded = KnowledgeLlm(llm, knowledge, proposer)
         self._llm, self._tts, self._tools, self._asr = llm, tts, tools, asr
         self._judge, self._desk, self._wall, self._max_tokens = judge, desk, wall, max_tokens
-        self._clock, self._stall_s = clock, stall_s
+        self._clock, self._stall_s, self._writer = clock, stall_s, writer
         self._units, self._release_pending = UnitLog(), False
         self._interrupt: Interrupt | None = None
         self.machine = TurnStateMachine(History(SYSTEM_PROMPT), policy=policy or TurnPolicy(),
@@ -318,7 +320,7 @@ class HeadlessExecutor:
     def reflect(self, c: cmd.Reflect) -> None:
         """Judge the utterance on the LLM lane (after the run that wrote it)."""
         self._lanes["llm"].submit(partial(reflect_job, self._out, c, self._token(c),
-                                          self._judge))
+                                          self._judge, self._writer))
 
     def run_tool(self, c: cmd.RunTool) -> None:
         """Note the call for the report; run it on the tool lane."""

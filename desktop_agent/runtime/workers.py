@@ -33,7 +33,7 @@ from desktop_agent.core.ports import (
     TtsEngine,
 )
 from desktop_agent.core.reflection.reflector import reflect
-from desktop_agent.core.reflection.verdict import VerdictJudge
+from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge
 from desktop_agent.core.tools.answer import guard_llm_run
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.commands import RunTool
@@ -232,6 +232,11 @@ class LlmWorker(EngineWorker[WarmableLlm]):
         replies stand as said)."""
         self.judge_factory: Callable[[Any], VerdictJudge | None] | None = None
         """Builds ``judge`` from the loaded engine at the first reflection (composition)."""
+        self.writer: GrammarWriter | None = None
+        """The model writing under a grammar: word problems' computations and sentences
+        that keep a word constraint (None: word problems are never corrected)."""
+        self.writer_factory: Callable[[Any], GrammarWriter | None] | None = None
+        """Builds ``writer`` from the loaded engine at the first reflection (composition)."""
 
     def _after_load(self) -> None:
         """Evaluate the system prompt so the first turn reuses its KV cache."""
@@ -280,7 +285,10 @@ class LlmWorker(EngineWorker[WarmableLlm]):
                 return
             if self.judge is None and self.judge_factory is not None and self.engine is not None:
                 self.judge = self.judge_factory(self.engine)
-            got = reflect(job.question, job.utterance, self.judge, job.cancel)
+            if self.writer is None and self.writer_factory is not None \
+                    and self.engine is not None:
+                self.writer = self.writer_factory(self.engine)
+            got = reflect(job.question, job.utterance, self.judge, job.cancel, self.writer)
             if not job.cancel.cancelled:
                 self.sig_event_reported.emit(Reflected(
                     turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,

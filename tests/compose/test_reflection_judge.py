@@ -1,11 +1,12 @@
-"""The app's model reflector is found inside the LLM worker's (possibly wrapped) engine."""
+"""The app's model reflector and grammar writer are found inside the LLM worker's engine."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from desktop_agent.adapters.llm.llm_grammar import LlamaGrammarWriter
 from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
-from desktop_agent.compose.reflection import verdict_judge_for
+from desktop_agent.compose.reflection import grammar_writer_for, verdict_judge_for
 
 
 class _Tokenizer:
@@ -39,3 +40,9 @@ def test_an_engine_without_a_local_model_gets_no_judge() -> None:
     assert verdict_judge_for(object()) is None
     assert verdict_judge_for(_Wrapper(object())) is None
     assert verdict_judge_for(None) is None
+
+
+def test_the_grammar_writer_is_built_on_the_local_model_only() -> None:
+    assert isinstance(grammar_writer_for(_Wrapper(_Local())), LlamaGrammarWriter)
+    assert grammar_writer_for(_Wrapper(object())) is None
+    assert grammar_writer_for(None) is None
