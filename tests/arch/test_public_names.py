@@ -75,7 +75,7 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.core.reflection": {
         "checks", "gate", "grammars", "reflector", "reflector_prompts", "stated_numbers",
-        "verdict",
+        "verdict", "word_problems",
     },
     "desktop_agent.core.text": {
         "chunker", "ClauseChunker", "CODE_PHRASE", "fts_query", "markdown", "normalize",

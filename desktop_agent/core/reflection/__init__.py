@@ -2,9 +2,10 @@
 
 Pure and stdlib-only, like the rest of ``core``: the turn machine (core/turns/reflect.py)
 decides *when* to reflect and what to do with a verdict; this package decides *what* the
-verdict is when a literal check applies (``checks``), whether a repair may confess
-(``gate``), the grammars of the model's constrained runs (``grammars``), and the words a
-continuation is built from (``prompts``).
+verdict is when a literal check applies (``checks``) or the question is a word problem
+(``word_problems``: the model writes the computation under a grammar, the calculator works
+it), whether a repair may confess (``gate``), the grammars of the model's constrained runs
+(``grammars``), and the words a continuation is built from (``prompts``).
 """
 
 __all__ = [
@@ -15,4 +16,5 @@ __all__ = [
     "reflector_prompts",
     "stated_numbers",
     "verdict",
+    "word_problems",
 ]

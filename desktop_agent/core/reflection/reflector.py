@@ -1,4 +1,4 @@
-"""The reflector: a literal check when one applies, the model otherwise."""
+"""The reflector: a literal check when one applies, a word problem's computation, the model."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from desktop_agent.core.reflection.grammars import sentence_grammar
 from desktop_agent.core.reflection.reflector_prompts import sentence_messages
 from desktop_agent.core.reflection.stated_numbers import words_of
 from desktop_agent.core.reflection.verdict import GrammarWriter, Judgement, Verdict, VerdictJudge
+from desktop_agent.core.reflection.word_problems import find_word_problem, judge_word_problem
 
 _LOGGER = logging.getLogger(__name__)
 DANGLING: Final = frozenset({
@@ -24,10 +25,16 @@ one was cut short to keep the word count."""
 
 
 def applies(mode: str, question: str) -> bool:
-    """Whether a reply to ``question`` is reflected under the setting ``mode``."""
+    """Whether a reply to ``question`` is reflected under the setting ``mode``.
+
+    Under 'checkable': questions a literal check understands, and word problems (their
+    computation is the model's, written under a grammar; without a model to write it, the
+    reply is gated but never corrected).
+    """
     if mode == "on":
         return True
-    return mode == "checkable" and find_check(question) is not None
+    return mode == "checkable" and (find_check(question) is not None
+                                    or find_word_problem(question) is not None)
 
 
 def reflect(question: str, utterance: str, judge: VerdictJudge | None,
@@ -36,8 +43,9 @@ def reflect(question: str, utterance: str, judge: VerdictJudge | None,
 
     A literal check decides when one applies (the model cannot see its own arithmetic or
     letter-count mistakes); a sentence that breaks a word constraint is rewritten by
-    ``writer`` under a grammar that keeps it. Otherwise ``judge`` (the model) decides, and
-    without one the utterance stands ('good', checker 'none').
+    ``writer`` under a grammar that keeps it. A word problem is computed from the question
+    by ``writer`` (``word_problems``). Otherwise ``judge`` (the model) decides, and without
+    one the utterance stands ('good', checker 'none').
 
     Runs on: a worker (the model may take a second); the checks alone are microseconds.
     """
@@ -50,6 +58,9 @@ def reflect(question: str, utterance: str, judge: VerdictJudge | None,
             if sentence:
                 return dataclasses.replace(got, correction=sentence)
         return got
+    problem = find_word_problem(question)
+    if problem is not None and (writer is not None or judge is None):
+        return judge_word_problem(problem, utterance, writer, cancel)
     if judge is None:
         return Judgement(Verdict.GOOD, checker="none")
     return judge.judge(question, utterance, cancel)

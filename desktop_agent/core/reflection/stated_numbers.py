@@ -35,17 +35,21 @@ def last_number(text: str) -> Fraction | None:
 
 
 def last_number_word(text: str) -> int | None:
-    """Index of the first whitespace-separated word of the last number in ``text``.
+    """Index of the first whitespace-separated word of the last number in ``text``."""
+    return number_word(text, len(numbers_in(text)) - 1)
 
-    The smallest prefix of words that states as many numbers as the whole text ends on the
-    first word of the last one ("is twenty three" -> the index of "twenty").
+
+def number_word(text: str, index: int) -> int | None:
+    """Index of the first whitespace-separated word of number ``index`` (0: the first).
+
+    The smallest prefix of words that states ``index + 1`` numbers ends on the first word
+    of that number ("is twenty three" -> the index of "twenty"). None: no such number.
     """
-    words = text.split()
-    total = len(numbers_in(text))
-    if total == 0:
+    if index < 0:
         return None
+    words = text.split()
     for i in range(len(words)):
-        if len(numbers_in(" ".join(words[: i + 1]))) == total:
+        if len(numbers_in(" ".join(words[: i + 1]))) > index:
             return i
     return None
 

@@ -1,0 +1,357 @@
+"""Word problems: the model writes the arithmetic from the question alone, the calculator works it.
+
+A question that asks for a number ("how many", "how much", "what is the total/price/area",
+"what percent", "what is 3 dozen") and states at least one number, but that no literal
+check understands, is a word problem. The small model is poor at mental arithmetic but can
+often set up the computation. So, from the QUESTION alone (never the answer), it writes
+the computation greedily, under a grammar (``grammars``), in up to three ways:
+
+- **A**, one expression in the calculator's syntax ("3.5 * 60");
+- **B**, a few named steps, one a line, then the answer ("hours = 3.5", then
+  "answer = hours * 60");
+- **C**, only when A and B disagree: one expression again, from other instructions and
+  examples.
+
+``core.tools.calc`` works each out exactly. A computation that uses none of the question's
+numbers, that writes one number more than twice ("7 * 7 * 7 * ..."), or that counts below
+zero for "how many" is dropped. The answer said so far is the last number in it that is
+not one of the question's own numbers. Then:
+
+- it equals a computation's value: good (B is written only when A does not match, C only
+  when neither does and they disagree);
+- two computations agree on another value: repair, with that value ("3.5 times 60 is 210
+  minutes"); when nothing was answered yet (no number, or only a step of the computation,
+  "they eat 6 slices"): refine with it;
+- no two agree: the reply stands as said ('good'), or, when it states no number at all
+  yet, goes on ('working': a continuation, checked in turn). The reflector says nothing
+  rather than "correct" an answer on a guess.
+
+Two differently written computations that agree are what keep false confessions away: on
+the 47 word problems written for this check (see docs/verdicts.md),
+A alone was wrong for about a quarter, B for about a sixth, and A and B never agreed on a
+wrong value; with C as the tie-breaker, two runs agreed on a wrong value once, a run-on
+"7 * 7 * 7 ..." that the repeat rule drops.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.ports import ChatMessage
+from desktop_agent.core.reflection.grammars import EXPRESSION, PROGRAM
+from desktop_agent.core.reflection.stated_numbers import number_word, numbers_in
+from desktop_agent.core.reflection.verdict import GrammarWriter, Judgement, Verdict
+from desktop_agent.core.tools.calc import evaluate, format_number
+from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
+
+_LOGGER = logging.getLogger(__name__)
+CHECKER: Final = "word_problem"
+
+_ASKS_NUMBER: Final = re.compile(
+    r"\bhow (?:many|much|far|old)\b"
+    r"|\bwhat(?:'s| is| are| was| will be| would be| does| do)\b[^.?!]*?\b(?:total|sum|"
+    r"difference|product|cost|costs|price|area|perimeter|volume|average|mean|speed|distance|"
+    r"amount|percentage|remainder|change)\b"
+    r"|\bwhat (?:percent|percentage|fraction)\b"
+    r"|^(?:so |ok |okay |and )?what(?:'s| is) (?:\d|a quarter of|half of|a third of)")
+"""The question asks for a number (on the lower-case text, quantities as digits)."""
+_NOT_A_UNIT: Final = frozenset({
+    "are", "is", "do", "does", "did", "will", "can", "would", "could", "should", "were", "was",
+    "have", "has", "had", "of", "more", "fewer", "less", "times", "in", "there", "people's"})
+_THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_POSITIVE: Final = re.compile(r"\bhow (?:many|much|far|old)\b")
+MAX_REPEATS: Final = 2
+"""A computation that writes one number more often than this ran on ("7 * 7 * 7 * 7")."""
+MAX_STEPS_SPOKEN: Final = 2
+"""An expression is said as the correction ("3.5 times 60 is 210") up to this many
+operators and without parentheses; a longer one as "the answer is 210"."""
+RELATIVE_TOLERANCE: Final = Fraction(1, 100)
+"""A stated answer this close to a value that is not whole counts as equal (rounding)."""
+
+EXPRESSION_SYSTEM: Final = (
+    "You turn a question into one arithmetic expression that computes its answer. Use the "
+    "numbers in the question, and unit conversions such as 60 minutes in an hour, 7 days in "
+    "a week or 100 for a percent. Write only the expression, with + - * / and parentheses.")
+EXPRESSION_EXAMPLES: Final = (
+    ("sam has 4 boxes of 6 pencils and gives away 5 pencils. how many pencils does he have "
+     "left?", "4 * 6 - 5"),
+    ("a bike costs 120 dollars and is 10 percent off. what does it cost now?",
+     "120 - 120 * 10 / 100"),
+    ("how many hours are in 2.5 days?", "2.5 * 24"),
+)
+PROGRAM_SYSTEM: Final = (
+    "You solve word problems with a few lines of Python arithmetic. Name each quantity from "
+    "the question, then compute answer. Use only + - * / and parentheses, and unit "
+    "conversions such as 60 minutes in an hour or 7 days in a week.")
+PROGRAM_EXAMPLES: Final = (
+    ("sam has 4 boxes of 6 pencils and gives away 5 pencils. how many pencils does he have "
+     "left?",
+     "boxes = 4\npencils_per_box = 6\ngiven = 5\nanswer = boxes * pencils_per_box - given"),
+    ("a bike costs 120 dollars and is 10 percent off. what does it cost now?",
+     "price = 120\ndiscount = price * 10 / 100\nanswer = price - discount"),
+    ("18 children sit at tables of 3. how many tables do they need?",
+     "children = 18\nper_table = 3\nanswer = children / per_table"),
+    ("how many hours are in 2.5 days?", "days = 2.5\nanswer = days * 24"),
+)
+CHECK_SYSTEM: Final = (
+    "Write the calculation that answers the question, as one arithmetic expression. Think "
+    "about what each number means and which unit the answer is in. Write only the "
+    "expression.")
+CHECK_EXAMPLES: Final = (
+    ("a car travels 150 kilometers in 3 hours. how fast does it go in kilometers per hour?",
+     "150 / 3"),
+    ("a worker earns 15 dollars an hour for 8 hours a day. how much does she earn in 5 days?",
+     "15 * 8 * 5"),
+    ("how many seconds are in 2 minutes?", "2 * 60"),
+    ("a box of 12 eggs costs 3 dollars. how much do 36 eggs cost?", "36 / 12 * 3"),
+)
+"""The prompts are fixed text before the question (the adapter keeps their evaluated state)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WordProblem:
+    """A question whose answer is a number that the question's numbers compute."""
+
+    text: str
+    """The question for the model: lower case, spoken quantities as digits ("3.5 hours")."""
+    numbers: tuple[Fraction, ...]
+    """The numbers the question states."""
+    unit: str = ""
+    """What is counted ("how many minutes" -> "minutes"; '' when the question does not say)."""
+    percent: bool = False
+    """The question speaks of percent: 25 and 0.25 are the same answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Worked:
+    """A computation the model wrote, worked out exactly."""
+
+    value: Fraction
+    steps: frozenset[Fraction]
+    """Every operand and intermediate value: said alone, they are not an answer yet."""
+    spoken: str = ""
+    """The computation as words ("3.5 times 60"); '' when too long to say."""
+    repeats: int = 1
+    """How many times the most repeated number is written ("7 * 7 * 7" -> 3)."""
+
+
+def find_word_problem(question: str) -> WordProblem | None:
+    """The word problem in ``question``, or None (no number asked for, or none stated)."""
+    text = " ".join(replace_quantity_words(_THOUSANDS.sub("", clean_spoken(question))).split())
+    if not _ASKS_NUMBER.search(text):
+        return None
+    numbers = tuple(numbers_in(question))
+    if not numbers:
+        return None
+    m = re.search(r"\bhow many ([a-z]+)", text)
+    unit = m.group(1) if m and m.group(1) not in _NOT_A_UNIT else ""
+    return WordProblem(text, numbers, unit, "percent" in text or "%" in text)
+
+
+def expression_messages(problem: WordProblem) -> list[ChatMessage]:
+    """Run A's prompt: the fixed instructions and examples, then the question."""
+    return _shots(EXPRESSION_SYSTEM, EXPRESSION_EXAMPLES, problem.text)
+
+
+def program_messages(problem: WordProblem) -> list[ChatMessage]:
+    """Run B's prompt: the fixed instructions and examples, then the question."""
+    return _shots(PROGRAM_SYSTEM, PROGRAM_EXAMPLES, problem.text)
+
+
+def check_messages(problem: WordProblem) -> list[ChatMessage]:
+    """Run C's prompt (asked only when A and B disagree): other instructions and examples."""
+    return _shots(CHECK_SYSTEM, CHECK_EXAMPLES, problem.text)
+
+
+def _shots(system: str, examples: tuple[tuple[str, str], ...], text: str) -> list[ChatMessage]:
+    messages = [ChatMessage("system", system)]
+    for question, answer in examples:
+        messages += [ChatMessage("user", question), ChatMessage("assistant", answer)]
+    return [*messages, ChatMessage("user", text)]
+
+
+def _exact(expression: str) -> Fraction | None:
+    try:
+        value = evaluate(expression)
+    except AgentError:
+        return None
+    return value if isinstance(value, Fraction) else None
+
+
+def expression_value(text: str) -> Worked | None:
+    """Run A's expression worked out, with its steps (None: not an exact calculation)."""
+    text = text.strip()
+    value = _exact(text)
+    if value is None:
+        return None
+    steps = set(numbers_in(text))
+    for node in ast.walk(ast.parse(text, mode="eval")):
+        if isinstance(node, ast.BinOp):
+            step = _exact(ast.unparse(node))
+            if step is not None:
+                steps.add(step)
+    operators = len(re.findall(r" [-+*/] ", text))
+    spoken = ""
+    if "(" not in text and operators <= MAX_STEPS_SPOKEN:
+        spoken = (text.replace(" * ", " times ").replace(" / ", " divided by ")
+                  .replace(" + ", " plus ").replace(" - ", " minus "))
+    return Worked(value, frozenset(steps), spoken, _repeats(text))
+
+
+def program_value(text: str) -> Worked | None:
+    """Run B's named steps worked out: the value of ``answer`` (None: a step fails)."""
+    names: dict[str, Fraction] = {}
+    steps: set[Fraction] = set()
+    for line in text.strip().splitlines():
+        name, sep, expression = line.partition(" = ")
+        if not sep:
+            return None
+        steps |= set(numbers_in(expression))  # the numbers the model wrote, before names
+        for known in sorted(names, key=len, reverse=True):
+            value = names[known]
+            expression = re.sub(rf"\b{known}\b", f"({value.numerator}/{value.denominator})",
+                                expression)
+        if re.search(r"[a-z_]", expression):
+            return None  # a name never defined
+        worked = _exact(expression)
+        if worked is None:
+            return None
+        names[name.strip()] = worked
+        steps.add(worked)
+    if "answer" not in names:
+        return None
+    return Worked(names["answer"], frozenset(steps), "", _repeats(text))
+
+
+def _repeats(text: str) -> int:
+    written = re.findall(r"\d+(?:\.\d+)?", text)
+    return max((written.count(n) for n in written), default=0)
+
+
+def _same(stated: Fraction, value: Fraction, problem: WordProblem) -> bool:
+    forms = [value, value * 100, value / 100] if problem.percent else [value]
+    for form in forms:
+        if form.denominator == 1 and stated == form:
+            return True
+        if form.denominator != 1 and abs(stated - form) <= abs(form) * RELATIVE_TOLERANCE:
+            return True
+    return False
+
+
+def _plausible(worked: Worked, problem: WordProblem) -> bool:
+    if not worked.steps & set(problem.numbers):
+        return False  # a computation that uses none of the question's numbers is a guess
+    if worked.repeats > MAX_REPEATS:
+        return False  # "7 * 7 * 7 * 7 ...": the model ran on, it did not compute
+    return worked.value > 0 or not _POSITIVE.search(problem.text)
+
+
+def _say(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else format_number(round(value, 2))
+
+
+def statement(problem: WordProblem, worked: Worked) -> str:
+    """The correct answer as a clause: '3.5 times 60 is 210 minutes', 'the answer is 14'."""
+    unit = f" {problem.unit}" if problem.unit else ""
+    if worked.spoken:
+        return f"{worked.spoken} is {_say(worked.value)}{unit}"
+    return f"the answer is {_say(worked.value)}{unit}"
+
+
+class _Runs:
+    """The three computations of one question, each written only when it is needed."""
+
+    def __init__(self, problem: WordProblem, writer: GrammarWriter | None,
+                 cancel: CancelToken | None) -> None:
+        self._problem, self._writer, self._cancel = problem, writer, cancel
+        self.done: dict[str, Worked | None] = {}
+
+    def get(self, name: str) -> Worked | None:
+        if name not in self.done:
+            self.done[name] = self._write(name)
+        return self.done[name]
+
+    def _write(self, name: str) -> Worked | None:
+        if self._writer is None:
+            return None
+        messages, grammar, read = _RUNS[name]
+        try:
+            text = self._writer.write(messages(self._problem), grammar, self._cancel)
+        except AgentError as exc:  # the reflector never fails a turn: unsure, so silent
+            _LOGGER.warning("turn=%s word problem run %s failed: %s",
+                            self._cancel.turn_id if self._cancel is not None else 0, name, exc)
+            return None
+        worked = read(text) if text else None
+        return worked if worked is not None and _plausible(worked, self._problem) else None
+
+    def steps(self) -> frozenset[Fraction]:
+        out: frozenset[Fraction] = frozenset()
+        for worked in self.done.values():
+            if worked is not None:
+                out |= worked.steps - {worked.value}
+        return out
+
+
+def _agreed(runs: _Runs) -> Worked | None:
+    """The computation that another one agrees with, or None (C: only if A and B differ)."""
+    a, b = runs.get("A"), runs.get("B")
+    if a is not None and b is not None and a.value == b.value:
+        return a
+    c = runs.get("C")
+    if c is None:
+        return None
+    for other in (a, b):
+        if other is not None and other.value == c.value:
+            return a if other is a else c  # one that can be said as a computation
+    return None
+
+
+def _matches(runs: _Runs, stated: Fraction | None, problem: WordProblem) -> bool:
+    return stated is not None and any(
+        w is not None and _same(stated, w.value, problem) for w in runs.done.values())
+
+
+def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWriter | None,
+                       cancel: CancelToken | None = None) -> Judgement:
+    """The verdict on ``utterance`` (module docstring). Runs on: the model's thread."""
+    said = numbers_in(utterance)
+    own = [i for i, n in enumerate(said) if n not in problem.numbers]
+    stated = said[own[-1]] if own else None
+    runs = _Runs(problem, writer, cancel)
+    for name in ("A", "B"):  # B only when the answer is not A's value
+        runs.get(name)
+        if _matches(runs, stated, problem):
+            return Judgement(Verdict.GOOD, checker=CHECKER)
+    agreed = _agreed(runs)
+    if _matches(runs, stated, problem) or (cancel is not None and cancel.cancelled):
+        return Judgement(Verdict.GOOD, checker=CHECKER)
+    steps = runs.steps()
+    answers = [i for i in own if said[i] not in steps]
+    if agreed is None:
+        # Unsure: an answer stands as said, and so does a reply that states numbers; one
+        # that states none yet goes on (a continuation, checked in turn).
+        return Judgement(Verdict.GOOD if said else Verdict.WORKING, checker=CHECKER)
+    correct = statement(problem, agreed)
+    if answers:
+        wrong = said[answers[-1]]
+        return Judgement(Verdict.REPAIR, f"{_say(wrong)} is wrong: {correct}.", correct,
+                         number_word(utterance, answers[-1]), CHECKER)
+    return Judgement(Verdict.REFINE, f"The answer is missing: {correct}.", correct, None,
+                     CHECKER)
+
+
+_RUNS: Final[dict[str, tuple[Callable[[WordProblem], list[ChatMessage]], str,
+                             Callable[[str], Worked | None]]]] = {
+    "A": (expression_messages, EXPRESSION, expression_value),
+    "B": (program_messages, PROGRAM, program_value),
+    "C": (check_messages, EXPRESSION, expression_value),
+}
+"""Each computation: its prompt, its grammar, how its text is worked out."""

@@ -1,0 +1,231 @@
+"""Word problems: which questions are computed, and when a verdict may speak (a fake writer)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import pytest
+
+from desktop_agent.core.cancel import CancelToken, TurnId
+from desktop_agent.core.errors import LlmError
+from desktop_agent.core.ports import ChatMessage
+from desktop_agent.core.reflection.grammars import EXPRESSION, PROGRAM
+from desktop_agent.core.reflection.reflector import applies, reflect
+from desktop_agent.core.reflection.verdict import Verdict
+from desktop_agent.core.reflection.word_problems import (
+    CHECK_SYSTEM,
+    EXPRESSION_SYSTEM,
+    PROGRAM_SYSTEM,
+    WordProblem,
+    expression_messages,
+    expression_value,
+    find_word_problem,
+    judge_word_problem,
+    program_value,
+)
+
+MINUTES = "How many minutes are in three and a half days of work if each day is 8 hours?"
+
+
+class Writer:
+    """Answers each run (A, B, C, told apart by their instructions) with a fixed text."""
+
+    def __init__(self, expression: str | None = "", program: str | None = "",
+                 check: str | None = "", fails: bool = False) -> None:
+        self.texts = {EXPRESSION_SYSTEM: expression, PROGRAM_SYSTEM: program,
+                      CHECK_SYSTEM: check}
+        self.fails = fails
+        self.asked: list[str] = []
+
+    def write(self, messages: Sequence[ChatMessage], grammar: str,
+              cancel: CancelToken | None = None, max_tokens: int = 64) -> str | None:
+        system = messages[0].content
+        self.asked.append({EXPRESSION_SYSTEM: "A", PROGRAM_SYSTEM: "B", CHECK_SYSTEM: "C"}[system])
+        assert grammar == (PROGRAM if system == PROGRAM_SYSTEM else EXPRESSION)
+        assert messages[-1].role == "user"
+        if self.fails:
+            raise LlmError("llm_failed", "boom")
+        return self.texts[system]
+
+
+def _problem(question: str = MINUTES) -> WordProblem:
+    problem = find_word_problem(question)
+    assert problem is not None
+    return problem
+
+
+@pytest.mark.parametrize(("question", "numbers", "unit"), [
+    (MINUTES, [Fraction(7, 2), 8], "minutes"),
+    ("Tom has 12 apples and gives 5 to his sister. How many apples does he have left?",
+     [12, 5], "apples"),
+    ("I buy 3 notebooks at 4 dollars each. How much do I spend?", [3, 4], ""),
+    ("A shirt costs 40 dollars and is twenty-five percent off. What is the sale price?",
+     [40, 25], ""),
+    ("Half an hour is how many seconds?", [Fraction(1, 2)], "seconds"),
+    ("How many eggs are in three dozen?", [36], "eggs"),
+    ("What is a dozen eggs and a couple of eggs?", [12, 2], ""),
+    ("How far does a train go in 2 hours at 80 kilometers per hour?", [2, 80], ""),
+])
+def test_a_question_that_asks_for_a_number_and_states_some_is_a_word_problem(
+        question: str, numbers: list[Fraction | int], unit: str) -> None:
+    problem = _problem(question)
+    assert list(problem.numbers) == numbers and problem.unit == unit
+    assert problem.text == problem.text.lower() and "three" not in problem.text
+
+
+@pytest.mark.parametrize("question", [
+    "How many legs does a spider have?",  # no number stated: a fact
+    "Tom has 3 apples. Is that a lot?",  # no number asked for
+    "What time is it in 3 hours?",
+    "How long does it take to boil 2 eggs?",  # "2 hours and 30 minutes" is not one number
+    "Write a poem about 3 cats.",
+])
+def test_other_questions_are_not_word_problems(question: str) -> None:
+    assert find_word_problem(question) is None
+
+
+def test_an_expression_is_worked_out_exactly_with_its_steps() -> None:
+    worked = expression_value("8 - 3 * 2")
+    assert worked is not None and worked.value == 2
+    assert worked.steps == {8, 3, 2, 6}  # "they eat 6 slices" is a step, not an answer
+    assert worked.spoken == "8 minus 3 times 2"
+    longer = expression_value("(10 + 20 + 30) / 3")
+    assert longer is not None and longer.value == 20 and longer.spoken == ""
+    assert expression_value("2 / 0") is None
+    assert expression_value("2 ** 0.5") is None  # irrational: nothing exact to compare
+    assert expression_value("") is None
+
+
+def test_a_program_is_worked_out_line_by_line() -> None:
+    worked = program_value("price = 40\ndiscount = price * 25 / 100\nanswer = price - discount")
+    assert worked is not None and worked.value == 30
+    assert {40, 25, 100, 10} <= worked.steps
+    assert program_value("a = 2\nanswer = a * b") is None  # b is never defined
+    assert program_value("a = 2\nb = a * 3") is None  # no answer
+    assert program_value("hours_per_day = 8\nanswer = hours_per_day * 2") is not None
+
+
+def test_a_right_answer_is_good_after_one_run() -> None:
+    writer = Writer("3.5 * 8 * 60", "")
+    got = judge_word_problem(_problem(), "That is 1680 minutes.", writer)
+    assert got.verdict is Verdict.GOOD and got.checker == "word_problem"
+    assert writer.asked == ["A"]
+
+
+def test_two_computations_that_agree_repair_a_wrong_answer() -> None:
+    writer = Writer("3.5 * 8 * 60", "days = 3.5\nhours = days * 8\nanswer = hours * 60")
+    got = judge_word_problem(_problem(), "That's 210 minutes in total.", writer)
+    assert writer.asked == ["A", "B"]  # they agree: no third run
+    assert got.verdict is Verdict.REPAIR
+    assert got.correction == "3.5 times 8 times 60 is 1680 minutes"
+    assert got.flagged_word == 1 and got.guidance.startswith("210 is wrong")
+    long = Writer("(3.5 * 8) * 60", "answer = 3.5 * 8 * 60")
+    said = judge_word_problem(_problem(), "It's 210 minutes.", long).correction
+    assert said == "the answer is 1680 minutes"  # parentheses are not read aloud
+
+
+def test_a_third_computation_breaks_a_tie() -> None:
+    problem = _problem()
+    writer = Writer("3.5 * 60", "days = 3.5\nanswer = days * 8 * 60", "3.5 * 8 * 60")
+    got = judge_word_problem(problem, "It's 1000 minutes.", writer)
+    assert got.verdict is Verdict.REPAIR
+    assert got.correction == "3.5 times 8 times 60 is 1680 minutes"
+    assert writer.asked == ["A", "B", "C"]
+    # C agrees with A: A's expression is said.
+    with_a = Writer("3.5 * 8 * 60", "answer = 1", "3.5 * 8 * 60")
+    assert judge_word_problem(problem, "It's 1000.", with_a).correction.startswith("3.5 times 8")
+
+
+def test_a_doubt_never_corrects_an_answer() -> None:
+    problem = _problem()
+    # No two computations agree: the stated answer stands.
+    split = Writer("3.5 * 60", "days = 3.5\nanswer = days * 8 * 60", "8 * 60")
+    assert judge_word_problem(problem, "It's 1000 minutes.", split).verdict is Verdict.GOOD
+    # One of them matches the answer: good, although the others differ.
+    assert judge_word_problem(problem, "It's 1680 minutes.", split).verdict is Verdict.GOOD
+    assert judge_word_problem(problem, "It's 480 minutes.", split).verdict is Verdict.GOOD
+    # Two agree on a run-on: dropped.
+    run_on = Writer("3.5 * 8 * 8 * 8", "answer = 1", "3.5 * 8 * 8 * 8")
+    assert judge_word_problem(problem, "It's 1000 minutes.", run_on).verdict is Verdict.GOOD
+    # A run fails, gives nothing, or the model breaks: silent.
+    for writer in (Writer("3.5 * 8 * 60", None), Writer("", ""), Writer(fails=True)):
+        assert judge_word_problem(problem, "It's 1000 minutes.", writer).verdict is Verdict.GOOD
+    # A computation that uses none of the question's numbers is a guess.
+    guess = Writer("1000 + 1", "answer = 1001")
+    assert judge_word_problem(problem, "It's 77 minutes.", guess).verdict is Verdict.GOOD
+    # A count below zero is no answer to "how many".
+    negative = Writer("8 - 3.5 * 60", "answer = 8 - 3.5 * 60")
+    assert judge_word_problem(problem, "It's 77 minutes.", negative).verdict is Verdict.GOOD
+
+
+def test_an_unfinished_answer_is_completed_only_when_both_agree() -> None:
+    problem = _problem("A pizza has 8 slices and 3 friends eat 2 slices each. "
+                       "How many slices are left?")
+    both = Writer("8 - 3 * 2", "eaten = 3 * 2\nanswer = 8 - eaten")
+    for opening in ("Let me work that out.", "Three friends eat 6 slices.", "There were 8."):
+        # No number yet, a step of the computation, or one of the question's own numbers.
+        got = judge_word_problem(problem, opening, both)
+        assert got.verdict is Verdict.REFINE and got.correction == "8 minus 3 times 2 is 2 slices"
+        assert got.flagged_word is None
+    split = Writer("8 - 3 * 2", "answer = 8 * 3", "8 / 2")
+    assert judge_word_problem(problem, "Let me see.", split).verdict is Verdict.WORKING
+    assert judge_word_problem(problem, "Let me see.", None).verdict is Verdict.WORKING
+    # Numbers are stated (no answer among them yet): without agreement, it ends there.
+    assert judge_word_problem(problem, "There were 8 slices.", split).verdict is Verdict.GOOD
+    assert judge_word_problem(problem, "It's 5.", None).verdict is Verdict.GOOD
+
+
+def test_equal_answers_in_other_forms() -> None:
+    sale = _problem("A coat costs 80 dollars with 20 percent off. How much is the discount?")
+    writer = Writer("80 * 20 / 100", "answer = 80 * 0.2")
+    assert judge_word_problem(sale, "The discount is $16.", writer).verdict is Verdict.GOOD
+    share = _problem("How much does each of 3 people pay for a 10 dollar meal?")
+    third = Writer("10 / 3", "answer = 10 / 3")
+    assert judge_word_problem(share, "About 3.33 dollars each.", third).verdict is Verdict.GOOD
+    assert judge_word_problem(share, "About 4 dollars each.", third).verdict is Verdict.REPAIR
+    rate = _problem("What percentage of 80 is 20?")
+    ratio = Writer("20 / 80", "answer = 20 / 80")
+    assert judge_word_problem(rate, "It is 25 percent.", ratio).verdict is Verdict.GOOD
+
+
+def test_a_cancelled_reflection_says_nothing() -> None:
+    token = CancelToken(TurnId(1))
+    token.cancel("barge-in")
+    writer = Writer("3.5 * 8 * 60", "answer = 3.5 * 8 * 60")
+
+    class Cancelled(Writer):
+        def write(self, messages: Sequence[ChatMessage], grammar: str,
+                  cancel: CancelToken | None = None, max_tokens: int = 64) -> str | None:
+            return None
+
+    assert judge_word_problem(_problem(), "It's 5.", Cancelled(), token).verdict \
+        is Verdict.GOOD
+    assert writer.asked == []
+
+
+def test_the_prompts_start_with_fixed_text() -> None:
+    one = expression_messages(_problem())
+    two = expression_messages(_problem("How many cats are in 2 rooms?"))
+    assert one[:-1] == two[:-1] and one[-1] != two[-1]  # the adapter keeps the prefix's state
+    assert one[-1].content == _problem().text
+
+
+def test_the_reflector_computes_word_problems_under_checkable() -> None:
+    assert applies("checkable", MINUTES) and not applies("off", MINUTES)
+    assert not applies("checkable", "How many legs does a spider have?")
+    writer = Writer("3.5 * 8 * 60", "answer = 3.5 * 8 * 60")
+    assert reflect(MINUTES, "It's 210 minutes.", None, None, writer).verdict is Verdict.REPAIR
+    # A literal check comes first: the writer is not asked.
+    units = Writer()
+    got = reflect("How many minutes are in three and a half hours?", "It's 180.", None, None,
+                  units)
+    assert got.checker == "units" and got.correction == "3.5 hours is 210 minutes"
+    assert units.asked == []
+
+
+def test_the_wrong_answer_is_flagged_where_it_was_said() -> None:
+    problem = _problem("A recipe needs 250 grams of flour per cake. How many grams for 6 cakes?")
+    writer = Writer("250 * 6", "answer = 250 * 6")
+    got = judge_word_problem(problem, "You need 150 grams of flour for 6 cakes.", writer)
+    assert got.verdict is Verdict.REPAIR and got.flagged_word == 2  # "150", not the 6 after it
