@@ -25,10 +25,12 @@ Three rules make the runs short and stable:
   instructions and examples, then the question. After the block is first evaluated, the
   KV cache state is kept (``KEPT_PREFIXES`` of them, about 3 MB each; restoring one takes
   milliseconds). Later runs restore the state and evaluate only the question, which keeps
-  the examples' ~250 tokens (~2 s on two cores) off every reflection. The speaker's own
-  cache is not kept: the speaker's run has already been stopped when the reflector runs,
-  and the next turn's prefill rebuilds it, as after a model verdict
-  (``adapters.llm.llm_verdict``).
+  the examples' ~250 tokens (~2 s on two cores) off every reflection.
+- **The speaker's cache is put back.** The state of the context before a run (the
+  speaker's system prompt, history, question and opening) is copied and restored after
+  it, so the next turn's prompt still finds its long prefix cached, as it does after a
+  reply that no model checked. (A model verdict, ``adapters.llm.llm_verdict``, does not
+  do this yet.)
 
 A prompt gives one answer (greedy), so the last ``KEPT_ANSWERS`` answers are kept: the
 reflection rounds of one reply ask the same question again. Each grammar is checked with
@@ -101,8 +103,12 @@ class LlamaGrammarWriter:
                 self._answers.move_to_end(key)
                 return self._answers[key]
             self._check(grammar)
-            self._evaluate(prompt, prefix)
-            text = self._greedy(grammar, cancel, max_tokens)
+            speaker = self._take_state()
+            try:
+                self._evaluate(prompt, prefix)
+                text = self._greedy(grammar, cancel, max_tokens)
+            finally:
+                self._put_state(speaker)
         except LlmError:
             raise
         except Exception as exc:
@@ -157,24 +163,40 @@ class LlamaGrammarWriter:
         llm.eval(tokens[cached:])
         self.last_stats = {"prompt_tokens": float(len(tokens) - cached)}
 
-    def _keep(self, head: tuple[int, ...]) -> None:
+    def _state(self) -> tuple[Any, int]:
+        """The context's state now (KV cache of the evaluated tokens): a copy in memory."""
         import llama_cpp
 
         ctx = self._llm._ctx.ctx
         size = llama_cpp.llama_state_get_size(ctx)
         buf = (ctypes.c_uint8 * size)()
-        used = llama_cpp.llama_state_get_data(ctx, buf, size)
-        self._prefixes[head] = (buf, used)
+        return buf, llama_cpp.llama_state_get_data(ctx, buf, size)
+
+    def _set_state(self, state: tuple[Any, int], tokens: Sequence[int]) -> None:
+        import llama_cpp
+
+        buf, used = state
+        llama_cpp.llama_state_set_data(self._llm._ctx.ctx, buf, used)
+        self._llm.n_tokens = len(tokens)
+        self._llm.input_ids[: len(tokens)] = tokens
+
+    def _take_state(self) -> tuple[tuple[Any, int], list[int]] | None:
+        """The speaker's state, to put back after this run (None: nothing evaluated)."""
+        if self._llm.n_tokens == 0:
+            return None
+        return self._state(), list(self._llm._input_ids)
+
+    def _put_state(self, speaker: tuple[tuple[Any, int], list[int]] | None) -> None:
+        if speaker is not None:
+            self._set_state(*speaker)
+
+    def _keep(self, head: tuple[int, ...]) -> None:
+        self._prefixes[head] = self._state()
         while len(self._prefixes) > KEPT_PREFIXES:
             self._prefixes.popitem(last=False)
 
     def _restore(self, head: tuple[int, ...]) -> None:
-        import llama_cpp
-
-        buf, used = self._prefixes[head]
-        llama_cpp.llama_state_set_data(self._llm._ctx.ctx, buf, used)
-        self._llm.n_tokens = len(head)
-        self._llm.input_ids[: len(head)] = head
+        self._set_state(self._prefixes[head], head)
 
     # --- decoding ---------------------------------------------------------------------------------
 
@@ -258,9 +280,9 @@ class _Run:
         self.chosen: list[int] = []
         self.banned: dict[int, set[int]] = {}
         self.sampler = self._new_sampler()
-        self._one = (llama_cpp.llama_token_data * 1)()
-        self._arr = llama_cpp.llama_token_data_array(data=self._one, size=1, selected=-1,
-                                                     sorted=False)
+        self._one: Any = (llama_cpp.llama_token_data * 1)()
+        self._arr: Any = llama_cpp.llama_token_data_array(data=self._one, size=1, selected=-1,
+                                                          sorted=False)
 
     def _new_sampler(self) -> Any:
         import llama_cpp

@@ -65,6 +65,29 @@ def test_a_kept_prefix_answers_as_a_cold_prompt_does(llm: Any) -> None:
     assert warm.last_stats["prompt_tokens"] < 40  # the question only, not the examples
 
 
+def test_the_speakers_cache_is_put_back_after_a_run(llm: Any) -> None:
+    import numpy as np
+
+    llm.prefill([ChatMessage("system", "You are a voice assistant."),
+                 ChatMessage("user", "What is the capital of France?"),
+                 ChatMessage("assistant", "Paris.")])
+    inner = llm._llm
+    before = list(inner._input_ids)
+    inner.n_tokens = len(before) - 1
+    inner.eval([before[-1]])
+    want = np.ctypeslib.as_array(inner._ctx.get_logits(), shape=(inner.n_vocab(),)).copy()
+    problem = find_word_problem(FLOUR)
+    assert problem is not None
+    assert LlamaGrammarWriter(llm).write(expression_messages(problem), EXPRESSION) == "250 * 6"
+    assert list(inner._input_ids) == before
+    # Only the last token again: the rest must come from the KV cache put back.
+    inner.n_tokens = len(before) - 1
+    inner.eval([before[-1]])
+    got = np.ctypeslib.as_array(inner._ctx.get_logits(), shape=(inner.n_vocab(),))
+    assert int(got.argmax()) == int(want.argmax())
+    assert float(np.abs(got - want).max()) < 1e-2
+
+
 def test_a_sentence_written_under_its_grammar_keeps_the_constraint(
         writer: LlamaGrammarWriter) -> None:
     for question in ("Give me a sentence of exactly four words about cats.",
