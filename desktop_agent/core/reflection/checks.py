@@ -202,6 +202,8 @@ _CONVERT: Final = re.compile(r"(?:convert |what is |how much is |how many [a-z ]
                              r"(\d+(?:\.\d+)?) ([a-z° ]+?) (?:in|to|into|as) ([a-z° ]+)$")
 _HOW_MANY_IN: Final = re.compile(r"how many ([a-z° ]+?) (?:are |is )?(?:there )?in "
                                  r"(?:a |an |one )?(\d+(?:\.\d+)?)? ?([a-z° ]+)$")
+_IS_HOW_MANY: Final = re.compile(r"^(?:(?:a |an |one )|(\d+(?:\.\d+)?) )([a-z° ]+?) (?:is|are|"
+                                 r"equals|makes) how many ([a-z° ]+)$")
 
 
 def _unit(words: str) -> str | None:
@@ -212,11 +214,17 @@ def _unit(words: str) -> str | None:
 
 
 def find_units(question: str) -> NumberCheck | None:
-    """'how many feet are in a mile', 'convert 5 kilometers to miles'."""
+    """A unit conversion: 'how many feet are in a mile', 'convert 5 kilometers to miles'.
+
+    Also 'half an hour is how many seconds' (spoken quantities are read: 'half an hour' is
+    0.5 hour).
+    """
     text = _plain(question).rstrip(". ")
     m = _CONVERT.search(text)
     if m:
         amount, source, target = Fraction(m.group(1)), m.group(2), m.group(3)
+    elif m := _IS_HOW_MANY.search(text):  # "half an hour is how many seconds"
+        amount, source, target = Fraction(m.group(1) or 1), m.group(2), m.group(3)
     else:
         m = _HOW_MANY_IN.search(text)
         if not m:

@@ -15,7 +15,8 @@ the computation greedily, under a grammar (``grammars``), in up to three ways:
 ``core.tools.calc`` works each out exactly. A computation that uses none of the question's
 numbers, that writes one number more than twice ("7 * 7 * 7 * ..."), or that counts below
 zero for "how many" is dropped. The answer said so far is the last number in it that is
-not one of the question's own numbers. Then:
+not one of the question's own numbers (or the last number at all, when it is the value).
+Then:
 
 - it equals a computation's value: good (B is written only when A does not match, C only
   when neither does and they disagree);
@@ -314,9 +315,9 @@ def _agreed(runs: _Runs) -> Worked | None:
     return None
 
 
-def _matches(runs: _Runs, stated: Fraction | None, problem: WordProblem) -> bool:
-    return stated is not None and any(
-        w is not None and _same(stated, w.value, problem) for w in runs.done.values())
+def _matches(runs: _Runs, stated: tuple[Fraction, ...], problem: WordProblem) -> bool:
+    return any(w is not None and _same(n, w.value, problem)
+               for n in stated for w in runs.done.values())
 
 
 def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWriter | None,
@@ -324,7 +325,9 @@ def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWrit
     """The verdict on ``utterance`` (module docstring). Runs on: the model's thread."""
     said = numbers_in(utterance)
     own = [i for i, n in enumerate(said) if n not in problem.numbers]
-    stated = said[own[-1]] if own else None
+    # The answer said: the last number that is not the question's own, or the last number
+    # at all (an answer may equal one of the question's numbers: "2 slices" are left).
+    stated = tuple({said[i] for i in own[-1:]} | set(said[-1:]))
     runs = _Runs(problem, writer, cancel)
     for name in ("A", "B"):  # B only when the answer is not A's value
         runs.get(name)

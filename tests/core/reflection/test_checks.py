@@ -38,6 +38,8 @@ from desktop_agent.core.reflection.verdict import Verdict
     ("How many hours are in 3 days?", "dates", 72),
     ("How many minutes are in three and a half hours?", "units", 210),
     ("How many minutes in half an hour?", "units", 30),
+    ("Half an hour is how many seconds?", "units", 1800),
+    ("A mile is how many feet?", "units", 5280),
     ("What is a quarter of 120?", "arithmetic", 30),
     ("What is one and a quarter plus two and a half?", "arithmetic", Fraction(15, 4)),
     ("How many days are in a couple of weeks?", "dates", 14),

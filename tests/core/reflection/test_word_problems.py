@@ -168,6 +168,9 @@ def test_an_unfinished_answer_is_completed_only_when_both_agree() -> None:
         got = judge_word_problem(problem, opening, both)
         assert got.verdict is Verdict.REFINE and got.correction == "8 minus 3 times 2 is 2 slices"
         assert got.flagged_word is None
+    # Said as the answer, the value may be one of the question's own numbers.
+    done = judge_word_problem(problem, "They eat 6, so 8 minus 6 leaves 2 slices.", both)
+    assert done.verdict is Verdict.GOOD
     split = Writer("8 - 3 * 2", "answer = 8 * 3", "8 / 2")
     assert judge_word_problem(problem, "Let me see.", split).verdict is Verdict.WORKING
     assert judge_word_problem(problem, "Let me see.", None).verdict is Verdict.WORKING
