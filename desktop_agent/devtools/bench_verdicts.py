@@ -6,11 +6,12 @@ turn machine, the default LLM and voice, the reflector) with the question typed,
 what was heard with ``verdict_grade`` (no LLM judge). One object per task::
 
     {"id", "blurt", "final", "blurt_correct", "final_correct", "verdicts", "reflections",
-     "false_confession", "added_latency_ms", "first_audio_ms"}
+     "false_confession", "added_latency_ms", "verdict_ms", "first_audio_ms"}
 
 then a totals object: ``n``, ``blurt_accuracy``, ``final_accuracy``, ``false_confessions``,
-``mean_reflections``, ``mean_added_latency_ms``, ``first_audio_ms_mean`` and, with
-``--plain N``, ``plain_first_audio_ms_mean`` of the first N tasks asked with reflection off.
+``mean_reflections``, ``mean_added_latency_ms``, ``verdict_ms_mean`` and ``_median``,
+``first_audio_ms_mean`` and, with ``--plain N``, ``plain_first_audio_ms_mean`` of the first
+N tasks asked with reflection off.
 
 - ``blurt``: the opening (the speaker's first sentence or two, what plays while the
   reflector judges it); for a reply that was not reflected, the whole reply.
@@ -20,13 +21,18 @@ then a totals object: ``n``, ``blurt_accuracy``, ``final_accuracy``, ``false_con
   end of the reply. For a good verdict it is the rest of the opening's synthesis plus the
   verdict; the reflector runs while the opening is synthesised and played, so on a real
   speaker most of it is hidden behind the opening's audio.
+- ``verdict_ms``: from the end of the opening's generation to the first verdict (None for a
+  reply that was not reflected): what the reflector itself costs (a literal check: the
+  queue and microseconds; a word problem: the model's constrained runs).
 - ``--barge-in``: the variant where the user cuts in once the opening's first chunk is
   queued and asks the question again: ``blurt`` is what was heard before the cut, ``final``
   the second answer; ``stale_reflections`` counts verdicts or continuations of the cut
   answer that still arrived (the loop must be cancelled: 0).
 
 Task file: JSONL ``{"id", "question", "check": C}`` (``verdict_grade`` describes C); the
-default is the project's own set (desktop_agent/devtools/data/verdict_tasks.jsonl).
+default is the project's own set (desktop_agent/devtools/data/verdict_tasks.jsonl);
+``verdict_word_problems.jsonl`` beside it holds 30 word problems, spoken quantities and word
+constraints.
 """
 
 from __future__ import annotations
@@ -97,12 +103,15 @@ def score_turn(task: Task, turn: Any, *, blurt: str | None = None,
     added = 0.0
     if opening and turn.transitions:
         added = round((turn.transitions[-1].at_s - opening[0].at_s) * 1000, 1)
+    first_verdict = next((r for r in mine if r.kind == "verdict"), None)
+    verdict_ms = round((first_verdict.at_s - opening[0].at_s) * 1000, 1) \
+        if opening and first_verdict is not None else None
     return {
         "id": task.id, "blurt": blurt, "final": final,
         "blurt_correct": grade(task.check, blurt), "final_correct": grade(task.check, final),
         "verdicts": verdicts, "reflections": len(opening),
         "false_confession": false_confession(task.check, final, task.question),
-        "added_latency_ms": added,
+        "added_latency_ms": added, "verdict_ms": verdict_ms,
         "first_audio_ms": turn.timings_ms.get("first_audio"),
         "confessed": any(r.confessed for r in mine),
         "checkers": sorted({r.checker for r in mine if r.kind == "verdict"}),
@@ -115,6 +124,7 @@ def totals(rows: list[dict[str, Any]], plain_first_audio: list[float]) -> dict[s
     """The totals object of the scoreboard."""
     n = len(rows)
     first = [r["first_audio_ms"] for r in rows if r["first_audio_ms"] is not None]
+    verdict = [r["verdict_ms"] for r in rows if r.get("verdict_ms") is not None]
     out: dict[str, Any] = {
         "n": n,
         "blurt_accuracy": round(sum(r["blurt_correct"] for r in rows) / n, 3) if n else 0.0,
@@ -123,6 +133,8 @@ def totals(rows: list[dict[str, Any]], plain_first_audio: list[float]) -> dict[s
         "mean_reflections": round(sum(r["reflections"] for r in rows) / n, 2) if n else 0.0,
         "mean_added_latency_ms": round(statistics.fmean(
             [r["added_latency_ms"] for r in rows]), 1) if n else 0.0,
+        "verdict_ms_mean": round(statistics.fmean(verdict), 1) if verdict else None,
+        "verdict_ms_median": round(statistics.median(verdict), 1) if verdict else None,
         "first_audio_ms_mean": round(statistics.fmean(first), 1) if first else None,
         "stale_reflections": sum(r.get("stale_reflections", 0) for r in rows),
     }

@@ -85,10 +85,23 @@ def test_a_bad_task_line_names_the_line(tmp_path: Path) -> None:
 
 def test_totals() -> None:
     rows = [{"blurt_correct": False, "final_correct": True, "false_confession": False,
-             "reflections": 2, "added_latency_ms": 100.0, "first_audio_ms": 900.0},
+             "reflections": 2, "added_latency_ms": 100.0, "first_audio_ms": 900.0,
+             "verdict_ms": 40.0},
             {"blurt_correct": True, "final_correct": True, "false_confession": False,
-             "reflections": 1, "added_latency_ms": 0.0, "first_audio_ms": None}]
+             "reflections": 1, "added_latency_ms": 0.0, "first_audio_ms": None,
+             "verdict_ms": None},
+            {"blurt_correct": True, "final_correct": False, "false_confession": False,
+             "reflections": 1, "added_latency_ms": 0.0, "first_audio_ms": None,
+             "verdict_ms": 1000.0}]
     got = totals(rows, [800.0])
-    assert (got["n"], got["blurt_accuracy"], got["final_accuracy"]) == (2, 0.5, 1.0)
-    assert (got["false_confessions"], got["mean_reflections"]) == (0, 1.5)
+    assert (got["n"], got["blurt_accuracy"], got["final_accuracy"]) == (3, 0.667, 0.667)
+    assert (got["false_confessions"], got["mean_reflections"]) == (0, 1.33)
     assert got["first_audio_ms_mean"] == 900.0 and got["plain_first_audio_ms_mean"] == 800.0
+    assert (got["verdict_ms_mean"], got["verdict_ms_median"]) == (520.0, 520.0)
+
+
+def test_the_word_problem_task_set_is_valid() -> None:
+    tasks = load_tasks(DEFAULT_TASKS.with_name("verdict_word_problems.jsonl"))
+    assert len(tasks) == 30 and len({t.id for t in tasks}) == len(tasks)
+    word_problems = [t for t in tasks if t.id.startswith("wp-")]
+    assert len(word_problems) >= 15
