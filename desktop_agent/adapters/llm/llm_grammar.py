@@ -15,12 +15,14 @@ Three rules make the runs short and stable:
   text and the model's own best token is one the grammar refuses (a full stop or "=" after
   "3.5 * 60"), the run ends there. Without this, the best accepted token is " *", and the
   run goes on as "3.5 * 60 * 60 * 60 ...".
-- **A refused new word is not glued on.** When the model's best token starts a new word
-  that the grammar refuses (a sentence already has its N words), a token that ends the
-  word (a full stop) is taken before one that continues it ("A cat is atypeofanimal.").
-  When only continuing tokens are accepted, the current word is undone and its first
-  token ruled out (at most ``MAX_BACKTRACKS`` times a run), so the model chooses that word
-  again knowing less room is left. Past that, the run gives no answer (None).
+- **Words are not glued together.** When the model would end a word where the grammar
+  refuses (a new word after the sentence has its N words, a full stop after a word too
+  short to grow), a token that ends the word another way is taken before one that
+  continues it ("A cat is atypeofanimal."). When only continuing tokens are accepted, the
+  current word is undone and its first token ruled out, so the model chooses that word
+  again; after two tries, the word before it is undone too (at most ``MAX_BACKTRACKS``
+  times a run). Past that, the sentence ends there with a full stop when the grammar
+  allows it; otherwise the run gives no answer ('').
 - **A fixed prompt prefix is evaluated once.** The reflector's prompts are a fixed block of
   instructions and examples, then the question. After the block is first evaluated, the
   KV cache state is kept (``KEPT_PREFIXES`` of them, about 3 MB each; restoring one takes
@@ -58,8 +60,8 @@ MAX_TOKENS: Final = 64
 """Default cap on one constrained run (an expression needs ~10 tokens, a program ~30)."""
 TOP_K: Final = 64
 """Best tokens tried against the grammar before the whole vocabulary is filtered."""
-MAX_BACKTRACKS: Final = 4
-"""Words chosen again in one run (see the module docstring); past that, no answer."""
+MAX_BACKTRACKS: Final = 8
+"""Words chosen again in one run (see the module docstring)."""
 KEPT_PREFIXES: Final = 4
 """Prompt prefixes whose KV cache state is kept (the reflector uses three fixed prompts)."""
 KEPT_ANSWERS: Final = 32
@@ -89,7 +91,7 @@ class LlamaGrammarWriter:
               cancel: CancelToken | None = None, max_tokens: int = MAX_TOKENS) -> str | None:
         """The model's greedy reply to ``messages`` under ``grammar``.
 
-        None: cancelled, or no answer without gluing words together (module docstring).
+        None: cancelled; '': no answer without gluing words together (module docstring).
 
         Runs on: the LLM worker thread. Raises LlmError when llama.cpp fails or rejects the
         grammar.
@@ -238,17 +240,19 @@ class LlamaGrammarWriter:
                 if refused and run.accepts(eos, float(logits[eos])):
                     break  # the model would leave the grammar where the grammar may end
                 picked = [t for t in order if run.accepts(t, float(logits[t]))]
-                if refused and _starts_word(llm.detokenize([best])) and run.text()[-1:].isalpha():
-                    # The model began a new word that the grammar refuses: end this word
-                    # (a comma, a full stop), or choose this word again, rather than glue
-                    # the next one on ("A cat is atypeofanimal.").
+                if refused and not _continues(llm.detokenize([best])) \
+                        and run.text()[-1:].isalpha():
+                    # The model would end this word (a new word, a full stop) where the
+                    # grammar refuses: end it another way, or choose the words again,
+                    # rather than glue the next one on ("A cat is atypeofanimal.").
                     apart = [t for t in picked if not _continues(llm.detokenize([t]))]
                     if not apart and backtracks > 0 and run.chosen:
                         backtracks -= 1
                         run.back_to_word_start()
                         continue
+                    apart = apart or [t for t in run.enders() if run.accepts(t, 0.0)]
                     if not apart:
-                        return None  # only glued words are left: no answer worth saying
+                        return ""  # only glued words are left: no answer worth saying
                     picked = apart
                 picked = picked[:2]
                 if not picked:
@@ -313,13 +317,26 @@ class _Run:
     def text(self) -> bytes:
         return b"".join(self._llm.detokenize([t]) for t in self.chosen)
 
-    def back_to_word_start(self) -> None:
-        """Undo the current word and rule out the token that began it."""
-        import llama_cpp
+    def enders(self) -> list[int]:
+        """The tokens that end a sentence (".", "!"): taken when nothing else ends a word."""
+        return [t for text in (".", "!") for t in self._llm.tokenize(
+            text.encode(), add_bos=False, special=False)[:1]]
 
-        k = len(self.chosen) - 1
+    def _word_start(self, before: int) -> int:
+        """Index of the token that began the word holding token ``before``."""
+        k = before
         while k > 0 and not _starts_word(self._llm.detokenize([self.chosen[k]])):
             k -= 1
+        return k
+
+    def back_to_word_start(self) -> None:
+        """Undo the current word and rule out the token that began it; after two tries of
+        the same word, undo the word before it too (the sentence went wrong earlier)."""
+        import llama_cpp
+
+        k = self._word_start(len(self.chosen) - 1)
+        if len(self.banned.get(k, ())) >= 2 and k > 0:
+            k = self._word_start(k - 1)
         self.banned = {i: b for i, b in self.banned.items() if i <= k}
         self.banned.setdefault(k, set()).add(self.chosen[k])
         self.chosen = self.chosen[:k]

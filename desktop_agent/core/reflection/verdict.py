@@ -64,8 +64,8 @@ class GrammarWriter(Protocol):
               cancel: CancelToken | None = None, max_tokens: int = 64) -> str | None:
         """The model's greedy reply to ``messages`` under the GBNF ``grammar``.
 
-        Returns None when cancelled, or when the grammar would force an answer the model
-        does not mean (words glued together). Raises ``LlmError`` when the model fails.
-        Runs on: a worker (the model's thread).
+        Returns None when cancelled, and '' when the grammar would force an answer the
+        model does not mean (words glued together). Raises ``LlmError`` when the model
+        fails. Runs on: a worker (the model's thread).
         """
         ...

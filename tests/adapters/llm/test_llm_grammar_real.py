@@ -92,6 +92,10 @@ def test_a_sentence_written_under_its_grammar_keeps_the_constraint(
         writer: LlamaGrammarWriter) -> None:
     for question in ("Give me a sentence of exactly four words about cats.",
                      "Write one sentence of exactly seven words about rain.",
+                     # The model's first plan runs past five words: words are chosen again.
+                     "Write one sentence of exactly five words about coffee.",
+                     "Write a sentence of five words where each word is longer than the one "
+                     "before.",
                      'Write a sentence that starts with the word "Yesterday".'):
         check = find_check(question)
         assert isinstance(check, SentenceCheck)
