@@ -112,10 +112,15 @@ class SentenceCheck:
         why = self.problem(sentence)
         if not why:
             return Judgement(Verdict.GOOD, "", "", None, self.checker)
-        return Judgement(Verdict.REPAIR, why[0].upper() + why[1:] + ".", "",
-                         word_index_of_last_sentence(utterance), self.checker)
+        # An unfinished sentence ("A dense forest", a run that stopped there) claims
+        # nothing wrong yet: flagged past the words said, so the repair does not confess.
+        unfinished = not _FINISHED.search(sentence)
+        flagged = len(utterance.split()) if unfinished else word_index_of_last_sentence(utterance)
+        return Judgement(Verdict.REPAIR, why[0].upper() + why[1:] + ".", "", flagged,
+                         self.checker)
 
 
+_FINISHED: Final = re.compile(r"[.!?][\"')\]]*\s*$")
 Check = NumberCheck | SentenceCheck
 
 

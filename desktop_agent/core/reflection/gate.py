@@ -24,6 +24,10 @@ CONFESSION_MARKERS: Final = (
 """Phrases that confess a mistake (lower case): the bench counts a false confession when
 one is heard although nothing wrong was."""
 _ENDS_SENTENCE: Final = re.compile(r"[.!?][\"')\]]*\s*$")
+_WHOLE_SENTENCE: Final = re.compile(r"[A-Z].*[.!?]$")
+RESTART: Final = "let me start again."
+"""What comes between an unfinished sentence and a new attempt at it (no confession: the
+fragment claimed nothing wrong)."""
 
 
 def confess(flagged_word: int | None, heard_words: int, said_words: int) -> bool:
@@ -69,12 +73,17 @@ def repair_text(correction: str, heard: str, *, confessing: bool) -> str:
     Returns:
         'No, that's not right. 23 times 47 is 1081.' when confessing ('— no, that's not
         right. ...' after a cut mid-sentence); otherwise the substance alone, joined to a
-        dangling fragment with 'well,' ('23 times 47 is — well, 23 times 47 is 1081.').
+        dangling fragment with 'well,' ('23 times 47 is — well, 23 times 47 is 1081.'), or,
+        when the correction is a whole sentence (a sentence task), after 'let me start
+        again.' ('A dense forest — let me start again. The forest is deep and green.').
     """
     body = _sentence(correction)
     dangling = bool(heard.strip()) and not _ENDS_SENTENCE.search(heard)
     if confessing:
         return f"— no, {CONFESSION[4:]} {body}" if dangling else f"{CONFESSION} {body}"
+    if dangling and _WHOLE_SENTENCE.match(correction.strip()):
+        # A new attempt at a sentence task after an unfinished one: a sentence of its own.
+        return f"— {RESTART} {body}"
     return f"— well, {_clause(correction)}" if dangling else body
 
 

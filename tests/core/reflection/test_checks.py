@@ -172,6 +172,10 @@ def test_repair_and_refine_words() -> None:
     assert clean == "— well, 7 times 8 is 56." and not has_confession(clean)
     assert repair_text("7 times 8 is 56", "", confessing=False) == "7 times 8 is 56."
     assert refine_text("7 times 8 is 56") == "So, 7 times 8 is 56."
+    # A sentence task's new attempt after an unfinished one: a sentence of its own.
+    again = repair_text("The forest is deep and green.", "A dense forest", confessing=False)
+    assert again == "— let me start again. The forest is deep and green."
+    assert not has_confession(again)
     assert has_confession("No, that’s not right.") and not has_confession("That is right.")
 
 

@@ -11,6 +11,7 @@ from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.reflection.checks import SentenceCheck, find_check
+from desktop_agent.core.reflection.gate import confess, has_confession, repair_text
 from desktop_agent.core.reflection.grammars import EXPRESSION, PROGRAM, sentence_grammar
 from desktop_agent.core.reflection.reflector import reflect
 from desktop_agent.core.reflection.reflector_prompts import (
@@ -21,6 +22,7 @@ from desktop_agent.core.reflection.reflector_prompts import (
     continuation_messages,
     sentence_messages,
 )
+from desktop_agent.core.reflection.stated_numbers import last_sentence
 from desktop_agent.core.reflection.verdict import Verdict
 
 SIX = "Write one sentence of exactly six words about the sea."
@@ -117,3 +119,20 @@ def test_every_rule_a_grammar_names_is_defined(gbnf: str) -> None:
     names = set(re.findall(r"(?<![\w\"\[-])([a-z][a-z0-9-]*)(?![\w\"\]])",
                            re.sub(r'"[^"]*"|\[[^\]]*\]', " ", bodies)))
     assert "root" in defined and names <= defined, names - defined
+
+
+def test_an_unfinished_sentence_is_redone_without_a_confession() -> None:
+    # The speaker stopped after "A dense forest" (it repeated a reply cut by a barge-in).
+    question = "Describe a forest in exactly nine words."
+    said = "A dense forest"
+    got = reflect(question, said, None, None,
+                  Writer("The forest is deep and green with tall trees."))
+    assert got.verdict is Verdict.REPAIR and got.flagged_word == 3  # past the words said
+    heard = len(said.split())
+    assert not confess(got.flagged_word, heard, heard)
+    final = f"{said} {repair_text(got.correction, said, confessing=False)}"
+    assert not has_confession(final)
+    assert not SentenceCheck("words", n=9).problem(last_sentence(final))
+    # A finished sentence that breaks the constraint is flagged where it starts.
+    done = reflect(question, "Sure. A dense forest grows here.", None, None, Writer(""))
+    assert done.flagged_word == 1
