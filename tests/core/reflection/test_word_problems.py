@@ -159,7 +159,7 @@ def test_a_doubt_never_corrects_an_answer() -> None:
     assert judge_word_problem(problem, "It's 77 minutes.", negative).verdict is Verdict.GOOD
 
 
-def test_an_unfinished_answer_is_completed_only_when_both_agree() -> None:
+def test_an_unfinished_answer_is_completed_only_when_two_agree() -> None:
     problem = _problem("A pizza has 8 slices and 3 friends eat 2 slices each. "
                        "How many slices are left?")
     both = Writer("8 - 3 * 2", "eaten = 3 * 2\nanswer = 8 - eaten")
@@ -171,12 +171,11 @@ def test_an_unfinished_answer_is_completed_only_when_both_agree() -> None:
     # Said as the answer, the value may be one of the question's own numbers.
     done = judge_word_problem(problem, "They eat 6, so 8 minus 6 leaves 2 slices.", both)
     assert done.verdict is Verdict.GOOD
+    # Without agreement, nothing is added: no guess, and no continuation either.
     split = Writer("8 - 3 * 2", "answer = 8 * 3", "8 / 2")
-    assert judge_word_problem(problem, "Let me see.", split).verdict is Verdict.WORKING
-    assert judge_word_problem(problem, "Let me see.", None).verdict is Verdict.WORKING
-    # Numbers are stated (no answer among them yet): without agreement, it ends there.
-    assert judge_word_problem(problem, "There were 8 slices.", split).verdict is Verdict.GOOD
-    assert judge_word_problem(problem, "It's 5.", None).verdict is Verdict.GOOD
+    for opening in ("Let me see.", "There were 8 slices.", "It's 5."):
+        assert judge_word_problem(problem, opening, split).verdict is Verdict.GOOD
+        assert judge_word_problem(problem, opening, None).verdict is Verdict.GOOD
 
 
 def test_equal_answers_in_other_forms() -> None:
