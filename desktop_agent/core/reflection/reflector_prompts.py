@@ -48,8 +48,8 @@ EXACT_EXAMPLES: Final = {
     2: ("birds", "Birds sing."),
     3: ("dogs", "Dogs love walks."),
     4: ("the sun", "The sun feels warm."),
-    5: ("coffee", "I drink coffee every morning."),
-    6: ("the sea", "The sea is calm and blue."),
+    5: ("the park", "Children play in the park."),
+    6: ("bread", "Fresh bread smells warm and sweet."),
     7: ("books", "I read a good book every week."),
     8: ("trains", "The old train rolls slowly through the valley."),
     9: ("gardens", "My garden is full of roses and bright tulips."),
@@ -67,8 +67,8 @@ GROWING_EXAMPLES: Final = {
     7: "I am the only person thinking carefully.",
 }
 """Sentences whose every word is longer than the one before, by number of words."""
-CONTAINS_EXAMPLE: Final = ('Write one sentence that uses the words "sun" and "river".',
-                           "The sun shone on the river.")
+CONTAINS_EXAMPLE: Final = ('Write one sentence that uses the words "bread" and "window".',
+                           "The bread cooled by the window.")
 STARTS_EXAMPLE: Final = ('Write a sentence that starts with the word "Tomorrow".',
                          "Tomorrow we will visit the museum.")
 
