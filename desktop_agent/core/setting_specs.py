@@ -70,7 +70,7 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("models.tts", "Voice", "A model id from the manifest or an absolute path.", "model"),
     _s("voice.speaking_rate", "Speaking rate", "1.0 is normal speed; 0.5 to 2.0.", "float", minimum=0.5, maximum=2.0),  # noqa: E501
     _s("interaction.mode", "Interaction mode", "Push-to-talk, or hands-free with voice detection.", "choice", choices=MODES),  # noqa: E501
-    _s("interaction.reflection", "Check answers while speaking", "Check each answer while it is spoken and repair it aloud: only questions a rule can check (sums, counts, units, dates, word limits), every answer, or off.", "choice", choices=REFLECTION_MODES),  # noqa: E501
+    _s("interaction.reflection", "Check answers while speaking", "Check each answer while it is spoken and repair it aloud: only questions a rule can check (sums, counts, units, dates, word limits, word problems), every answer, or off.", "choice", choices=REFLECTION_MODES),  # noqa: E501
     _s("interaction.ptt_key", "Push-to-talk key", "Key held to talk while the window has focus, e.g. Space or F8.", "key"),  # noqa: E501
     _s("barge_in.sensitivity", "Barge-in sensitivity", "0 = hard to interrupt, 1 = interrupts easily.", "float", minimum=0.0, maximum=1.0, step=0.05),  # noqa: E501
     _s("barge_in.min_interrupt_speech_s", "Speech needed to interrupt (s)", "Seconds of your speech before the assistant stops; 0 to 5.", "float", minimum=0.0, maximum=5.0),  # noqa: E501
