@@ -32,6 +32,9 @@ DEFAULT_STOP_PHRASES: Final = (
     "stop", "wait", "hold on", "hang on", "pause", "cancel", "shut up", "be quiet", "quiet",
     "enough",
 )  # fmt: skip
+DEFAULT_SHORT_INTERRUPTS: Final = (
+    "no", "nope", "nah", "wrong", "actually", "sorry", "excuse me", "what", "pardon",
+)  # fmt: skip
 
 
 class Decision(enum.StrEnum):
@@ -52,7 +55,7 @@ class Verdict:
     decision: Decision
     reason: str
     """One of 'echo', 'stop_word', 'words', 'long_speech', 'backchannel', 'too_short',
-    'listening'."""
+    'lone_word', 'listening'."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,12 @@ class BargeInSettings:
     min_word_speech_s: float = 0.2
     """Speech, seconds, a transcribed non-backchannel word needs to count as a word
     (shorter is a click or a cough the ASR guessed at)."""
+    min_lone_word_s: float = 0.4
+    """Speech, seconds, one content word alone needs to interrupt. Shorter, it resumes
+    once the speech ended: residual echo of the reply, 0.26 s, came back from Whisper as
+    "Perhaps." and cut the reply (CI's red run). ``short_interrupts`` are exempt."""
+    short_interrupts: tuple[str, ...] = DEFAULT_SHORT_INTERRUPTS
+    """Words that interrupt however short they are alone ("no", "sorry", "what")."""
     max_backchannel_s: float = 1.5
     """Speech, seconds, beyond which even a backchannel-looking transcript interrupts
     (the ASR is behind the user)."""
@@ -87,6 +96,7 @@ class BargeInSettings:
             self.min_interrupt_speech_s,
             self.warmup_s,
             self.min_word_speech_s,
+            self.min_lone_word_s,
             self.max_backchannel_s,
         )
         if min(durations) < 0 or not 0.0 <= self.duck_gain <= 1.0:
@@ -100,13 +110,14 @@ class BargeInSettings:
 class BargeInDecider:
     """Pure barge-in policy: same evidence, same decision."""
 
-    __slots__ = ("settings", "_backchannels", "_stops")
+    __slots__ = ("settings", "_backchannels", "_stops", "_short")
 
     def __init__(self, settings: BargeInSettings | None = None) -> None:
         """Create a decider with ``settings`` (the defaults when None)."""
         self.settings = settings or BargeInSettings()
         self._backchannels = phrase_set(self.settings.backchannel_words, squeeze=True)
         self._stops = phrase_set(self.settings.stop_phrases, squeeze=True)
+        self._short = phrase_set(self.settings.short_interrupts, squeeze=True)
 
     def is_backchannel(self, transcript: str) -> bool:
         """Whether ``transcript`` is only listener noises ("Mm-hm.", "yeah, yeah", "Okay!")."""
@@ -139,7 +150,9 @@ class BargeInDecider:
         Returns:
             The verdict. Rules, first match wins: echo -> RESUME; a stop phrase anywhere
             -> INTERRUPT; non-backchannel words (not function words alone: "for the")
-            with at least ``min_word_speech_s`` of speech -> INTERRUPT;
+            with at least ``min_word_speech_s`` of speech -> INTERRUPT, except one
+            content word alone (not a ``short_interrupts`` word) shorter than
+            ``min_lone_word_s``: RESUME when the speech ended, else WAIT;
             ``min_interrupt_speech_s`` of speech that is not a
             backchannel (including no words yet) -> INTERRUPT; a backchannel longer
             than ``max_backchannel_s`` -> INTERRUPT; speech ended -> RESUME
@@ -158,7 +171,13 @@ class BargeInDecider:
         backchannel = (covered_by(words, self._backchannels)  # "got it"
                        or covered_by(content, self._backchannels))  # "okay, the"
         if content and not backchannel and speech_s >= settings.min_word_speech_s:
-            return Verdict(Decision.INTERRUPT, "words")
+            lone = (len(content) == 1 and speech_s < settings.min_lone_word_s
+                    and not contains_phrase(words, self._short))
+            if not lone:
+                return Verdict(Decision.INTERRUPT, "words")
+            if speech_ended:
+                return Verdict(Decision.RESUME, "lone_word")
+            return Verdict(Decision.WAIT, "listening")
         if not backchannel and speech_s >= settings.min_interrupt_speech_s:
             return Verdict(Decision.INTERRUPT, "long_speech")
         if backchannel and speech_s >= settings.max_backchannel_s:
@@ -192,7 +211,7 @@ def settings_from_user(
     Args:
         min_interrupt_speech_s: Speech, seconds, that interrupts without words.
         resume_after_backchannel: False makes listener noises ordinary words: "mm-hm"
-            then interrupts like any other word.
+            then interrupts like any other word, and so does one short word alone.
 
     Returns:
         Default thresholds with those two applied (a backchannel never needs less speech
@@ -202,6 +221,8 @@ def settings_from_user(
     return BargeInSettings(
         min_interrupt_speech_s=min_interrupt_speech_s,
         backchannel_words=defaults.backchannel_words if resume_after_backchannel else (),
+        min_lone_word_s=(defaults.min_lone_word_s if resume_after_backchannel
+                         else defaults.min_word_speech_s),
         max_backchannel_s=max(defaults.max_backchannel_s, min_interrupt_speech_s),
     )
 

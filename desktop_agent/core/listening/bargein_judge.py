@@ -10,7 +10,8 @@ the rules that need the runtime's view:
   the") is what residual echo looks like:
   it interrupts only after ``wordless_interrupt_s`` and resumes once the ASR heard no
   words in 0.8 s of it (``no_words``);
-* a transcript made only of the assistant's own words is its echo (``echo_words``);
+* a transcript made only of the assistant's own words is its echo (``echo_words``), also
+  one short word the decider would still wait on;
 * "ended" counts only once a transcript covers all of the speech, or it is too late to
   wait for one: a short "no" must not resume the reply before the ASR heard it.
 
@@ -151,13 +152,22 @@ class BargeInJudge:
             if not heard_nothing:
                 return Judgement(request=request, speech_s=speech_s)
             verdict = Verdict(Decision.RESUME, "no_words")
-        if (verdict.decision is Decision.INTERRUPT and verdict.reason == "words"
-                and echoes_reply(self.transcript, self._reply_text())):
+        if self._words_heard(verdict, speech_s) and echoes_reply(self.transcript,
+                                                                 self._reply_text()):
             verdict = Verdict(Decision.RESUME, "echo_words")
         if verdict.decision is Decision.WAIT:
             return Judgement(request=request, speech_s=speech_s)
         self.verdict = verdict
         return Judgement(verdict, None, speech_s)
+
+    def _words_heard(self, verdict: Verdict, speech_s: float) -> bool:
+        """Whether ``verdict`` rests on words: an interruption by them, or one short word
+        alone the decider waits on (the reply's own word heard back resumes it now)."""
+        if verdict.decision is Decision.INTERRUPT:
+            return verdict.reason == "words"
+        return (verdict.decision is Decision.WAIT and has_content(self.transcript)
+                and not self.decider.is_backchannel(self.transcript)
+                and speech_s >= self.decider.settings.min_word_speech_s)
 
     def _request(self, end: int, now: float) -> TranscribeRequest | None:
         fresh = (end - (self.asked_end or self.onset)) / self.rate

@@ -29,6 +29,18 @@ decider = BargeInDecider()
         (0.25, "Actually, can you", False, "interrupt", "words"),
         (0.4, "what about tomorrow", True, "interrupt", "words"),
         (0.3, "yeah but", False, "interrupt", "words"),
+        # one content word alone, shorter than a spoken word: residual echo Whisper
+        # guessed at (CI's red run: 0.26 s -> "Perhaps.") resumes; longer, it interrupts
+        (0.26, "Perhaps.", True, "resume", "lone_word"),
+        (0.3, "Perhaps", False, "wait", "listening"),
+        (0.4, "Perhaps.", True, "interrupt", "words"),
+        (0.45, "Paris", False, "interrupt", "words"),
+        (0.3, "the weather", True, "resume", "lone_word"),  # function words don't count
+        # ... except the short words people cut in with
+        (0.25, "No.", True, "interrupt", "words"),
+        (0.25, "Nope", False, "interrupt", "words"),
+        (0.3, "Sorry?", True, "interrupt", "words"),
+        (0.3, "What?", True, "interrupt", "words"),
         # function words alone are what Whisper makes of residual echo: no words yet
         (0.3, "for the", False, "wait", "listening"),
         (0.4, "It is.", True, "resume", "too_short"),
@@ -109,12 +121,16 @@ def test_defaults() -> None:
     settings = BargeInSettings()
     assert settings.min_interrupt_speech_s == 0.6
     assert settings.warmup_s == 0.3
+    assert settings.min_word_speech_s < settings.min_lone_word_s < settings.min_interrupt_speech_s
+    assert "no" in settings.short_interrupts
     assert settings.duck_gain == 0.0 and settings.duck_gain_db <= -60  # a pause
     assert BargeInSettings(duck_gain=0.1).duck_gain_db == pytest.approx(-20.0)
     assert "mm-hm" in settings.backchannel_words and "got it" in settings.backchannel_words
 
 
-@pytest.mark.parametrize("kwargs", [{"duck_gain": 1.5}, {"warmup_s": -1.0}])
+@pytest.mark.parametrize(
+    "kwargs", [{"duck_gain": 1.5}, {"warmup_s": -1.0}, {"min_lone_word_s": -0.1}]
+)
 def test_invalid_settings_raise(kwargs: dict[str, Any]) -> None:
     with pytest.raises(SettingsError) as info:
         BargeInSettings(**kwargs)
@@ -129,6 +145,7 @@ def test_settings_from_user() -> None:
     assert patient.decide(0.4, "mm-hm", speech_ended=True) is Decision.RESUME
     strict = BargeInDecider(settings_from_user(0.6, resume_after_backchannel=False))
     assert strict.decide(0.4, "mm-hm") is Decision.INTERRUPT
+    assert strict.decide(0.26, "Perhaps.", speech_ended=True) is Decision.INTERRUPT
     assert strict.decide(0.1, "", speech_ended=True) is Decision.RESUME
 
 

@@ -117,3 +117,31 @@ def test_function_words_alone_are_heard_as_no_words() -> None:
     history.talk(int(WORDLESS_INTERRUPT_S * 1000))
     verdict = judge.step(4.0, asr_idle=False).verdict
     assert verdict is not None and verdict.reason == "long_speech"  # long speech still is
+
+
+def test_a_lone_short_word_from_ended_speech_resumes_and_a_longer_one_interrupts() -> None:
+    # CI's red run: after "okay" resumed the reply, 0.26 s of residual echo came back from
+    # Whisper as "Perhaps." (not in the reply) and cut the reply off.
+    judge, history = _judge("The Atlantic is the second largest ocean on Earth.")
+    history.talk(260)
+    judge.speech_ended(history.end, 1.26)
+    assert judge.step(1.26, asr_idle=True).request is not None  # ended: hear all of it
+    judge.answer("Perhaps.")
+    verdict = judge.step(1.6, asr_idle=True).verdict
+    assert verdict is not None and (verdict.decision, verdict.reason) == (Decision.RESUME,
+                                                                         "lone_word")
+    # A person who goes on after one word is heard out, then interrupts.
+    judge, history = _judge("The Atlantic is the second largest ocean on Earth.")
+    history.talk(300)
+    assert judge.step(1.3, asr_idle=True).request is not None
+    judge.answer("Actually")  # a short interrupter: at once
+    verdict = judge.step(1.45, asr_idle=True).verdict
+    assert verdict is not None and verdict.reason == "words"
+    judge, history = _judge()
+    history.talk(300)
+    judge.step(1.3, asr_idle=True)
+    judge.answer("Tomorrow")
+    assert judge.step(1.35, asr_idle=True).verdict is None  # one short word: wait
+    history.talk(150)
+    verdict = judge.step(1.5, asr_idle=True).verdict
+    assert verdict is not None and verdict.reason == "words"  # 0.45 s: a word
