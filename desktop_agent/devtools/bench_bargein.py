@@ -75,7 +75,7 @@ class Voices:
         from desktop_agent.core.settings import Settings
 
         models = resolve_models(Settings(), ("asr", "tts", "vad"))
-        return cls(PiperTts(models["tts"].path, threads=1),
+        return cls(PiperTts(models["tts"].path, threads=1, deterministic=True),
                    WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR), models["vad"].path)
 
     def say(self, text: str, rate: float = 1.0, pitch: float = 1.0) -> np.ndarray:
@@ -321,6 +321,18 @@ def trial_set(voices: Voices, quick: bool) -> list[Trial]:
     return trials
 
 
+def split_barges(barges: list[Barge], start: int) -> tuple[list[Barge], list[Barge]]:
+    """The barges decided before the user's sound began (the echo's own), and the rest.
+
+    An onset of echo just before the user spoke, still undecided when the user began, is
+    judged on the user's words: it is the user's barge-in (the reply already paused when
+    they began), not a self-interruption. Until 2026-12-02 it counted as both a
+    self-interruption and a missed interruption.
+    """
+    before = [b for b in barges if b.decided is not None and b.decided < start]
+    return before, [b for b in barges if b not in before]
+
+
 def run_trial(voices: Voices, trial: Trial, answer: np.ndarray, seed: int = 0,
               answer_text: str = "") -> dict[str, Any]:
     """Play ``answer``, add the trial's sound 3 s in, and report how it was judged."""
@@ -330,8 +342,7 @@ def run_trial(voices: Voices, trial: Trial, answer: np.ndarray, seed: int = 0,
     session.add_near(trial.audio, at)
     session.run_until(at + len(trial.audio) + int(2.5 * FS))
     start = at + true_start(trial.audio)
-    before = [b for b in session.barges if b.detected < start]
-    mine = [b for b in session.barges if b.detected >= start]
+    before, mine = split_barges(session.barges, start)
     first = mine[0] if mine else None
     decided = first is not None and first.decided is not None
     return {
@@ -340,7 +351,8 @@ def run_trial(voices: Voices, trial: Trial, answer: np.ndarray, seed: int = 0,
                                for b in before),
         "interrupted": any(b.verdict is not None and b.verdict.decision is Decision.INTERRUPT
                            for b in mine),
-        "onset_to_duck_ms": None if first is None else (first.detected - start) / FS * 1000,
+        "onset_to_duck_ms": (None if first is None
+                             else max(0, first.detected - start) / FS * 1000),
         "onset_to_decision_ms": (first.decided - start) / FS * 1000 if decided else None,  # type: ignore[operator]
         "verdict": None if first is None or first.verdict is None else
         f"{first.verdict.decision.value}:{first.verdict.reason}",

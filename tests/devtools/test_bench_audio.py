@@ -84,3 +84,14 @@ def test_run_prints_one_json_object_with_every_key(voices: Any, capsys: Any,
     assert 0.0 <= printed["false_barge_in_rate"] <= 1.0
     assert 0.0 <= printed["interruption_recall"] <= 1.0
     assert printed["erle_steady_db"] > 10 and printed["ptt_to_silence_p95_ms"] < 20
+
+
+def test_an_echo_onset_still_open_when_the_user_speaks_is_the_users_barge_in() -> None:
+    def barge(detected: int, decided: int | None) -> Any:
+        return bench_bargein.Barge(judge=None, detected=detected, decided=decided)  # type: ignore[arg-type]
+
+    echo = barge(1000, 2000)  # decided before the user began: the echo's own
+    early = barge(2500, 4000)  # opened by echo 0.5 s early, decided on the user's words
+    late = barge(3200, None)
+    before, mine = bench_bargein.split_barges([echo, early, late], start=3000)
+    assert before == [echo] and mine == [early, late]
