@@ -161,8 +161,11 @@ class BargeInJudge:
         return Judgement(verdict, None, speech_s)
 
     def _words_heard(self, verdict: Verdict, speech_s: float) -> bool:
-        """Whether ``verdict`` rests on words: an interruption by them, or one short word
-        alone the decider waits on (the reply's own word heard back resumes it now)."""
+        """Whether ``verdict`` rests on words.
+
+        An interruption by them, or one short word alone the decider waits on (the reply's
+        own word heard back resumes it now).
+        """
         if verdict.decision is Decision.INTERRUPT:
             return verdict.reason == "words"
         return (verdict.decision is Decision.WAIT and has_content(self.transcript)
