@@ -1,11 +1,13 @@
 """Adapters: one module per engine or outside system, behind a core port.
 
-Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models). Never PySide6.
+Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop).
+Never PySide6.
 """
 
 __all__ = [
     "asr",
     "audio",
+    "desktop",
     "embed",
     "heap_trim",
     "knowledge",

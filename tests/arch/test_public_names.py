@@ -18,9 +18,10 @@ PKG = Path(__file__).resolve().parents[2] / "desktop_agent"
 PINNED: dict[str, set[str]] = {
     "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
     "desktop_agent.adapters": {
-        "asr", "audio", "embed", "heap_trim", "knowledge", "listening", "llm", "models", "offline",
-        "paths", "store", "tts",
+        "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "models",
+        "offline", "paths", "store", "tts",
     },
+    "desktop_agent.adapters.desktop": {"instance_client", "instance_protocol"},
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
     "desktop_agent.adapters.audio": {"audio_files", "audio_io", "device_audio"},
