@@ -17,6 +17,7 @@ __all__ = [
     "headless_units",
     "heap_keeper",
     "history_keeper",
+    "instance_server",
     "jobs",
     "knowledge_worker",
     "live_settings",

@@ -235,6 +235,13 @@ class AgentController(AgentViewModel):
         """Push-to-talk released. Runs on: GUI thread."""
         self.feed(ev.PttReleased(turn_id=self.machine.turn_id, at_s=time.monotonic()))
 
+    def cancel_turn(self) -> None:
+        """Drop the turn in progress and listen again (``desktop-agent ptt cancel``).
+
+        Runs on: GUI thread.
+        """
+        self.feed(ev.Reset(turn_id=self.machine.turn_id, at_s=time.monotonic()))
+
     def set_mode(self, mode: str) -> None:
         """Use interaction mode ``mode``: 'push_to_talk' or 'hands_free'."""
         self.mode = mode

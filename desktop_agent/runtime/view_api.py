@@ -193,6 +193,13 @@ class AgentViewModel(QObject):
     def ptt_release(self) -> None:
         """The push-to-talk control came up. Runs on: GUI thread."""
 
+    @Slot()
+    def cancel_turn(self) -> None:
+        """Drop the turn in progress (recording, thinking or speaking) and listen again.
+
+        Runs on: GUI thread.
+        """
+
     @Slot(str)
     def set_mode(self, mode: str) -> None:
         """Switch interaction mode: 'push_to_talk' or 'hands_free'. Runs on: GUI thread."""
