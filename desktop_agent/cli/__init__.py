@@ -1,9 +1,9 @@
 """The ``desktop-agent`` command: ``main`` parses, dispatches and turns errors into exit codes.
 
 The commands and their options are in ``parser.py``; each command group has its module
-(``ask``, ``models``, ``bench``, ``knowledge``, ``desktop_entry``). Errors are printed as
-'[code] message Fix: ...' with exit status 1; never a traceback (set DESKTOP_AGENT_DEBUG=1 to
-see one).
+(``ask``, ``models``, ``bench``, ``knowledge``, ``desktop_entry``, and ``instance`` for the
+commands that reach the running app). Errors are printed as '[code] message Fix: ...' with
+exit status 1; never a traceback (set DESKTOP_AGENT_DEBUG=1 to see one).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from desktop_agent.cli import instance
 from desktop_agent.cli.ask import _ask, _replay
 from desktop_agent.cli.bench import _bench
 from desktop_agent.cli.exit_codes import EXIT_FAILED
@@ -26,6 +27,7 @@ __all__ = [
     "bench",
     "desktop_entry",
     "exit_codes",
+    "instance",
     "knowledge",
     "models",
     "parser",
@@ -35,6 +37,9 @@ __all__ = [
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``desktop-agent`` console script."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] and words[0] in instance.COMMANDS:  # bound to a key: no big parser to build
+        return instance.main(words)
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "ask" and args.text is not None and not args.text.strip():
@@ -77,6 +82,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return desktop_entry.main(args)
     if command == "bench":
         return _bench(args)
+    if command in instance.COMMANDS:  # after an option such as -v
+        return instance.run(args)
     if command == "knowledge":
         from desktop_agent.cli.knowledge import run as run_knowledge
 

@@ -8,6 +8,8 @@
     desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed    benchmarks
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
+    desktop-agent ptt start|stop|toggle|cancel   push-to-talk in the running app
+    desktop-agent show | quit          raise or close the running app
     desktop-agent install-desktop-entry   add the app to the desktop's menu
     desktop-agent eval asr --dir DIR   speech recognition accuracy on NAME.wav + NAME.txt pairs
 
@@ -109,6 +111,10 @@ def _parser() -> argparse.ArgumentParser:
     import desktop_agent.cli.desktop_entry as desktop_entry  # stdlib-only at import
 
     desktop_entry.add_parser(sub)
+
+    from desktop_agent.cli.instance import add_parser as add_instance  # stdlib only
+
+    add_instance(sub)
 
     from desktop_agent.cli.knowledge import add_parser as add_knowledge
 

@@ -45,7 +45,8 @@ PINNED: dict[str, set[str]] = {
         "virtual",
     },
     "desktop_agent.cli": {
-        "ask", "bench", "desktop_entry", "exit_codes", "knowledge", "main", "models", "parser",
+        "ask", "bench", "desktop_entry", "exit_codes", "instance", "knowledge", "main", "models",
+        "parser",
     },
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "kept_history", "knowledge", "ledger", "llm_backend",
