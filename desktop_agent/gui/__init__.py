@@ -21,4 +21,5 @@ __all__ = [
     "status",
     "theme",
     "turn_gate",
+    "window_remote",
 ]
