@@ -14,5 +14,6 @@ __all__ = [
     "reflection",
     "replay",
     "runtime",
+    "single_instance",
     "tool_meanings",
 ]

@@ -48,7 +48,13 @@ def run_gui(script: WindowScript | None = None) -> int:
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return NO_DISPLAY_STATUS
-    return main_window_app(script)
+    from desktop_agent.compose.single_instance import claim
+
+    instance = claim() if script is None else None
+    if instance is not None and instance.reply is not None:  # another app showed its window
+        print(f"desktop-agent is already running: {instance.reply.describe()}")
+        return 0 if instance.reply.ok else 1
+    return main_window_app(script, instance=instance)
 
 
 def _choices() -> Any:
@@ -70,8 +76,12 @@ def _choices() -> Any:
     )
 
 
-def main_window_app(script: WindowScript | None = None) -> int:
-    """Run the app until its window closes (or ``script`` returns). Returns the exit status."""
+def main_window_app(script: WindowScript | None = None, *, instance: Any = None) -> int:
+    """Run the app until its window closes (or ``script`` returns). Returns the exit status.
+
+    ``instance``: the ``single_instance.claim`` this launch won; the app then serves the
+    control socket (``desktop-agent ptt|show|quit``) and holds the lock until it ends.
+    """
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.adapters import paths
@@ -85,6 +95,7 @@ def main_window_app(script: WindowScript | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Desktop Agent")
     _set_identity(app)
+    server = _serve(instance)
     settings_path = paths.config_dir() / "settings.toml"
     loaded = load_settings(settings_path)
     settings = loaded.settings
@@ -116,6 +127,10 @@ def main_window_app(script: WindowScript | None = None) -> int:
     window = MainWindow(view_model, settings, settings_path, save_settings=save_settings,
                         choices=_choices())
     window.show()
+    if server is not None:
+        from desktop_agent.gui.window_remote import WindowRemote
+
+        server.attach(WindowRemote(window))
     if runtime is not None and runtime.indexing is not None:
         _show_indexing(window, runtime.indexing)
     for notice in notices:
@@ -127,8 +142,21 @@ def main_window_app(script: WindowScript | None = None) -> int:
             return script(app, window, runtime)
         return int(app.exec())
     finally:
+        if server is not None:
+            server.close()
         if runtime is not None:
             runtime.shutdown()
+        if instance is not None:
+            instance.lock.release()
+
+
+def _serve(instance: Any) -> Any:
+    """The control socket of the app that won ``instance`` (None without one)."""
+    if instance is None:
+        return None
+    from desktop_agent.compose.single_instance import serve
+
+    return serve(instance)
 
 
 def _silent_audio() -> Any:

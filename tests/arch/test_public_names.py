@@ -50,7 +50,7 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "kept_history", "knowledge", "ledger", "llm_backend",
-        "reflection", "replay", "runtime", "tool_meanings",
+        "reflection", "replay", "runtime", "single_instance", "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "embed", "errors", "knowledge", "listening", "manifest",
