@@ -108,7 +108,8 @@ def run(seconds: float = 30.0, settle_s: float = 45.0, as_json: bool = False,
     sound = pulse.env if pulse is not None else {
         "PULSE_SERVER": f"unix:{config}/no-sound-server", "PULSE_RUNTIME_PATH": config}
     env = dict(os.environ, **sound, DISPLAY=display, QT_QPA_PLATFORM="xcb",
-               DESKTOP_AGENT_CONFIG_DIR=config)
+               DESKTOP_AGENT_CONFIG_DIR=config,  # its own control socket: not the user's app
+               DESKTOP_AGENT_RUNTIME_DIR=str(Path(config) / "run"))
     app = subprocess.Popen([sys.executable, "-m", "desktop_agent", "gui"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

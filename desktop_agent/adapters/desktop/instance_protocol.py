@@ -14,9 +14,11 @@ the command's words alone, for ``echo ptt toggle | nc -U SOCKET``. A line that i
 answered with ``bad_request``, an unknown command with ``unknown_command``: never silence.
 
 Where: ``$XDG_RUNTIME_DIR/desktop-agent/`` (per user, 0700, emptied at logout); without
-that variable, ``<temp dir>/desktop-agent-<uid>/``. The folder holds ``control.sock`` and
-``instance.lock`` (the start-up lock, see ``instance_client``). ``ensure_private_dir``
-makes it 0700 and refuses a folder that is not the user's own (a shared temp dir).
+that variable, ``<temp dir>/desktop-agent-<uid>/``; ``$DESKTOP_AGENT_RUNTIME_DIR`` instead,
+when set (a benchmark or test whose app must not meet the user's). The folder holds
+``control.sock`` and ``instance.lock`` (the start-up lock, see ``instance_client``).
+``ensure_private_dir`` makes it 0700 and refuses a folder that is not the user's own (a
+shared temp dir).
 """
 
 from __future__ import annotations
@@ -145,9 +147,13 @@ def parse_reply(line: bytes) -> Reply:
 def control_dir(env: Mapping[str, str], uid: int, temp_dir: str) -> Path:
     """The folder of the control socket and the lock (nothing is created or checked).
 
-    ``$XDG_RUNTIME_DIR/desktop-agent`` when that variable names an absolute path, else
-    ``<temp_dir>/desktop-agent-<uid>``: one folder per user either way.
+    ``$DESKTOP_AGENT_RUNTIME_DIR`` itself when set (absolute); else
+    ``$XDG_RUNTIME_DIR/desktop-agent`` when that variable names an absolute path; else
+    ``<temp_dir>/desktop-agent-<uid>``: one folder per user.
     """
+    own = env.get("DESKTOP_AGENT_RUNTIME_DIR", "")
+    if own and os.path.isabs(own):
+        return Path(own)
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isabs(runtime):
         return Path(runtime) / DIR_NAME

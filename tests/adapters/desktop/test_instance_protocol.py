@@ -98,6 +98,11 @@ def test_the_folder_is_in_the_runtime_dir_else_a_temp_dir_named_for_the_uid() ->
         Path("/var/tmp/desktop-agent-7")
 
 
+def test_a_benchmark_can_keep_its_app_apart_from_the_users() -> None:
+    env = {"XDG_RUNTIME_DIR": "/run/user/1000", "DESKTOP_AGENT_RUNTIME_DIR": "/tmp/bench-run"}
+    assert control_dir(env, 1000, "/tmp") == Path("/tmp/bench-run")
+
+
 def test_the_folder_is_made_0700_even_under_a_loose_umask(tmp_path: Path) -> None:
     old = os.umask(0o000)
     try:
