@@ -11,6 +11,7 @@ import stat
 import tempfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -172,7 +173,9 @@ def test_an_app_that_accepts_but_never_answers_times_out(folder: Path) -> None:
     assert caught.value.code == "instance_not_answering"
 
 
-def test_the_client_sends_one_line_and_reads_one_reply(folder: Path) -> None:
+@contextmanager
+def one_reply_app(folder: Path, reply: Reply) -> Iterator[list[bytes]]:
+    """A stand-in app on the folder's socket: reads one line (into the list), sends ``reply``."""
     got: list[bytes] = []
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind(str(socket_path(folder)))
@@ -182,12 +185,17 @@ def test_the_client_sends_one_line_and_reads_one_reply(folder: Path) -> None:
             conn, _ = server.accept()
             with conn:
                 got.append(conn.makefile("rb").readline())
-                conn.sendall(encode_reply(Reply.done("Listening.")))
+                conn.sendall(encode_reply(reply))
 
-        thread = threading.Thread(target=answer)
+        thread = threading.Thread(target=answer, daemon=True)  # never holds up the run
         thread.start()
-        reply = client.send(Request("ptt start"), folder)
+        yield got
         thread.join(10)
+
+
+def test_the_client_sends_one_line_and_reads_one_reply(folder: Path) -> None:
+    with one_reply_app(folder, Reply.done("Listening.")) as got:
+        reply = client.send(Request("ptt start"), folder)
     assert reply == Reply.done("Listening.")
     assert got == [b'{"command": "ptt start"}\n']
 
@@ -210,21 +218,8 @@ def test_the_first_launch_takes_the_lock_and_the_second_cannot(folder: Path) -> 
 
 
 def test_a_launch_that_finds_an_app_forwards_show_and_takes_no_lock(folder: Path) -> None:
-    got: list[bytes] = []
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-        server.bind(str(socket_path(folder)))
-        server.listen(1)
-
-        def answer() -> None:
-            conn, _ = server.accept()
-            with conn:
-                got.append(conn.makefile("rb").readline())
-                conn.sendall(encode_reply(Reply.done("Shown.")))
-
-        thread = threading.Thread(target=answer)
-        thread.start()
+    with one_reply_app(folder, Reply.done("Shown.")) as got:
         claim = client.claim_instance(folder, activation_token="tok-9", wait_s=0)
-        thread.join(10)
     assert claim.lock is None and claim.reply == Reply.done("Shown.")
     assert parse_request(got[0]) == Request("show", "tok-9")
     lock = client.InstanceLock.try_take(folder / "instance.lock")
