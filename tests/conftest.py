@@ -12,6 +12,13 @@ from tests.needs import REQUIRE_ALL, required, unavailable
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# The apps the tests start must not find (and raise) an app the developer is running, nor
+# each other across test runs side by side: their control socket lives in a folder of
+# this run's own (docs/anywhere.md). Tests of the folder rule pass their own environment.
+if "DESKTOP_AGENT_RUNTIME_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["DESKTOP_AGENT_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="da-test-run-")
 
 
 def _need(what: str, exc: BaseException) -> None:

@@ -21,6 +21,9 @@ import pytest
 from desktop_agent.cli.exit_codes import EXIT_NO_INSTANCE
 
 ROOT = Path(__file__).resolve().parents[2]
+OWN_ENV = {k: v for k, v in os.environ.items() if k != "DESKTOP_AGENT_RUNTIME_DIR"}
+"""The environment without the suite's own control folder (tests/conftest.py): these tests
+place the folder through XDG_RUNTIME_DIR, as a user's session does."""
 NO_INSTANCE = ("[no_instance] No desktop-agent is running. "
                "Fix: Start it with 'desktop-agent' first.")
 
@@ -51,7 +54,7 @@ def test_with_no_app_the_command_fails_and_starts_nothing(runtime_dir: Path,
                                                           words: list[str]) -> None:
     marker = f"DA_TEST_MARKER={uuid.uuid4().hex}"
     key, value = marker.split("=")
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime_dir), "PYTHONPATH": str(ROOT),
+    env = {**OWN_ENV, "XDG_RUNTIME_DIR": str(runtime_dir), "PYTHONPATH": str(ROOT),
            key: value, "QT_QPA_PLATFORM": "offscreen"}  # a window could open, if one were made
     done = subprocess.run([sys.executable, "-m", "desktop_agent", *words], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -73,7 +76,7 @@ print(json.dumps([status, sorted({m.split(".")[0] for m in sys.modules})]))
 def test_the_client_path_loads_no_qt_and_no_engine(runtime_dir: Path) -> None:
     from tests.cli.test_light_import import HEAVY
 
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime_dir), "PYTHONPATH": str(ROOT)}
+    env = {**OWN_ENV, "XDG_RUNTIME_DIR": str(runtime_dir), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     status, loaded = json.loads(done.stdout)
@@ -84,12 +87,12 @@ def test_the_client_path_loads_no_qt_and_no_engine(runtime_dir: Path) -> None:
 
 def test_help_lists_the_commands() -> None:
     done = subprocess.run([sys.executable, "-m", "desktop_agent", "--help"], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          env={**OWN_ENV, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0
     for name in ("ptt", "show", "quit"):
         assert f"\n    {name} " in done.stdout
     done = subprocess.run([sys.executable, "-m", "desktop_agent", "ptt", "hold"], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          env={**OWN_ENV, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "start" in done.stderr and "cancel" in done.stderr

@@ -29,6 +29,9 @@ from tests.cli.test_instance_cli import _processes_with
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
+OWN_ENV = {k: v for k, v in os.environ.items() if k != "DESKTOP_AGENT_RUNTIME_DIR"}
+"""The environment without the suite's own control folder (tests/conftest.py): these tests
+place the folder through XDG_RUNTIME_DIR, as a user's session does."""
 START_S = 120.0  # generous for a busy 2-core machine: the app starts in a second or two
 
 ABSENT_MODEL = """\
@@ -57,7 +60,7 @@ class App:
             '[audio]\ninput_device = "no-such-device"\noutput_device = "no-such-device"\n')
         self.marker = f"DA_TEST_MARKER={uuid.uuid4().hex}"
         key, value = self.marker.split("=")
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
+        self.env = {**OWN_ENV, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
                     "XDG_RUNTIME_DIR": str(root / "run"), key: value,
                     "DESKTOP_AGENT_MANIFEST": str(root / "manifest.toml"),
                     "DESKTOP_AGENT_CONFIG_DIR": str(root / "config"),

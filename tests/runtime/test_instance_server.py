@@ -36,6 +36,9 @@ from desktop_agent.runtime.instance_server import InstanceServer
 pytestmark = pytest.mark.gui
 
 ROOT = Path(__file__).resolve().parents[2]
+OWN_ENV = {k: v for k, v in os.environ.items() if k != "DESKTOP_AGENT_RUNTIME_DIR"}
+"""The environment without the suite's own control folder (tests/conftest.py): these tests
+place the folder through XDG_RUNTIME_DIR, as a user's session does."""
 WAIT_MS = 60_000  # a generous bound for a busy 2-core machine; the real time is printed
 
 
@@ -75,12 +78,13 @@ class FakeTarget:
 def env() -> Iterator[dict[str, str]]:
     """The CLI's environment: a short private XDG_RUNTIME_DIR of its own."""
     with tempfile.TemporaryDirectory(prefix="da-") as runtime:
-        yield {**os.environ, "XDG_RUNTIME_DIR": runtime, "PYTHONPATH": str(ROOT)}
+        yield {**OWN_ENV, "XDG_RUNTIME_DIR": runtime, "PYTHONPATH": str(ROOT)}
 
 
 @pytest.fixture
 def folder(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
+    monkeypatch.delenv("DESKTOP_AGENT_RUNTIME_DIR", raising=False)
     return ensure_private_dir(current_dir())
 
 
