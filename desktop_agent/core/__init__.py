@@ -4,6 +4,7 @@ __all__ = [
     "cancel",
     "clock",
     "conversation",
+    "desktop",
     "embed",
     "errors",
     "knowledge",

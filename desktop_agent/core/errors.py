@@ -73,3 +73,9 @@ class SettingsError(AgentError):
     """A setting has an invalid value."""
 
     default_code = "settings_error"
+
+
+class DesktopError(AgentError):
+    """A desktop integration cannot work: a global key's text, the X server, a grab taken."""
+
+    default_code = "desktop_error"

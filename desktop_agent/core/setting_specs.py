@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from desktop_agent.core.conversation.openai_chat import url_problem
-from desktop_agent.core.errors import SettingsError
+from desktop_agent.core.desktop.shortcut import parse_shortcut
+from desktop_agent.core.errors import DesktopError, SettingsError
 
 INVALID: Final = "invalid_setting"
 UNKNOWN: Final = "unknown_setting"
@@ -39,7 +40,8 @@ class SettingSpec:
     kind: str
     """'bool', 'float', 'int', 'choice', 'text', 'device_in', 'device_out', 'model', 'key',
     'folders' (a tuple of absolute folder paths), 'url' (an http(s) server address), 'env'
-    (an environment variable's name, or '')."""
+    (an environment variable's name, or ''), 'shortcut' (a global key such as Ctrl+Alt+Space,
+    or '' for none; core/desktop/shortcut.py)."""
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
@@ -87,6 +89,7 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("llm.api_key_env", "API key variable", "Name of the environment variable that holds the server's API key; empty = no key. The key itself is never saved.", "env"),  # noqa: E501
     _s("knowledge.folders", "Knowledge folders", "Folders of your documents (Markdown, text, PDF) that answers come from; absolute paths.", "folders"),  # noqa: E501
     _s("knowledge.proposer", "Document answers chosen by", "lexical: the best-ranked sentence (fast; as accurate on the project's checks); model: the local model picks among the best sentences (about 1.5 s slower on 2 cores).", "choice", choices=PROPOSERS),  # noqa: E501
+    _s("shortcuts.global_push_to_talk", "Global push-to-talk key", "Held to talk while any program has focus (X11 sessions), e.g. Ctrl+Alt+Space or F9; empty = none. Space, letters and digits need Ctrl, Alt or Super.", "shortcut"),  # noqa: E501
 )  # fmt: skip
 SPECS_BY_KEY: Final[Mapping[str, SettingSpec]] = {spec.key: spec for spec in SETTING_SPECS}
 
@@ -184,6 +187,13 @@ def _check_value(spec: SettingSpec, value: Any) -> Any:
         value = value.strip()
         if not _KEY_NAME.match(value):
             raise _invalid(key, f"must be a single key name such as Space or F8 (got {value!r})")
+    elif kind == "shortcut":
+        value = value.strip()
+        if value:
+            try:
+                value = parse_shortcut(value).text
+            except DesktopError as err:
+                raise _invalid(key, f"is refused: {err.message} Instead, {err.fix}") from None
     elif kind in ("device_in", "device_out", "text"):
         value = value.strip()
         if len(value) > 200 or any(ord(c) < 32 for c in value):

@@ -169,6 +169,16 @@ class LlmSettings(_Section):
     """Name of the environment variable holding the API key ('' = no key)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ShortcutsSettings(_Section):
+    """Keys that reach the app while another program has focus."""
+
+    SECTION: ClassVar[str] = "shortcuts"
+    global_push_to_talk: str = "Ctrl+Alt+Space"
+    """Held to talk from any program (an X11 grab; core/desktop/shortcut.py reads the text);
+    '' = none. Stored in its canonical text ('ctrl+alt+space' -> 'Ctrl+Alt+Space')."""
+
+
 _SECTIONS: Final[dict[str, type[_Section]]] = {
     "audio": AudioSettings,
     "models": ModelSettings,
@@ -180,6 +190,7 @@ _SECTIONS: Final[dict[str, type[_Section]]] = {
     "ui": UiSettings,
     "knowledge": KnowledgeSettings,
     "llm": LlmSettings,
+    "shortcuts": ShortcutsSettings,
 }
 
 
@@ -208,6 +219,7 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
+    shortcuts: ShortcutsSettings = field(default_factory=ShortcutsSettings)
 
     @property
     def knowledge_folders(self) -> tuple[str, ...]:

@@ -53,9 +53,11 @@ PINNED: dict[str, set[str]] = {
         "reflection", "replay", "runtime", "single_instance", "tool_meanings",
     },
     "desktop_agent.core": {
-        "cancel", "clock", "conversation", "embed", "errors", "knowledge", "listening", "manifest",
-        "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools", "turns",
+        "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
+        "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
+        "turns",
     },
+    "desktop_agent.core.desktop": {"key_repeat", "shortcut"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",
