@@ -88,7 +88,8 @@ build_llama_server() {
 # Runtime: libspeexdsp1 (echo canceller, bound with ctypes), libportaudio2 (sounddevice),
 # Qt's xcb platform libraries, xvfb (a real window with no screen: tests, screenshots),
 # pulseaudio (virtual devices for the audio tests). Build: cmake + g++ for llama.cpp.
-# Tests: xdotool, dbus-daemon, at-spi2-core, python3-gi, gir1.2-atspi-2.0 (the screen-reader
+# Tests: xdotool (keys typed into Xvfb: the screen-reader tests, the global push-to-talk key
+# under X11), dbus-daemon, at-spi2-core, python3-gi, gir1.2-atspi-2.0 (the screen-reader
 # view through AT-SPI), desktop-file-utils (the menu entry), real recorded voices (asterisk,
 # pocketsphinx-testdata: eval asr).
 # Real recorded voices with their texts (eval asr, endpointing tests): asterisk-core-sounds-en(-wav),

@@ -11,11 +11,13 @@ depends on the keyboard map, so the X11 adapter reads that from the server.
 A key that types or edits text (Space, a letter, a digit, punctuation, Return, the arrows...)
 is refused without Ctrl, Alt or Super: a global grab takes the key from every program, so
 a bare Space would stop the user typing spaces anywhere (Shift does not help: Shift+A types
-``A``). Function keys, Pause, Print, ScrollLock and Menu may stand alone.
+``A``). Function keys, Pause, Print, ScrollLock and Menu may stand alone. Ctrl+Alt+F1 to F12
+and Ctrl+Alt+Backspace are refused too: X's own keyboard map switches console or ends the
+session on them, and the key press never reaches a program.
 
 Every refusal is a ``DesktopError`` with a stable code (``shortcut_empty``,
 ``shortcut_malformed``, ``shortcut_unknown_key``, ``shortcut_unknown_modifier``,
-``shortcut_needs_modifier``), a message naming the text, and a fix.
+``shortcut_needs_modifier``, ``shortcut_reserved``), a message naming the text, and a fix.
 """
 
 from __future__ import annotations
@@ -85,6 +87,11 @@ def _keys() -> dict[str, _Key]:
 
 
 _KEYS: Final = _keys()
+_RESERVED_WITH_CTRL_ALT: Final = {
+    **{f"F{n}": "switch to another console" for n in range(1, 13)},
+    "BackSpace": "end the X session (where enabled)",
+}
+"""Keys XKB's standard map gives actions with exactly Ctrl+Alt (the server eats the press)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,4 +155,9 @@ def parse_shortcut(text: str) -> GlobalShortcut:
             f"{canonical} would be taken from every program you type in.",
             f"add Ctrl, Alt or Super to it (e.g. Ctrl+Alt+{key.text}), or use a function key "
             "such as F9.")
+    if ordered == ("Control", "Alt") and key.keysym in _RESERVED_WITH_CTRL_ALT:
+        raise DesktopError(
+            "shortcut_reserved",
+            f"{canonical} is X's own key to {_RESERVED_WITH_CTRL_ALT[key.keysym]}; no program "
+            "receives it.", f"use another, e.g. {EXAMPLE} or Super+{key.text}.")
     return GlobalShortcut(canonical, ordered, key.keysym)

@@ -14,7 +14,7 @@ from desktop_agent.core.errors import DesktopError
         ("Ctrl+Alt+Space", "Ctrl+Alt+Space", ("Control", "Alt"), "space"),
         ("ctrl+alt+space", "Ctrl+Alt+Space", ("Control", "Alt"), "space"),
         ("Alt+Ctrl+Space", "Ctrl+Alt+Space", ("Control", "Alt"), "space"),
-        (" Ctrl + Alt + F9 ", "Ctrl+Alt+F9", ("Control", "Alt"), "F9"),
+        (" Ctrl + Shift + F9 ", "Ctrl+Shift+F9", ("Control", "Shift"), "F9"),
         ("F9", "F9", (), "F9"),
         ("f24", "F24", (), "F24"),
         ("Super+F9", "Super+F9", ("Super",), "F9"),
@@ -31,6 +31,8 @@ from desktop_agent.core.errors import DesktopError
         ("Ctrl+Escape", "Ctrl+Esc", ("Control",), "Escape"),
         ("Super+Return", "Super+Return", ("Super",), "Return"),
         ("Ctrl+Backspace", "Ctrl+Backspace", ("Control",), "BackSpace"),
+        ("Ctrl+Alt+F13", "Ctrl+Alt+F13", ("Control", "Alt"), "F13"),
+        ("Ctrl+Alt+Shift+F9", "Ctrl+Alt+Shift+F9", ("Control", "Alt", "Shift"), "F9"),
         ("Ctrl+,", "Ctrl+,", ("Control",), "comma"),
         ("Ctrl+Alt+\\", "Ctrl+Alt+\\", ("Control", "Alt"), "backslash"),
         ("Pause", "Pause", (), "Pause"),
@@ -93,3 +95,14 @@ def test_the_bare_space_message_names_what_to_use_instead() -> None:
         "[shortcut_needs_modifier] Space would be taken from every program you type in. "
         "Fix: add Ctrl, Alt or Super to it (e.g. Ctrl+Alt+Space), or use a function key such "
         "as F9.")
+
+
+@pytest.mark.parametrize("text", ["Ctrl+Alt+F1", "ctrl+alt+F9", "Alt+Ctrl+F12",
+                                  "Ctrl+Alt+Backspace"])
+def test_keys_the_x_server_keeps_for_itself_are_refused(text: str) -> None:
+    # Under Xvfb, xdotool's Ctrl+Alt+F9 never reaches a grab: XKB switches console on it.
+    with pytest.raises(DesktopError) as info:
+        parse_shortcut(text)
+    assert info.value.code == "shortcut_reserved"
+    assert "no program receives it" in info.value.message
+    assert "Ctrl+Alt+Space" in info.value.fix
