@@ -62,6 +62,10 @@ def test_replace_field_returns_new_frozen_settings() -> None:
         ("privacy.transcript_retention_days", -1, "between 0 and 3650"),
         ("audio.input_device", "mic\nname", "control characters"),
         ("endpointing.min_silence_s", 3.0, "must not exceed endpointing.max_silence_s"),
+        ("shortcuts.global_push_to_talk", "Space", "taken from every program you type in"),
+        ("shortcuts.global_push_to_talk", "Ctrl+Foo", "There is no key called 'Foo'"),
+        ("shortcuts.global_push_to_talk", "Ctrl+Alt", "only modifiers"),
+        ("shortcuts.global_push_to_talk", 9, "must be text"),
     ],
 )
 def test_invalid_values_name_the_field_and_why(key: str, value: object, why: str) -> None:

@@ -31,19 +31,13 @@ def test_empty_means_no_global_key() -> None:
     assert Settings().replace_field(KEY, "   ").get(KEY) == ""
 
 
-@pytest.mark.parametrize(("value", "why"), [
-    ("Space", "Space would be taken from every program you type in. Instead, add Ctrl, Alt "
-              "or Super to it (e.g. Ctrl+Alt+Space), or use a function key such as F9."),
-    ("Ctrl+Foo", "There is no key called 'Foo'"),
-    ("Ctrl+Alt", "only modifiers"),
-    (9, "must be text"),
-])
-def test_a_refused_value_names_the_field_and_what_to_use(value: object, why: str) -> None:
+def test_a_refused_value_says_what_to_use_instead() -> None:
+    # More refusals, each naming the field: test_settings.py's table of invalid values.
     with pytest.raises(SettingsError) as info:
-        Settings().replace_field(KEY, value)
-    assert info.value.code == "invalid_setting"
-    assert info.value.message.startswith(KEY)
-    assert why in info.value.message
+        Settings().replace_field(KEY, "space")
+    assert info.value.message == (
+        f"{KEY} is refused: Space would be taken from every program you type in. Instead, "
+        "add Ctrl, Alt or Super to it (e.g. Ctrl+Alt+Space), or use a function key such as F9.")
     assert error_key(info.value) == KEY
 
 
