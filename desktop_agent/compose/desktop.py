@@ -127,10 +127,12 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None)
     window = MainWindow(view_model, settings, settings_path, save_settings=save_settings,
                         choices=_choices())
     window.show()
-    if server is not None:
-        from desktop_agent.gui.window_remote import WindowRemote
+    from desktop_agent.gui.window_remote import WindowRemote
 
-        server.attach(WindowRemote(window))
+    remote = WindowRemote(window)
+    if server is not None:
+        server.attach(remote)
+    global_key = _global_key(app, settings, remote, window, view_model)
     if runtime is not None and runtime.indexing is not None:
         _show_indexing(window, runtime.indexing)
     for notice in notices:
@@ -144,10 +146,25 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None)
     finally:
         if server is not None:
             server.close()
+        if global_key is not None:
+            global_key.stop()
         if runtime is not None:
             runtime.shutdown()
         if instance is not None:
             instance.lock.release()
+
+
+def _global_key(app: Any, settings: Any, remote: Any, window: Any, view_model: Any) -> Any:
+    """The global talk key on a real display (X11); None offscreen or where it cannot work."""
+    if app.platformName() not in ("xcb", "wayland"):
+        return None  # offscreen (tests, headless): no desktop to grab a key on
+    from desktop_agent.compose.global_key import start_global_key
+    from desktop_agent.runtime.view_api import ErrorNotice
+
+    return start_global_key(settings.shortcuts.global_push_to_talk, remote,
+                            held=lambda: bool(window.ptt_held),
+                            notify=lambda exc: view_model.sig_error.emit(
+                                ErrorNotice.from_error(exc)))
 
 
 def _serve(instance: Any) -> Any:
