@@ -35,8 +35,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.adapters.models": {"model_import", "model_resolver"},
     "desktop_agent.adapters.store": {
-        "history_store", "settings_store", "sqlite_files", "store_records", "store_sqlite",
-        "tools_builtin", "write_desk",
+        "history_store", "settings_store", "sqlite_files", "store_connection", "store_records",
+        "store_sqlite", "tools_builtin", "write_desk",
     },
     "desktop_agent.adapters.tts": {"tts_piper"},
     "desktop_agent.audio": {

@@ -8,6 +8,7 @@ __all__ = [
     "history_store",
     "settings_store",
     "sqlite_files",
+    "store_connection",
     "store_records",
     "store_sqlite",
     "tools_builtin",
