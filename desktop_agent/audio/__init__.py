@@ -9,6 +9,7 @@ __all__ = [
     "echo_gate",
     "far_alignment",
     "frames",
+    "mic_history",
     "player",
     "reference",
     "resample",

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop_agent.audio.capture import CapturePipeline, MicHistory
+from desktop_agent.audio.capture import CapturePipeline
+from desktop_agent.audio.mic_history import MicHistory
 from desktop_agent.audio.resample import resample
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.listening.endpointing import Endpointer, TurnModelRule, TurnModelSettings

@@ -27,7 +27,7 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QTimer
 
-from desktop_agent.audio.capture import MicHistory
+from desktop_agent.audio.mic_history import MicHistory
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.listening.bargein import BargeInDecider, Decision, Verdict
 from desktop_agent.core.listening.bargein_judge import (

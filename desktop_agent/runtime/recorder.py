@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer
 
 from desktop_agent.audio.backend import AudioBackend
-from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline
+from desktop_agent.audio.capture import CapturePipeline
+from desktop_agent.audio.mic_history import VAD_FRAME
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.listening.endpointing import Endpointer, EndpointingSettings

@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline, playback_onset_s
+from desktop_agent.audio.capture import CapturePipeline, playback_onset_s
 from desktop_agent.audio.capture_trace import ENV_VAR, CaptureTrace
+from desktop_agent.audio.mic_history import VAD_FRAME
 from desktop_agent.core.listening.segmenter import SegmentEvent
 from tests.fakes.vad import HesitantVad, LoudnessVad
 

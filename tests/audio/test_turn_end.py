@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_agent.audio.capture import VAD_FRAME, CapturePipeline
+from desktop_agent.audio.capture import CapturePipeline
+from desktop_agent.audio.mic_history import VAD_FRAME
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.listening.endpointing import Endpointer, TurnModelRule, TurnModelSettings
 from desktop_agent.core.listening.segmenter import EndReason, SegmentEvent, SpeechSegmenter

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop_agent.audio.capture import VAD_FRAME, MicHistory
+from desktop_agent.audio.mic_history import VAD_FRAME, MicHistory
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.listening.bargein import BargeInDecider
 from desktop_agent.core.turns import events as ev

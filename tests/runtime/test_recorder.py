@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_agent.audio.capture import VAD_FRAME, MicHistory
+from desktop_agent.audio.mic_history import VAD_FRAME, MicHistory
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.listening.partials import CUT_PREROLL_S, PAUSE_S, PartialSettings
 from desktop_agent.core.turns import commands as cmd

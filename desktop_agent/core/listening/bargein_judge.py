@@ -52,7 +52,7 @@ LOST_JOB_S: Final = 0.15
 
 
 class SpeechHistory(Protocol):
-    """What the judge reads of the mic history (``audio.capture.MicHistory``)."""
+    """What the judge reads of the mic history (``audio.mic_history.MicHistory``)."""
 
     @property
     def start(self) -> int: ...  # noqa: D102
