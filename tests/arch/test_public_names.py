@@ -26,7 +26,7 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.adapters.asr": {"asr_whisper"},
     "desktop_agent.adapters.audio": {"audio_files", "audio_io", "device_audio"},
     "desktop_agent.adapters.knowledge": {
-        "doc_text", "knowledge_db", "knowledge_sqlite", "knowledge_vectors",
+        "doc_text", "knowledge_db", "knowledge_files", "knowledge_sqlite", "knowledge_vectors",
     },
     "desktop_agent.adapters.listening": {"speex", "turn_smart", "vad_silero"},
     "desktop_agent.adapters.llm": {

@@ -3,6 +3,7 @@
 __all__ = [
     "doc_text",
     "knowledge_db",
+    "knowledge_files",
     "knowledge_sqlite",
     "knowledge_vectors",
 ]

@@ -9,11 +9,11 @@ Implements ``core.knowledge.index.KnowledgeIndex`` and ``KnowledgeIndexer``.
   ``"<file key>@<sha256 prefix>#<start>-<end>"``; the file key is the absolute path, or
   ``notes:<id>`` for a note from the assistant's store. An FTS5 table (porter stemming,
   unicode61, diacritics folded) indexes the passage text and the document title.
-* Incremental: a file whose size and mtime are unchanged is not read; a changed file whose
-  content hash is unchanged only has its size and mtime updated; a new hash replaces its
-  passages (new ids). Files that left the folders (deleted, or the folder removed from the
-  list) leave the index. Each file is committed on its own, so a cancel between files
-  leaves a consistent index.
+* Incremental (``knowledge_files``): a file whose size and mtime are unchanged is not
+  read; a changed file whose content hash is unchanged only has its size and mtime updated;
+  a new hash replaces its passages (new ids). Files that left the folders (deleted, or the
+  folder removed from the list) leave the index. Each file is committed on its own, so a
+  cancel between files leaves a consistent index.
 * A file that cannot be indexed is an ``IndexProblem`` with the reason (remembered with
   its size and mtime, so an unchanged bad file is not parsed again); it never stops the
   rest.
@@ -29,7 +29,6 @@ Implements ``core.knowledge.index.KnowledgeIndex`` and ``KnowledgeIndexer``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import sqlite3
 import threading
@@ -37,22 +36,22 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
-from desktop_agent.adapters.knowledge.doc_text import (
-    Unreadable,
-    check_file,
-    extract,
-    os_reason,
-    walk_folders,
-)
+from desktop_agent.adapters.knowledge.doc_text import walk_folders
 from desktop_agent.adapters.knowledge.knowledge_db import (
     FILE_NAME,
     ThreadConnections,
     default_index_path,
-    delete_file,
     is_corrupt,
-    transaction,
+)
+from desktop_agent.adapters.knowledge.knowledge_files import (
+    HASH_CHARS,
+    IndexRun,
+    NoteLike,
+    drop_missing,
+    index_file,
+    index_notes,
 )
 from desktop_agent.adapters.knowledge.knowledge_vectors import VectorSearch, embed_missing
 from desktop_agent.core.cancel import CancelToken
@@ -66,31 +65,16 @@ from desktop_agent.core.knowledge.index import (
 )
 from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.text.fts_query import fts_match
-from desktop_agent.core.text.passages import split_passages
 
-__all__ = ["FILE_NAME", "IndexedFile", "SqliteKnowledgeIndex", "default_index_path",
-           "passage_id"]
+__all__ = ["FILE_NAME", "IndexedFile", "SqliteKnowledgeIndex", "default_index_path"]
 _LOGGER = logging.getLogger(__name__)
 
-NOTES_PREFIX: Final = "notes:"
-HASH_CHARS: Final = 12
-"""Hex digits of the content hash kept in a passage id (48 bits: a collision is no risk)."""
 _TITLE_WEIGHT: Final = 0.3
 """BM25 weight of the document title against 1.0 for the passage text."""
 VECTORS_PROGRESS: Final = "vectors"
 """``IndexProgress.current`` while passage vectors are computed."""
 FUSION_DEPTH: Final = 3
 """Each ranking fused is ``limit`` times this deep (a passage ranked 6th by both wins)."""
-
-
-class NoteLike(Protocol):
-    """What the index needs of a note (``store_sqlite.Note`` fits)."""
-
-    @property
-    def id(self) -> int: ...  # noqa: D102
-
-    @property
-    def text(self) -> str: ...  # noqa: D102
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,19 +91,6 @@ class IndexedFile:
     """UTC epoch seconds."""
     pages: int | None = None
     note: str = ""
-
-
-@dataclass
-class _Run:
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    unchanged: int = 0
-
-
-def passage_id(file_key: str, sha: str, start: int, end: int) -> str:
-    """The evidence id of a passage: ``"<file key>@<sha prefix>#<start>-<end>"``."""
-    return f"{file_key}@{sha[:HASH_CHARS]}#{start}-{end}"
 
 
 class SqliteKnowledgeIndex:
@@ -297,14 +268,14 @@ class SqliteKnowledgeIndex:
     def _index(self, folders: Sequence[str], progress: ProgressSink | None,
                cancel: CancelToken | None) -> IndexReport:
         conn = self._db.get()
-        run = _Run()
+        run = IndexRun()
         problems: list[IndexProblem] = []
         files, missing = walk_folders(folders, cancel)
         problems += missing
         cancelled = cancel is not None and cancel.cancelled
         total = len(files) + (1 if self._notes is not None else 0)
         if not cancelled:
-            run.removed += self._drop_missing(conn, {str(f) for f in files})
+            run.removed += drop_missing(conn, {str(f) for f in files})
         done = 0
         for path in files:
             if progress is not None:
@@ -312,14 +283,14 @@ class SqliteKnowledgeIndex:
             if cancel is not None and cancel.cancelled:
                 cancelled = True
                 break
-            problem = self._index_file(conn, path, run)
+            problem = index_file(conn, path, run, self._clock)
             if problem is not None:
                 problems.append(problem)
             done += 1
         if self._notes is not None and not cancelled:
             if progress is not None:
                 progress(IndexProgress(done, total, "notes"))
-            problems += self._index_notes(conn, run)
+            problems += index_notes(conn, self._notes, run, self._clock)
             done += 1
         if self.meaning is not None and not cancelled:
             if progress is not None:
@@ -332,123 +303,7 @@ class SqliteKnowledgeIndex:
         return IndexReport(run.added, run.updated, run.removed, run.unchanged,
                            self.passage_count(), tuple(problems))
 
-    def _drop_missing(self, conn: sqlite3.Connection, present: set[str]) -> int:
-        """Remove the files (not notes) that are no longer under the folders."""
-        rows = conn.execute("SELECT key FROM files").fetchall()
-        gone = [k for (k,) in rows if not k.startswith(NOTES_PREFIX) and k not in present]
-        for key in gone:
-            with transaction(conn):
-                delete_file(conn, key)
-        with transaction(conn):
-            for (key,) in conn.execute("SELECT key FROM problems").fetchall():
-                if not key.startswith(NOTES_PREFIX) and key not in present:
-                    conn.execute("DELETE FROM problems WHERE key = ?", (key,))
-        return len(gone)
-
-    def _index_file(self, conn: sqlite3.Connection, path: Path,
-                    run: _Run) -> IndexProblem | None:
-        key = str(path)
-        try:
-            stat = path.stat()
-        except OSError as exc:
-            return self._problem(conn, key, os_reason(exc), 0, 0)
-        row = conn.execute("SELECT size, mtime_ns, sha FROM files WHERE key = ?",
-                           (key,)).fetchone()
-        if row is not None and (row[0], row[1]) == (stat.st_size, stat.st_mtime_ns):
-            run.unchanged += 1
-            return None
-        known = conn.execute("SELECT reason, size, mtime_ns FROM problems WHERE key = ?",
-                             (key,)).fetchone()
-        if known is not None and (known[1], known[2]) == (stat.st_size, stat.st_mtime_ns):
-            return IndexProblem(key, known[0])
-        try:
-            check_file(path, stat.st_size)
-            data = path.read_bytes()
-            sha = hashlib.sha256(data).hexdigest()
-            if row is not None and row[2] == sha:  # touched, not changed: keep the ids
-                with transaction(conn):
-                    conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE key = ?",
-                                 (stat.st_size, stat.st_mtime_ns, key))
-                run.unchanged += 1
-                return None
-            doc = extract(path, data)
-        except Unreadable as exc:
-            return self._problem(conn, key, exc.reason, stat.st_size, stat.st_mtime_ns)
-        except OSError as exc:
-            return self._problem(conn, key, os_reason(exc), stat.st_size, stat.st_mtime_ns)
-        except Exception as exc:  # one strange file must not stop the rest
-            _LOGGER.warning("turn=0 could not index %s: %s: %s", key, type(exc).__name__, exc)
-            return self._problem(conn, key, f"could not be read ({type(exc).__name__}: {exc})"
-                                 ": check the file opens in its usual program",
-                                 stat.st_size, stat.st_mtime_ns)
-        spans = split_passages(doc.text, doc.pages, markdown=doc.kind == "markdown")
-        self._store(conn, key, path.name, doc.kind, sha, spans, doc.text,
-                    (stat.st_size, stat.st_mtime_ns), len(doc.pages) or None, doc.note)
-        if row is None:
-            run.added += 1
-        else:
-            run.updated += 1
-        return IndexProblem(key, doc.note) if doc.note else None
-
-    def _problem(self, conn: sqlite3.Connection, key: str, reason: str, size: int,
-                 mtime_ns: int) -> IndexProblem:
-        """Record a problem file; a file that was indexed before leaves the index."""
-        with transaction(conn):
-            delete_file(conn, key)
-            conn.execute("INSERT OR REPLACE INTO problems (key, reason, size, mtime_ns) "
-                         "VALUES (?, ?, ?, ?)", (key, reason, size, mtime_ns))
-        return IndexProblem(key, reason)
-
-    def _store(self, conn: sqlite3.Connection, key: str, title: str, kind: str, sha: str,
-               spans: Sequence[Any], text: str, stat: tuple[int, int], pages: int | None,
-               note: str) -> None:
-        rows = [(passage_id(key, sha, s.start, s.end), key, title, s.start, s.end, s.page,
-                 text[s.start:s.end]) for s in spans]
-        with transaction(conn):
-            delete_file(conn, key)
-            conn.executemany(
-                "INSERT INTO passages (passage_id, file_key, title, start, \"end\", page, text) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            conn.execute(
-                "INSERT INTO files (key, title, kind, size, mtime_ns, sha, passages, pages, "
-                "indexed_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, title, kind, stat[0], stat[1], sha, len(rows), pages, self._clock(),
-                 note))
-            conn.execute("DELETE FROM problems WHERE key = ?", (key,))
-
-    def _index_notes(self, conn: sqlite3.Connection, run: _Run) -> list[IndexProblem]:
-        assert self._notes is not None
-        try:
-            notes = {f"{NOTES_PREFIX}{n.id}": n.text for n in self._notes()}
-        except Exception as exc:  # a damaged store: keep the notes indexed before
-            _LOGGER.warning("turn=0 could not read the notes: %s", exc)
-            return [IndexProblem("notes", f"your notes could not be read ({exc}); the notes "
-                                 "indexed before are kept")]
-        indexed = dict(conn.execute("SELECT key, sha FROM files WHERE key LIKE 'notes:%'"))
-        for key in indexed.keys() - notes.keys():
-            with transaction(conn):
-                delete_file(conn, key)
-            run.removed += 1
-        for key, text in notes.items():
-            sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            if indexed.get(key) == sha:
-                run.unchanged += 1
-                continue
-            spans = split_passages(text)
-            if not spans:
-                continue
-            self._store(conn, key, "Note", "note", sha, spans, text,
-                        (len(text), 0), None, "")
-            if key in indexed:
-                run.updated += 1
-            else:
-                run.added += 1
-        return []
-
 
 def _passage(row: Sequence[Any], score: float = 0.0) -> Passage:
     return Passage(passage_id=row[0], file=row[1], title=row[2], text=row[3], start=row[4],
                    end=row[5], score=score, page=row[6])
-
-
-

@@ -15,7 +15,8 @@ import pytest
 
 from desktop_agent.adapters.knowledge import doc_text
 from desktop_agent.adapters.knowledge.doc_text import extract
-from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex, passage_id
+from desktop_agent.adapters.knowledge.knowledge_files import passage_id
+from desktop_agent.adapters.knowledge.knowledge_sqlite import SqliteKnowledgeIndex
 from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.knowledge.index import IndexProgress
