@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.errors import ModelError
-from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.semantic import (
     MeaningRouter,
     MeaningSettings,
     examples_digest,
     labelled_examples,
 )
+from desktop_agent.core.tools.tool_def import Catalog
 
 _LOGGER = logging.getLogger(__name__)
 

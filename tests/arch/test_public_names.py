@@ -87,8 +87,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.core.tools": {
         "answer", "args", "calc", "calc_words", "catalog", "confirm", "decision", "offers",
-        "registry", "router", "semantic", "specs", "units", "weekday", "when", "when_parts",
-        "words", "write_actions",
+        "registry", "router", "semantic", "specs", "tool_def", "units", "weekday", "when",
+        "when_parts", "words", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",

@@ -26,9 +26,10 @@ from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall, ToolSpec
 from desktop_agent.core.tools import calc, units
-from desktop_agent.core.tools.catalog import BUILTIN, Catalog, ToolDef
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.confirm import prepare
 from desktop_agent.core.tools.registry import Tool, ToolRegistry
+from desktop_agent.core.tools.tool_def import Catalog, ToolDef
 from desktop_agent.core.tools.when import say_clock, say_duration, say_time
 from desktop_agent.core.tools.write_actions import (
     PreparedAction,

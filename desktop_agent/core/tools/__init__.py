@@ -20,6 +20,7 @@ __all__ = [
     "router",
     "semantic",
     "specs",
+    "tool_def",
     "units",
     "weekday",
     "when",

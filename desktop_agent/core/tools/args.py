@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from desktop_agent.core.tools.calc_words import replace_number_words
-from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.catalog import BUILTIN
+from desktop_agent.core.tools.tool_def import Catalog
 
 Args = dict[str, Any]
 MAX_REQUEST_CHARS: Final = 300

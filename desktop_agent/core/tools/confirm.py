@@ -25,8 +25,9 @@ from typing import Final
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
-from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.registry import validate_args
+from desktop_agent.core.tools.tool_def import Catalog
 from desktop_agent.core.tools.write_actions import AlarmView, PreparedAction, WriteContext
 
 

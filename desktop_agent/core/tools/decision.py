@@ -36,9 +36,10 @@ from typing import Any, Final
 from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
 from desktop_agent.core.privacy import said
 from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded
-from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.router import candidate_tools, is_request
 from desktop_agent.core.tools.semantic import MeaningRouter
+from desktop_agent.core.tools.tool_def import Catalog
 
 _LOGGER = logging.getLogger(__name__)
 

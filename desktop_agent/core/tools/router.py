@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from desktop_agent.core.ports import ToolSpec
-from desktop_agent.core.tools.catalog import BUILTIN, Catalog
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
+from desktop_agent.core.tools.tool_def import Catalog
 
 MAX_REQUEST_CHARS: Final = 600
 """Longer text is read aloud, not asked: it gets no tools."""

@@ -36,8 +36,9 @@ from typing import Final
 
 from desktop_agent.core.embed.nearest import ExampleIndex
 from desktop_agent.core.ports import Embedder, ToolSpec
-from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES, Catalog
+from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES
 from desktop_agent.core.tools.router import is_request
+from desktop_agent.core.tools.tool_def import Catalog
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -22,9 +22,10 @@ from desktop_agent.adapters.store.tools_builtin import (
 )
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
-from desktop_agent.core.tools.catalog import BUILTIN, Risk, ToolDef
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
+from desktop_agent.core.tools.tool_def import Risk, ToolDef
 
 ZONE = dt.timezone(dt.timedelta(hours=1))
 START = dt.datetime(2026, 3, 2, 18, 0, tzinfo=ZONE)  # a Monday, 6 PM

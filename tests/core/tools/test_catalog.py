@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.core.tools.catalog import BUILTIN, Catalog, Risk, ToolDef
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.confirm import second_question
 from desktop_agent.core.tools.router import candidate_tools
 from desktop_agent.core.tools.specs import BUILTIN_SPECS, WRITE_TOOLS
+from desktop_agent.core.tools.tool_def import Catalog, Risk, ToolDef
 from desktop_agent.core.tools.write_actions import PreparedAction, WriteContext
 
 

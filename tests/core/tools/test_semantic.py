@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from desktop_agent.core.ports import ChatMessage, ToolCall
-from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES, Risk, ToolDef
+from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES
 from desktop_agent.core.tools.decision import (
     Offer,
     offer_tools,
@@ -23,6 +23,7 @@ from desktop_agent.core.tools.semantic import (
     examples_digest,
     labelled_examples,
 )
+from desktop_agent.core.tools.tool_def import Risk, ToolDef
 
 # Four directions: a timer request, a note request, chit-chat, and one between timer and note.
 LABELS = ("set_timer", "set_timer", "add_note", "add_note", NO_TOOL, NO_TOOL)
