@@ -6,6 +6,7 @@ written under a grammar (the reflector's word problems and constrained sentences
 
 __all__ = [
     "cpu_features",
+    "llm_call_grammar",
     "llm_claims",
     "llm_grammar",
     "llm_llama",

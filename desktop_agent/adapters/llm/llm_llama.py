@@ -15,7 +15,7 @@ server backend): the router's candidates for the newest user message (or, when i
 are silent and a ``MeaningRouter`` was given, the tools nearest by meaning), a call decided
 from the user's words when they spell it out, else a short decision run appended after the
 user's message. What is llama.cpp's here: that run, greedy under a GBNF grammar converted
-from the decision's JSON schema (``call_grammar``: names as constants, plus a
+from the decision's JSON schema (``llm_call_grammar``: names as constants, plus a
 ``{"name": "none"}`` alternative). "none", or no candidates at all, means a plain prose
 run. Grammars are checked with llama.cpp's own parser before use (an invalid one would
 crash the process): the catalog's tools' at load, so a bad schema fails start-up loudly.
@@ -23,13 +23,13 @@ crash the process): the catalog's tools' at load, so a bad schema fails start-up
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from desktop_agent.adapters.llm.cpu_features import require_llm_cpu
+from desktop_agent.adapters.llm.llm_call_grammar import checked_call_grammar, constrained_greedy
 from desktop_agent.adapters.offline import import_or_hint
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.conversation.prompts import tool_result_note
@@ -37,7 +37,6 @@ from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.decision import (
-    call_schema,
     decision_note,
     named_tool,
     offer_tools,
@@ -51,9 +50,6 @@ OPENING_WORDS = 3
 runtime's chunker releases it after at most three words) is then being synthesised, and
 Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two llama.cpp
 threads; the rest of the reply still comes faster than it is spoken."""
-DECISION_MAX_TOKENS = 80
-"""Cap on the grammar-constrained call: enough for a reminder's words, short because
-grammar sampling costs extra per token."""
 
 
 class LlamaLlm:
@@ -284,7 +280,8 @@ class LlamaLlm:
             tokens = self._llm.tokenize(rendered.prompt.encode("utf-8"),
                                         add_bos=not rendered.added_special, special=True)
             text = ""
-            for piece in self._constrained_greedy(tokens, gbnf, cancel):
+            cached = self._cached_prefix(tokens)
+            for piece in constrained_greedy(self._llm, tokens, cached, gbnf, cancel):
                 text += piece
                 if named_tool(text) in stop:
                     break  # the rest is fixed by the grammar: not worth generating
@@ -296,103 +293,13 @@ class LlamaLlm:
         self.last_decision = text
         return decision.read(text)
 
-    def _constrained_greedy(self, tokens: list[int], gbnf: str,
-                            cancel: CancelToken | None) -> Iterator[str]:
-        """Greedy decoding under ``gbnf``, checking the grammar lazily.
-
-        llama-cpp-python applies a grammar to the whole vocabulary (151k tokens for Qwen)
-        before every token, which measured 0.3-1.5 s per token on two cores. The result
-        of greedy decoding under a grammar is the highest-scoring token the grammar
-        accepts, so here the tokens are tried best first, one at a time, and the full
-        vocabulary is filtered only when none of the best few is accepted.
-        """
-        import ctypes
-
-        import llama_cpp
-        import numpy as np
-
-        llm = self._llm
-        cached = self._cached_prefix(tokens)
-        llm.n_tokens = cached
-        llm.eval(tokens[cached:])
-        sampler = llama_cpp.llama_sampler_init_grammar(
-            llm._model.vocab, gbnf.encode("utf-8"), b"root")
-        if not sampler:
-            raise LlmError("llm_grammar_invalid", "llama.cpp rejected the call grammar.")
-        one = (llama_cpp.llama_token_data * 1)()
-        arr = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
-        eog = llama_cpp.llama_vocab_is_eog
-        vocab = llm._model.vocab
-        n_vocab = llm.n_vocab()
-        try:
-            for _ in range(DECISION_MAX_TOKENS):
-                if cancel is not None and cancel.cancelled:
-                    return
-                # Llama.eval no longer copies logits into llm.scores: read the context's.
-                logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,)).copy()
-                top = np.argpartition(-logits, 64)[:64]
-                chosen = -1
-                for tok in top[np.argsort(-logits[top])]:
-                    one[0].id, one[0].logit, one[0].p = int(tok), float(logits[tok]), 0.0
-                    arr.size, arr.selected = 1, -1
-                    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(arr))
-                    if np.isfinite(one[0].logit):
-                        chosen = int(tok)
-                        break
-                if chosen < 0:
-                    chosen = self._full_grammar_pick(sampler, logits)
-                if chosen < 0 or eog(vocab, chosen):
-                    return
-                llama_cpp.llama_sampler_accept(sampler, chosen)
-                yield llm.detokenize([chosen]).decode("utf-8", errors="ignore")
-                llm.eval([chosen])
-        finally:
-            llama_cpp.llama_sampler_free(sampler)
-
-    @staticmethod
-    def _full_grammar_pick(sampler: Any, logits: Any) -> int:
-        """The best token the grammar accepts, filtering the whole vocabulary (slow path)."""
-        import ctypes
-
-        import llama_cpp
-        import numpy as np
-
-        n = len(logits)
-        data = (llama_cpp.llama_token_data * n)()
-        for i in range(n):
-            data[i].id, data[i].logit, data[i].p = i, float(logits[i]), 0.0
-        arr = llama_cpp.llama_token_data_array(data=data, size=n, selected=-1, sorted=False)
-        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(arr))
-        best, best_logit = -1, -np.inf
-        for i in range(arr.size):
-            if data[i].logit > best_logit:
-                best, best_logit = int(data[i].id), data[i].logit
-        return best
-
     def _grammar_for(self, candidates: tuple[ToolSpec, ...]) -> str:
         """The checked GBNF for a call to one of ``candidates`` or "none" (cached)."""
         key = tuple(t.name for t in candidates)
         grammar = self._grammars.get(key)
         if grammar is None:
-            import llama_cpp
-
-            try:
-                gbnf = call_grammar(candidates)
-            except Exception as exc:  # llama-cpp-python's converter asserts on some schemas
-                raise ModelError(
-                    "llm_grammar_invalid",
-                    f"No call grammar for {', '.join(key)}: {exc}.",
-                    "Fix the tool's argument schema in core/tools/catalog.py.") from exc
-            sampler = llama_cpp.llama_sampler_init_grammar(
-                self._llm._model.vocab, gbnf.encode("utf-8"), b"root")
-            if not sampler:
-                raise ModelError(
-                    "llm_grammar_invalid",
-                    f"llama.cpp rejected the call grammar for {', '.join(key)}.",
-                    "A tool's argument schema cannot be turned into a grammar: fix the "
-                    "schema in core/tools/catalog.py.")
-            llama_cpp.llama_sampler_free(sampler)
-            grammar = self._grammars[key] = gbnf
+            grammar = self._grammars[key] = checked_call_grammar(self._llm._model.vocab,
+                                                                 candidates)
         return grammar
 
     def _generation_threads(self, n: int) -> None:
@@ -434,10 +341,3 @@ def _to_openai(msg: ChatMessage) -> dict[str, Any]:
             "function": {"name": call.name, "arguments": dict(call.arguments)}}]}
     return {"role": msg.role, "content": msg.content}
 
-
-def call_grammar(candidates: Sequence[ToolSpec]) -> str:
-    """GBNF for one call to a tool in ``candidates`` or "none": the decision's JSON schema
-    (``core.tools.decision.call_schema``) in llama.cpp's grammar dialect."""
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    return str(json_schema_to_gbnf(json.dumps(call_schema(candidates))))

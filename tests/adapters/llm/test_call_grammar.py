@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.adapters.llm.llm_llama import call_grammar
+from desktop_agent.adapters.llm.llm_call_grammar import call_grammar
 from desktop_agent.core.tools.catalog import BUILTIN
 
 PINS: dict[str, Any] = json.loads(

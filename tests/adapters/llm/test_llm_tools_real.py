@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.adapters.llm.llm_llama import call_grammar
+from desktop_agent.adapters.llm.llm_call_grammar import call_grammar
 from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 from desktop_agent.core.errors import ModelError
 from desktop_agent.core.ports import ChatMessage, ToolSpec
@@ -39,7 +39,7 @@ def test_an_invalid_grammar_fails_loudly_not_mid_turn(llm: Any) -> None:
 
 def test_a_grammar_llama_cpp_rejects_raises_instead_of_crashing(llm: Any, monkeypatch: Any
                                                                  ) -> None:
-    import desktop_agent.adapters.llm.llm_llama as mod
+    import desktop_agent.adapters.llm.llm_call_grammar as mod
 
     monkeypatch.setattr(mod, "call_grammar", lambda candidates: "root ::= undefined-rule")
     odd = ToolSpec("odd_tool", "Never built before.", {})
