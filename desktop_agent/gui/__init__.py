@@ -21,5 +21,6 @@ __all__ = [
     "status",
     "theme",
     "turn_gate",
+    "window_panes",
     "window_remote",
 ]

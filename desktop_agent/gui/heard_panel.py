@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from desktop_agent.core.conversation.heard import HeardReport
+from desktop_agent.gui.a11y import last_words
+
+HEARD_TAIL_WORDS: Final = 8
+"""How many of the last heard words a barge-in's announcement repeats (where it was cut)."""
+
+
+def heard_announcement(report: HeardReport) -> str:
+    """What the screen reader says of a barge-in: when it was cut, the last words heard,
+    and how many were not."""
+    n = len(report.unheard_text.split())
+    heard = last_words(report.heard_text, HEARD_TAIL_WORDS).rstrip(".,;:!?")
+    return (f"Interrupted after {report.cut_at_s:.1f} seconds. "
+            + (f"You heard up to \u201c{heard}\u201d. " if heard else "You heard none of it. ")
+            + f"{n} word{'s' if n != 1 else ''} not heard.")
 
 
 def _value_label(accessible_name: str, focusable: bool = False) -> QLabel:

@@ -12,12 +12,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
-    QComboBox,
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
     QMainWindow,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -30,11 +25,11 @@ from desktop_agent.core.turns.commands import PublishReflection
 from desktop_agent.core.turns.states import State, Transition
 from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.gui import theme
-from desktop_agent.gui.a11y import Announcer, announce, last_words, name
+from desktop_agent.gui.a11y import Announcer, announce, name
 from desktop_agent.gui.actions_presenter import ActionsPresenter
 from desktop_agent.gui.conversation import ConversationView
 from desktop_agent.gui.evidence_panel import EvidencePanel
-from desktop_agent.gui.heard_panel import HeardPanel
+from desktop_agent.gui.heard_panel import HeardPanel, heard_announcement
 from desktop_agent.gui.latency import LatencyWaterfall
 from desktop_agent.gui.menus import menu_action
 from desktop_agent.gui.meters import LevelMeters
@@ -44,6 +39,17 @@ from desktop_agent.gui.settings_dialog import MODE_LABELS, SettingsDialog, key_f
 from desktop_agent.gui.state_diagram import StateDiagramWidget, TransitionLog
 from desktop_agent.gui.status import ErrorBanner, LoadingStatus
 from desktop_agent.gui.turn_gate import TurnGate
+from desktop_agent.gui.window_panes import (
+    CAPTION_IDLE,
+    PTT_IDLE,
+    PTT_LISTENING,
+    caption_label,
+    conversation_pane,
+    mode_combo,
+    ptt_button,
+    state_pane,
+    talk_controls,
+)
 from desktop_agent.runtime.view_api import (
     AgentViewModel,
     ErrorNotice,
@@ -66,11 +72,6 @@ ANNOUNCE: Final = {
     State.INTERRUPTED: "Assistant interrupted",
     State.ERROR: "Error",
 }
-CAPTION_IDLE: Final = "Captions of the assistant's speech appear here."
-HEARD_TAIL_WORDS: Final = 8
-"""How many of the last heard words a barge-in's announcement repeats (where it was cut)."""
-PTT_IDLE: Final = "Hold to talk"
-PTT_LISTENING: Final = "\u25cf Listening\u2026 release to send"
 
 
 class MainWindow(QMainWindow):
@@ -124,27 +125,10 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         self.banner = ErrorBanner()
         self.loading = LoadingStatus()
-        self.ptt_button = QPushButton(PTT_IDLE)
-        self.ptt_button.setAutoDefault(True)
-        self.ptt_button.setMinimumHeight(56)
-        self.ptt_button.setMinimumWidth(250)
-        name(self.ptt_button, "Push to talk",
-             "Hold this button, or hold the push-to-talk key, while you speak; release to send")
-        self.mode_combo = QComboBox()
-        for value, label in MODE_LABELS.items():
-            self.mode_combo.addItem(label, value)
-        name(self.mode_combo, "Interaction mode",
-             "Push-to-talk: hold a key to speak. Hands-free: just speak.")
+        self.ptt_button = ptt_button()
+        self.mode_combo = mode_combo()
         self.meters = LevelMeters()
-        self.caption = QLabel(CAPTION_IDLE)
-        self.caption.setProperty("role", "caption")
-        self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.TextFormat.PlainText)
-        self.caption.setMinimumHeight(44)
-        # No accessible name of its own: a QLabel's text is its AT-SPI name (it has no Text
-        # interface), so each caption reaches assistive tech as a name change, and is
-        # announced politely (_on_view_model_caption).
-        self.caption.setAccessibleDescription("Caption: what the assistant is saying now")
+        self.caption = caption_label()
         self.conversation = ConversationView()
         self.heard = HeardPanel()
         self.evidence = EvidencePanel(passage_text=self.view_model.passage_text)
@@ -156,43 +140,13 @@ class MainWindow(QMainWindow):
         self.announcer = Announcer()
         self.actions_ui = ActionsPresenter(self.view_model, self.announcer, self)
 
-        controls = QHBoxLayout()
-        controls.addWidget(self.ptt_button)
-        mode_box = QVBoxLayout()
-        # On Linux the combo box's AT-SPI name is its value; its label is this buddy's
-        # labelled-by relation, so the label says what the box is for.
-        mode_label = QLabel("Interaction &mode:")
-        mode_label.setBuddy(self.mode_combo)
-        mode_box.addWidget(mode_label)
-        mode_box.addWidget(self.mode_combo)
-        controls.addLayout(mode_box)
-        controls.addWidget(self.meters, 1)
-        left = QWidget()
-        lv = QVBoxLayout(left)
-        lv.setContentsMargins(0, 0, 6, 0)
-        lv.addLayout(controls)
-        lv.addWidget(self.caption)
-        lv.addWidget(self.actions_ui.card)
-        lv.addWidget(self.conversation, 3)
-        lv.addWidget(self.actions_ui.ledger, 2)
-        lv.addWidget(self.heard)
-        lv.addWidget(self.evidence, 1)
-
-        state_box = QGroupBox("Turn-taking state")
-        sv = QVBoxLayout(state_box)
-        sv.addWidget(self.diagram, 3)
-        sv.addWidget(self.log, 2)
-        latency_box = QGroupBox("Latency in ms: last turn, then recent turns")
-        QVBoxLayout(latency_box).addWidget(self.latency)
-        right = QWidget()
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(6, 0, 0, 0)
-        rv.addWidget(state_box, 3)
-        rv.addWidget(latency_box, 2)
-
+        left = conversation_pane(
+            talk_controls(self.ptt_button, self.mode_combo, self.meters), self.caption,
+            self.actions_ui.card, self.conversation, self.actions_ui.ledger, self.heard,
+            self.evidence)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(right)
+        splitter.addWidget(state_pane(self.diagram, self.log, self.latency))
         splitter.setStretchFactor(0, 5)
         splitter.setStretchFactor(1, 4)
         central = QWidget()
@@ -332,12 +286,7 @@ class MainWindow(QMainWindow):
         self.gate.see(int(report.turn_id))
         self.conversation.set_heard(report)
         if self.heard.show_report(report):
-            n = len(report.unheard_text.split())
-            heard = last_words(report.heard_text, HEARD_TAIL_WORDS).rstrip(".,;:!?")
-            self.announcer.announce(
-                f"Interrupted after {report.cut_at_s:.1f} seconds. "
-                + (f"You heard up to \u201c{heard}\u201d. " if heard else "You heard none of it. ")
-                + f"{n} word{'s' if n != 1 else ''} not heard.")
+            self.announcer.announce(heard_announcement(report))
 
     def _on_view_model_span(self, span: TurnSpan) -> None:
         self.latency.update_span(span)

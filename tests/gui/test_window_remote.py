@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from desktop_agent.devtools.demo_view_model import RecordingViewModel
-from desktop_agent.gui.main_window import PTT_LISTENING, MainWindow
+from desktop_agent.gui.main_window import MainWindow
+from desktop_agent.gui.window_panes import PTT_LISTENING
 from desktop_agent.gui.window_remote import WindowRemote
 from desktop_agent.runtime.instance_server import InstanceTarget
 
