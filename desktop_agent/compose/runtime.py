@@ -101,15 +101,10 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.compose.tool_meanings import tool_meanings
     from desktop_agent.core.conversation.prompts import dated_system_prompt
     from desktop_agent.core.listening.endpointing import is_hallucination
+    from desktop_agent.runtime.llm_worker import LlmWorker
     from desktop_agent.runtime.view_api import ErrorNotice
     from desktop_agent.runtime.worker_link import Engines
-    from desktop_agent.runtime.workers import (
-        AsrWorker,
-        LlmWorker,
-        ToolWorker,
-        TtsWorker,
-        start_worker,
-    )
+    from desktop_agent.runtime.workers import AsrWorker, ToolWorker, TtsWorker, start_worker
 
     limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))

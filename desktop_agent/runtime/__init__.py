@@ -21,6 +21,7 @@ __all__ = [
     "jobs",
     "knowledge_worker",
     "live_settings",
+    "llm_worker",
     "payloads",
     "playback_driver",
     "playback_monitor",

@@ -39,6 +39,7 @@ from desktop_agent.core.turns.events import (
 from desktop_agent.core.turns.states import JobId, Stage
 from desktop_agent.runtime.controller_ports import Feed
 from desktop_agent.runtime.jobs import JobTable
+from desktop_agent.runtime.llm_worker import LlmWorker
 from desktop_agent.runtime.payloads import (
     AsrJob,
     AsrPartialResult,
@@ -51,7 +52,7 @@ from desktop_agent.runtime.payloads import (
     TtsJob,
 )
 from desktop_agent.runtime.view_api import LOAD_STAGES, ErrorNotice, LoadProgress
-from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
+from desktop_agent.runtime.workers import AsrWorker, ToolWorker, TtsWorker
 
 _LOGGER = logging.getLogger(__name__)
 STOP_WAIT_MS: Final = 120_000

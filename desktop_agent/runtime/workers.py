@@ -8,14 +8,15 @@ transcript (``AsrWorker.sig_partial_transcribed``), a synthesized chunk with its
 A queued job never cancels a busy worker (it is not delivered while the worker's loop is
 blocked), so cancellation is the job's ``CancelToken``, set directly from the GUI thread
 and checked at every yield point. Late output of a cancelled job is still emitted and is
-dropped by the turn machine by job id: it is never played.
+dropped by the turn machine by job id: it is never played. The LLM's worker is in
+``runtime/llm_worker.py``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -24,57 +25,26 @@ from desktop_agent.audio.speech_chunk import speak_text
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.listening.partials import join_transcript
-from desktop_agent.core.ports import (
-    AsrEngine,
-    LlmDelta,
-    LlmEngine,
-    SpeechChunk,
-    ToolSpec,
-    TtsEngine,
-)
-from desktop_agent.core.reflection.reflector import reflect
-from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge
-from desktop_agent.core.tools.answer import guard_llm_run
+from desktop_agent.core.ports import AsrEngine, SpeechChunk, TtsEngine
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.commands import RunTool
-from desktop_agent.core.turns.events import (
-    AsrFinal,
-    LlmFinished,
-    LlmStarted,
-    LlmToken,
-    LlmToolCall,
-    Reflected,
-    StageFailed,
-    ToolResult,
-    TtsChunkReady,
-)
+from desktop_agent.core.turns.events import AsrFinal, StageFailed, ToolResult, TtsChunkReady
 from desktop_agent.core.turns.states import JobId, Stage
 from desktop_agent.core.turns.tool_desk import ToolAnswer, WriteDesk, respond
 from desktop_agent.runtime.payloads import (
     AsideJob,
     AsrJob,
     AsrPartialResult,
-    LlmJob,
     LoadState,
-    PrefillJob,
-    ReflectJob,
     SpokenAside,
     SynthesizedChunk,
     ToolJob,
     TtsJob,
 )
 
-__all__ = ["AdjustableTts", "AsrWorker", "EngineWorker", "LlmWorker", "ToolWorker",
-           "TtsWorker", "WarmableLlm", "start_worker"]
+__all__ = ["AdjustableTts", "AsrWorker", "EngineWorker", "ToolWorker", "TtsWorker",
+           "start_worker"]
 _LOGGER = logging.getLogger(__name__)
-
-
-class WarmableLlm(LlmEngine, Protocol):
-    """An LLM that can evaluate the system prompt ahead of the first turn."""
-
-    def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
-        """Evaluate ``system_prompt`` (and the tool list) now. Runs on: the LLM thread."""
-        ...
 
 
 class AdjustableTts(TtsEngine, Protocol):
@@ -214,116 +184,6 @@ class AsrWorker(EngineWorker[AsrEngine]):
         finally:
             self.finished += 1
 
-
-class LlmWorker(EngineWorker[WarmableLlm]):
-    """llama.cpp on its thread; streams tokens as events."""
-
-    stage_name = "llm"
-
-    def __init__(self, factory: Callable[[], WarmableLlm], tools: ToolRegistry,
-                 warm_prompt: str, max_tokens: int = 200) -> None:
-        """``warm_prompt`` is evaluated right after loading; replies stop at ``max_tokens``."""
-        super().__init__(factory)
-        self._tools = tools
-        self._warm_prompt = warm_prompt
-        self.max_tokens = max_tokens
-        self.judge: VerdictJudge | None = None
-        """The model reflector for questions no literal check understands (None: such
-        replies stand as said)."""
-        self.judge_factory: Callable[[Any], VerdictJudge | None] | None = None
-        """Builds ``judge`` from the loaded engine at the first reflection (composition)."""
-        self.writer: GrammarWriter | None = None
-        """The model writing under a grammar: word problems' computations and sentences
-        that keep a word constraint (None: word problems are never corrected)."""
-        self.writer_factory: Callable[[Any], GrammarWriter | None] | None = None
-        """Builds ``writer`` from the loaded engine at the first reflection (composition)."""
-
-    def _after_load(self) -> None:
-        """Evaluate the system prompt so the first turn reuses its KV cache."""
-        if self.engine is not None:
-            try:
-                self.engine.warm(self._warm_prompt, self._tools.specs)
-            except Exception as exc:  # only a lost optimisation
-                _LOGGER.warning("turn=0 LLM warm-up failed: %s", exc)
-
-    @Slot(object)
-    def run(self, job: LlmJob) -> None:
-        """Stream one reply. Runs on: the LLM thread."""
-        emit = self.sig_event_reported.emit
-        if job.cancel.cancelled:
-            # Cancelled while queued (a speculative start the user's next words overtook, a
-            # turn cut short): its prompt's prefill would hold the thread for seconds on a
-            # busy machine, and the next turn's job waits behind it.
-            return
-        try:
-            if self.engine is None:
-                raise AgentError("llm_not_ready", "The language model is still loading.")
-            emit(LlmStarted(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
-            specs = () if job.no_tools else self._tools.specs
-            deltas: Iterator[LlmDelta] = guard_llm_run(job.messages, self.engine.stream_chat(
-                job.messages, job.cancel, specs, self.max_tokens))
-            for delta in deltas:
-                if job.cancel.cancelled:
-                    return
-                self._emit_delta(job, delta)
-                if delta.tool_call is not None:
-                    break  # the machine runs the tool and starts a new run with the result
-            if not job.cancel.cancelled:
-                emit(LlmFinished(turn_id=job.turn_id, at_s=time.monotonic(), job=job.job))
-        except Exception as exc:
-            if not job.cancel.cancelled:
-                self._fail(job.turn_id, job.job, Stage.LLM, exc)
-
-    @Slot(object)
-    def reflect(self, job: ReflectJob) -> None:
-        """Judge one utterance: a literal check, else the model reflector (``judge``).
-
-        Runs on: the LLM thread (a reflection queued behind a cancelled run waits for it).
-        """
-        try:
-            if job.cancel.cancelled:
-                return
-            if self.judge is None and self.judge_factory is not None and self.engine is not None:
-                self.judge = self.judge_factory(self.engine)
-            if self.writer is None and self.writer_factory is not None \
-                    and self.engine is not None:
-                self.writer = self.writer_factory(self.engine)
-            got = reflect(job.question, job.utterance, self.judge, job.cancel, self.writer)
-            if not job.cancel.cancelled:
-                self.sig_event_reported.emit(Reflected(
-                    turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
-                    verdict=got.verdict.value, guidance=got.guidance,
-                    correction=got.correction, flagged_word=got.flagged_word,
-                    checker=got.checker))
-        except Exception as exc:
-            if not job.cancel.cancelled:
-                self._fail(job.turn_id, job.job, Stage.LLM, exc)
-
-    @Slot(object)
-    def prefill(self, job: PrefillJob) -> None:
-        """Evaluate the start of the next prompt into the KV cache while idle.
-
-        Queued when a turn ends (system prompt and history) and with each partial
-        transcript (the user's words so far), so at the endpoint only the last words are
-        left to evaluate. An engine without ``prefill`` skips it. Runs on: the LLM thread
-        (a job queued behind it waits for it: it is work the job needs).
-        """
-        prefill = getattr(self.engine, "prefill", None)
-        if prefill is None:
-            return
-        try:
-            prefill(job.messages, self._tools.specs, job.user_prefix)
-        except Exception as exc:  # only a lost optimisation
-            _LOGGER.warning("turn=0 LLM prefill failed: %s", exc)
-
-    def _emit_delta(self, job: LlmJob, delta: LlmDelta) -> None:
-        now = time.monotonic()
-        if delta.tool_call is not None:
-            self.sig_event_reported.emit(LlmToolCall(turn_id=job.turn_id, at_s=now,
-                                                     job=job.job, call=delta.tool_call))
-        elif delta.text:
-            self.sig_event_reported.emit(LlmToken(turn_id=job.turn_id, at_s=now, job=job.job,
-                                                  text=delta.text, unit=delta.unit))
 
 
 class ToolWorker(EngineWorker[ToolRegistry]):

@@ -114,8 +114,8 @@ PINNED: dict[str, set[str]] = {
         "controller", "controller_commands", "controller_ports", "extras", "headless",
         "headless_io", "headless_jobs", "headless_turn", "headless_units", "heap_keeper",
         "history_keeper", "instance_server", "jobs", "knowledge_worker", "live_settings",
-        "payloads", "playback_driver", "playback_monitor", "recorder", "spans", "view_api",
-        "worker_link", "workers",
+        "llm_worker", "payloads", "playback_driver", "playback_monitor", "recorder", "spans",
+        "view_api", "worker_link", "workers",
     },
 }
 """Every package of the product and its ``__all__``."""

@@ -15,8 +15,9 @@ def make_controller(rates: list[float] | None = None) -> Any:
     from desktop_agent.audio.virtual import VirtualAudio
     from desktop_agent.compose.controller import build_controller
     from desktop_agent.core.tools.registry import ToolRegistry
+    from desktop_agent.runtime.llm_worker import LlmWorker
     from desktop_agent.runtime.worker_link import Engines
-    from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
+    from desktop_agent.runtime.workers import AsrWorker, ToolWorker, TtsWorker
 
     class Tts(TtsWorker):
         def run(self, job: Any) -> None:

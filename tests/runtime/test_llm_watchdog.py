@@ -16,8 +16,9 @@ from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import Stage
 from desktop_agent.runtime.jobs import JobTable
+from desktop_agent.runtime.llm_worker import LlmWorker
 from desktop_agent.runtime.worker_link import Engines, WorkerLink
-from desktop_agent.runtime.workers import AsrWorker, LlmWorker, ToolWorker, TtsWorker
+from desktop_agent.runtime.workers import AsrWorker, ToolWorker, TtsWorker
 
 
 def _link(qtbot: Any) -> tuple[WorkerLink, JobTable, list[Any], list[Any]]:

@@ -16,8 +16,9 @@ from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.events import LlmFinished, LlmStarted, LlmToken, StageFailed
 from desktop_agent.core.turns.states import JobId
+from desktop_agent.runtime.llm_worker import LlmWorker
 from desktop_agent.runtime.payloads import LlmJob, PrefillJob
-from desktop_agent.runtime.workers import LlmWorker, start_worker
+from desktop_agent.runtime.workers import start_worker
 from tests.adapters.llm.llm_server_rig import free_port, scripted, stalls, streams, text_event
 
 MESSAGES = (ChatMessage("system", "Be brief."), ChatMessage("user", "Hello there."))

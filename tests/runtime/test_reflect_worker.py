@@ -9,8 +9,8 @@ from desktop_agent.core.reflection.verdict import Judgement, Verdict
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.events import Reflected, StageFailed
 from desktop_agent.core.turns.states import JobId
+from desktop_agent.runtime.llm_worker import LlmWorker
 from desktop_agent.runtime.payloads import ReflectJob
-from desktop_agent.runtime.workers import LlmWorker
 
 
 class _Judge:

@@ -260,7 +260,8 @@ def test_every_worker_loads_its_engine_on_its_own_thread(qtbot: Any) -> None:
     import threading
 
     from desktop_agent.core.tools.registry import ToolRegistry
-    from desktop_agent.runtime.workers import LlmWorker, start_worker
+    from desktop_agent.runtime.llm_worker import LlmWorker
+    from desktop_agent.runtime.workers import start_worker
 
     where: dict[str, str] = {}
 
