@@ -10,6 +10,7 @@ __all__ = [
     "far_alignment",
     "frames",
     "mic_history",
+    "playback_turns",
     "player",
     "reference",
     "resample",

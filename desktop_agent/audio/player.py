@@ -23,64 +23,18 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from desktop_agent.audio.frames import int16_to_float32
+from desktop_agent.audio.playback_turns import Segment, TurnPlayback, TurnRecord
 from desktop_agent.audio.reference import BlockTiming, FarEndTap
 from desktop_agent.audio.resample import Resampler
 from desktop_agent.core.cancel import CancelToken, TurnId
 
 _KEEP_TURNS = 16
 _WAIT_SLICE_S = 0.02
-
-
-@dataclass(frozen=True, slots=True)
-class TurnPlayback:
-    """A snapshot of one turn's playback."""
-
-    turn_id: TurnId
-    sample_rate: int
-    """The voice's sample rate (the unit of the sample counts below)."""
-    enqueued_samples: int
-    """Samples accepted by :meth:`Player.enqueue`."""
-    played_samples: int
-    """Samples the device consumed (heard, give or take the output latency)."""
-    first_sample_monotonic_s: float | None
-    """``time.monotonic`` instant the first sample reached the DAC (None: not yet)."""
-    first_sample_stream_s: float | None
-    """The same in PortAudio stream time (None without device timing)."""
-    state: str
-    """'pending' (nothing played yet), 'playing', 'finished' or 'flushed'."""
-
-
-class _Turn:
-    __slots__ = ("turn_id", "rate", "resampler", "enqueued", "consumed_dev", "delay_dev",
-                 "first_mono", "first_stream", "ended", "flush_pending", "state")
-
-    def __init__(self, turn_id: TurnId) -> None:
-        self.turn_id = turn_id
-        self.rate = 0
-        self.resampler: Resampler | None = None
-        self.enqueued = 0  # voice-rate samples accepted
-        self.consumed_dev = 0  # device-rate samples the callback handed out
-        self.delay_dev = 0.0  # resampler delay in device samples
-        self.first_mono: float | None = None
-        self.first_stream: float | None = None
-        self.ended = False
-        self.flush_pending = False
-        self.state = "pending"
-
-
-class _Segment:
-    __slots__ = ("turn", "data", "off")
-
-    def __init__(self, turn: _Turn, data: npt.NDArray[np.float32]) -> None:
-        self.turn = turn
-        self.data = data
-        self.off = 0
 
 
 class Player:
@@ -111,9 +65,9 @@ class Player:
         self.on_enqueue: Callable[[], None] | None = None
         """Called (on the producer's thread) before audio is queued: wakes a sleeping stream."""
         self._cond = threading.Condition(threading.Lock())
-        self._segments: deque[_Segment] = deque()
+        self._segments: deque[Segment] = deque()
         self._queued = 0  # device samples in _segments not yet handed out
-        self._turns: dict[TurnId, _Turn] = {}
+        self._turns: dict[TurnId, TurnRecord] = {}
         self._latest: TurnId = TurnId(0)
         self._env = 1.0  # fade envelope, 0..1, moved by 1/fade_len per sample
         self._paused = False
@@ -181,12 +135,12 @@ class Player:
             if turn.state == "flushed":
                 return
             if len(tail):
-                self._segments.append(_Segment(turn, tail))
+                self._segments.append(Segment(turn, tail))
                 self._queued += len(tail)
             turn.ended = True
             self._update_finished(turn)
 
-    def _admit(self, turn_id: TurnId) -> _Turn | None:
+    def _admit(self, turn_id: TurnId) -> TurnRecord | None:
         """Find or create the turn; supersede older ones. Caller holds the lock."""
         if turn_id < self._latest:
             return None
@@ -194,7 +148,7 @@ class Player:
         if turn is None:
             for old in list(self._turns.values()):
                 self._flush_locked(old)
-            turn = _Turn(turn_id)
+            turn = TurnRecord(turn_id)
             self._turns[turn_id] = turn
             self._latest = turn_id
             while len(self._turns) > _KEEP_TURNS:
@@ -203,7 +157,7 @@ class Player:
             return None
         return turn
 
-    def _push(self, turn: _Turn, dev: npt.NDArray[np.float32], n_voice: int,
+    def _push(self, turn: TurnRecord, dev: npt.NDArray[np.float32], n_voice: int,
               timeout_s: float | None, cancel: CancelToken | None) -> bool:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         off = 0
@@ -221,7 +175,7 @@ class Player:
                     self._cond.wait(_WAIT_SLICE_S)  # woken by render(); sliced to see cancel
                     continue
                 piece = dev[off : off + room]
-                self._segments.append(_Segment(turn, piece))
+                self._segments.append(Segment(turn, piece))
                 self._queued += len(piece)
                 off += len(piece)
                 turn.enqueued = base + n_voice * off // len(dev)
@@ -241,12 +195,12 @@ class Player:
                 # Flushing a turn that never queued anything still refuses its audio.
                 if turn_id < self._latest:
                     return
-                turn = _Turn(turn_id)
+                turn = TurnRecord(turn_id)
                 self._turns[turn_id] = turn
             self._flush_locked(turn)
             self._cond.notify_all()
 
-    def _flush_locked(self, turn: _Turn) -> None:
+    def _flush_locked(self, turn: TurnRecord) -> None:
         if turn.state in ("flushed", "finished"):
             return
         audible = turn.consumed_dev > 0 and self._env > 0 and any(
@@ -260,8 +214,8 @@ class Player:
         else:
             self._drop_locked(turn)
 
-    def _trim_locked(self, turn: _Turn, keep: int) -> None:
-        kept: deque[_Segment] = deque()
+    def _trim_locked(self, turn: TurnRecord, keep: int) -> None:
+        kept: deque[Segment] = deque()
         for seg in self._segments:
             if seg.turn is turn:
                 left = len(seg.data) - seg.off
@@ -274,7 +228,7 @@ class Player:
         self._segments = kept
         self._queued = sum(len(s.data) - s.off for s in kept)
 
-    def _drop_locked(self, turn: _Turn) -> None:
+    def _drop_locked(self, turn: TurnRecord) -> None:
         kept = deque(s for s in self._segments if s.turn is not turn)
         self._queued = sum(len(s.data) - s.off for s in kept)
         self._segments = kept
@@ -406,7 +360,7 @@ class Player:
         out *= np.linspace(self._gain, target, len(out), dtype=np.float32)
         self._gain = target
 
-    def _stamp_first(self, turn: _Turn, pos: int, timing: BlockTiming | None) -> None:
+    def _stamp_first(self, turn: TurnRecord, pos: int, timing: BlockTiming | None) -> None:
         offset = pos / self.device_rate
         if timing is not None:
             turn.first_stream = timing.dac_s + offset
@@ -414,7 +368,7 @@ class Player:
         else:
             turn.first_mono = self._clock() + offset
 
-    def _update_finished(self, turn: _Turn) -> None:
+    def _update_finished(self, turn: TurnRecord) -> None:
         if turn.state == "flushed" or any(s.turn is turn for s in self._segments):
             return
         if turn.flush_pending:  # the fade-out consumed the last kept samples

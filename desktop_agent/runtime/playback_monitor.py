@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QTimer
 
-from desktop_agent.audio.player import TurnPlayback
+from desktop_agent.audio.playback_turns import TurnPlayback
 from desktop_agent.core.cancel import CancelToken, TurnId
 from desktop_agent.core.turns import events as ev
 from desktop_agent.core.turns.states import JobId, Stage

@@ -41,8 +41,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.adapters.tts": {"tts_piper"},
     "desktop_agent.audio": {
         "backend", "canceller_health", "capture", "capture_trace", "chime", "echo_gate",
-        "far_alignment", "frames", "mic_history", "player", "reference", "resample", "ring",
-        "speech_chunk", "virtual",
+        "far_alignment", "frames", "mic_history", "playback_turns", "player", "reference",
+        "resample", "ring", "speech_chunk", "virtual",
     },
     "desktop_agent.cli": {
         "ask", "bench", "desktop_entry", "exit_codes", "instance", "knowledge", "main", "models",

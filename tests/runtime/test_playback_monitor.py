@@ -54,7 +54,7 @@ class LaggingPlayer:
     queued_s = 0.0
 
     def __init__(self) -> None:
-        from desktop_agent.audio.player import TurnPlayback
+        from desktop_agent.audio.playback_turns import TurnPlayback
 
         self._make = TurnPlayback
         self.keys: dict[TurnId, list[int]] = {}
