@@ -13,7 +13,7 @@ from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools.write_actions import PreparedAction
-from desktop_agent.core.turns.commands import PublishAction
+from desktop_agent.core.turns.reports import PublishAction
 from desktop_agent.core.turns.states import State, Transition
 from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.runtime.view_api import (

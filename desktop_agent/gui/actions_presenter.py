@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QWidget
 
-from desktop_agent.core.turns.commands import PublishAction
+from desktop_agent.core.turns.reports import PublishAction
 from desktop_agent.gui.a11y import Announcer
 from desktop_agent.gui.alarm_notice import AlarmNotice
 from desktop_agent.gui.confirm_card import CANCEL_KEYS, CONFIRM_KEYS, KEYS_HINT, ConfirmCard

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAccessible, QAccessibleEvent, QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop_agent.core.turns.commands import PublishAction
+from desktop_agent.core.turns.reports import PublishAction
 from desktop_agent.gui.a11y import name
 
 TICK_MS: Final = 250

@@ -10,7 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_agent.core.conversation.heard import HeardReport
-from desktop_agent.core.turns.commands import PublishReflection
+from desktop_agent.core.turns.reports import PublishReflection
 from desktop_agent.gui.theme import NORMAL, Colors
 
 CUT_MARKER: Final = " \u27c2 "

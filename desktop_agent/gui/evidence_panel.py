@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.turns.commands import PublishUnit
+from desktop_agent.core.turns.reports import PublishUnit
 from desktop_agent.gui.a11y import name
 
 NO_EVIDENCE: Final = "Answers from your documents show their sources here."

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.turns.commands import PublishReflection
+from desktop_agent.core.turns.reports import PublishReflection
 from desktop_agent.core.turns.states import State, Transition
 from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.gui import theme

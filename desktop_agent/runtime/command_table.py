@@ -3,11 +3,12 @@
 Both executors of the machine's commands build their table here: the app's controller
 (runtime/controller.py, through ``ControllerCommands``, which maps each method to a
 collaborator) and the headless executor (runtime/headless.py, which implements the methods
-itself). ``CommandPorts`` has one method per command type of ``core/turns/commands.py``,
-named after it in snake case (``StartLlm`` -> ``start_llm``), and ``command_table`` has one
-line per command. A new command is one method here and one line in the table, and then both
-executors must implement it (mypy says where; tests/runtime/test_command_table.py checks
-that the table covers every command and that both executors build from it).
+itself). ``CommandPorts`` has one method per command type of ``core/turns/commands.py`` (the
+reports in ``core/turns/reports.py`` included), named after it in snake case (``StartLlm`` ->
+``start_llm``), and ``command_table`` has one line per command. A new command is one method
+here and one line in the table, and then both executors must implement it (mypy says where;
+tests/runtime/test_command_table.py checks that the table covers every command and that both
+executors build from it).
 
 No Qt here: ``desktop-agent ask`` imports this without PySide6.
 """
@@ -19,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns import reports
 
 C = TypeVar("C")
 
@@ -112,22 +114,22 @@ class CommandPorts(Protocol):
     def cancel_timer(self, c: cmd.CancelTimer, /) -> None:
         """Disarm a timer."""
 
-    def publish_user_text(self, c: cmd.PublishUserText, /) -> None:
+    def publish_user_text(self, c: reports.PublishUserText, /) -> None:
         """Show the user's final text."""
 
-    def publish_heard(self, c: cmd.PublishHeard, /) -> None:
+    def publish_heard(self, c: reports.PublishHeard, /) -> None:
         """Show what was heard of a reply."""
 
-    def publish_action(self, c: cmd.PublishAction, /) -> None:
+    def publish_action(self, c: reports.PublishAction, /) -> None:
         """Show the write path's move."""
 
-    def publish_unit(self, c: cmd.PublishUnit, /) -> None:
+    def publish_unit(self, c: reports.PublishUnit, /) -> None:
         """Show a grounded answer's unit and what became of it."""
 
     def reflect(self, c: cmd.Reflect, /) -> None:
         """Judge the utterance so far."""
 
-    def publish_reflection(self, c: cmd.PublishReflection, /) -> None:
+    def publish_reflection(self, c: reports.PublishReflection, /) -> None:
         """Show verdict-gated speech's move."""
 
 
@@ -145,6 +147,7 @@ def command_table(ports: CommandPorts) -> HandlerTable:
         .add(cmd.DuckPlayback, p.duck_playback).add(cmd.ResumePlayback, p.resume_playback)
         .add(cmd.SpeakApology, p.speak_apology).add(cmd.StopApology, p.stop_apology)
         .add(cmd.StartTimer, p.start_timer).add(cmd.CancelTimer, p.cancel_timer)
-        .add(cmd.PublishUserText, p.publish_user_text).add(cmd.PublishHeard, p.publish_heard)
-        .add(cmd.PublishAction, p.publish_action).add(cmd.PublishUnit, p.publish_unit)
-        .add(cmd.Reflect, p.reflect).add(cmd.PublishReflection, p.publish_reflection))
+        .add(reports.PublishUserText, p.publish_user_text)
+        .add(reports.PublishHeard, p.publish_heard)
+        .add(reports.PublishAction, p.publish_action).add(reports.PublishUnit, p.publish_unit)
+        .add(cmd.Reflect, p.reflect).add(reports.PublishReflection, p.publish_reflection))

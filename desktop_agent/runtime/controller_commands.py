@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns import reports
 from desktop_agent.runtime.jobs import JobTable
 from desktop_agent.runtime.playback_driver import PlaybackDriver
 from desktop_agent.runtime.recorder import Recorder
@@ -40,10 +41,10 @@ class ControllerCommands:
     def __init__(self, *, jobs: JobTable, recorder: Recorder, link: WorkerLink,
                  driver: PlaybackDriver, show_user_text: Callable[[int, str], None],
                  show_heard: Callable[[HeardReport], None],
-                 show_action: Callable[[cmd.PublishAction], None],
+                 show_action: Callable[[reports.PublishAction], None],
                  ledger_changed: Callable[[], None],
-                 show_unit: Callable[[cmd.PublishUnit], None],
-                 show_reflection: Callable[[cmd.PublishReflection], None]) -> None:
+                 show_unit: Callable[[reports.PublishUnit], None],
+                 show_reflection: Callable[[reports.PublishReflection], None]) -> None:
         """Keep the collaborators; the class docstring describes the arguments."""
         self._jobs, self._recorder, self._link, self._driver = jobs, recorder, link, driver
         self._show_user_text, self._show_heard = show_user_text, show_heard
@@ -136,24 +137,24 @@ class ControllerCommands:
 
     # --- reports for the GUI ----------------------------------------------------------------------
 
-    def publish_user_text(self, c: cmd.PublishUserText) -> None:
+    def publish_user_text(self, c: reports.PublishUserText) -> None:
         """Emit the user's final text."""
         self._show_user_text(int(c.turn_id), c.text)
 
-    def publish_heard(self, c: cmd.PublishHeard) -> None:
+    def publish_heard(self, c: reports.PublishHeard) -> None:
         """Emit what was heard."""
         self._show_heard(c.report)
 
-    def publish_action(self, c: cmd.PublishAction) -> None:
+    def publish_action(self, c: reports.PublishAction) -> None:
         """Emit the write path's move; an execution also changed the ledger."""
         self._show_action(c)
         if c.kind == "executed":
             self._ledger_changed()
 
-    def publish_unit(self, c: cmd.PublishUnit) -> None:
+    def publish_unit(self, c: reports.PublishUnit) -> None:
         """Emit the unit's new disposition."""
         self._show_unit(c)
 
-    def publish_reflection(self, c: cmd.PublishReflection) -> None:
+    def publish_reflection(self, c: reports.PublishReflection) -> None:
         """Emit verdict-gated speech's move."""
         self._show_reflection(c)

@@ -47,6 +47,7 @@ from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import events as ev
+from desktop_agent.core.turns import reports
 from desktop_agent.core.turns.machine import TurnStateMachine
 from desktop_agent.core.turns.policy import TurnPolicy
 from desktop_agent.core.turns.states import JobId, State, Transition
@@ -375,22 +376,22 @@ class HeadlessExecutor:
         """Drop the deadline."""
         self._deadlines.disarm(c.job)
 
-    def publish_user_text(self, c: cmd.PublishUserText) -> None:
+    def publish_user_text(self, c: reports.PublishUserText) -> None:
         """The turn's transcript."""
         self._turn.user_text = c.text
 
-    def publish_heard(self, c: cmd.PublishHeard) -> None:
+    def publish_heard(self, c: reports.PublishHeard) -> None:
         """The turn's heard report."""
         self._turn.heard = c.report
 
-    def publish_action(self, c: cmd.PublishAction) -> None:
+    def publish_action(self, c: reports.PublishAction) -> None:
         """One more move of the write path in the turn's report."""
         self._turn.actions.append(c)
 
-    def publish_unit(self, c: cmd.PublishUnit) -> None:
+    def publish_unit(self, c: reports.PublishUnit) -> None:
         """The unit's latest disposition, for the report."""
         self._units.record(c)
 
-    def publish_reflection(self, c: cmd.PublishReflection) -> None:
+    def publish_reflection(self, c: reports.PublishReflection) -> None:
         """One more reflection move in the turn's report."""
         self._turn.reflections.append(c)

@@ -22,6 +22,7 @@ from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.knowledge.records import AnswerPlan
 from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns import reports
 from desktop_agent.core.turns.states import Transition
 from desktop_agent.core.turns.telemetry import TurnSpan
 from desktop_agent.runtime.headless_units import UnitLog, UnitRecord
@@ -51,7 +52,7 @@ class HeadlessTurn:
     """Why the turn went to ERROR (with a fix), or None."""
     tool_commands: tuple[cmd.RunTool, ...] = ()
     """Every RunTool of the turn (read runs, write proposals, executions), in order."""
-    actions: tuple[cmd.PublishAction, ...] = ()
+    actions: tuple[reports.PublishAction, ...] = ()
     """The write path's moves in this turn (pending, executed, cleared), in order."""
     units: tuple[UnitRecord, ...] = ()
     """A grounded answer's spoken units, each with its sources and what became of it."""
@@ -59,7 +60,7 @@ class HeadlessTurn:
     """After a scripted interruption: the units of the question that was cut off."""
     plan: AnswerPlan | None = None
     """The grounded answer's plan (claims, refused claims, passages), None for other turns."""
-    reflections: tuple[cmd.PublishReflection, ...] = ()
+    reflections: tuple[reports.PublishReflection, ...] = ()
     """Verdict-gated speech: each reflection, verdict and continuation, in order."""
 
     @property
@@ -85,13 +86,13 @@ class TurnLog:
     heard: HeardReport | None = None
     tool_calls: list[str] = field(default_factory=list)
     tool_commands: list[cmd.RunTool] = field(default_factory=list)
-    actions: list[cmd.PublishAction] = field(default_factory=list)
+    actions: list[reports.PublishAction] = field(default_factory=list)
     tts_done_s: float | None = None
     """When the last chunk the machine took was synthesised (clock seconds)."""
     error: AgentError | None = None
     over: bool = False
     """True once the machine is back to LISTENING (or the turn stalled)."""
-    reflections: list[cmd.PublishReflection] = field(default_factory=list)
+    reflections: list[reports.PublishReflection] = field(default_factory=list)
     chunks_played: int = 0
     """Chunks of the reply queued to play (the filler not counted)."""
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.turns.commands import PublishUnit
+from desktop_agent.core.turns.reports import PublishUnit
 
 FINAL: dict[str, str] = {
     "heard": "played",

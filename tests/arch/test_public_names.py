@@ -92,8 +92,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",
-        "policy", "recording", "reflect", "reply", "reply_output", "spoken_units", "states",
-        "stopping", "telemetry", "tool_desk", "user_input", "write_path",
+        "policy", "recording", "reflect", "reply", "reply_output", "reports", "spoken_units",
+        "states", "stopping", "telemetry", "tool_desk", "user_input", "write_path",
     },
     "desktop_agent.devtools": {
         "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",

@@ -8,7 +8,7 @@ import pytest
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.turns.commands import PublishReflection
+from desktop_agent.core.turns.reports import PublishReflection
 from desktop_agent.gui.conversation import MAX_REFLECTION_LINES, ConversationView
 from desktop_agent.gui.settings_dialog import SettingsDialog
 

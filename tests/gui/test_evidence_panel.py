@@ -6,7 +6,7 @@ import pytest
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.knowledge.records import Quote, SpokenUnit
-from desktop_agent.core.turns.commands import PublishUnit
+from desktop_agent.core.turns.reports import PublishUnit
 from desktop_agent.gui.evidence_panel import NO_EVIDENCE, EvidencePanel, highlighted
 
 pytestmark = pytest.mark.gui

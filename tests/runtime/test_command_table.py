@@ -1,7 +1,8 @@
 """One command table for both executors: every command has a port method, both build from it.
 
-A command added to core/turns/commands.py without a ``CommandPorts`` method and a table line
-fails here; one whose method an executor lacks fails mypy (``command_table(ports)``) and here.
+A command added to core/turns/commands.py (or reports.py) without a ``CommandPorts`` method and
+a table line fails here; one whose method an executor lacks fails mypy (``command_table(ports)``)
+and here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 from desktop_agent.adapters.store.tools_builtin import default_tools
 from desktop_agent.core.turns import commands as cmd
+from desktop_agent.core.turns import reports
 from desktop_agent.runtime import command_table as table_module
 from desktop_agent.runtime.command_table import CommandPorts, HandlerTable, command_table
 from desktop_agent.runtime.controller_commands import ControllerCommands
@@ -46,9 +48,10 @@ class _Recorder:
         return lambda c: self.ran.append(name)
 
 
-def test_the_commands_module_defines_no_command_outside_the_union() -> None:
-    defined = {obj for _, obj in inspect.getmembers(cmd, inspect.isclass)
-               if obj.__module__ == cmd.__name__ and hasattr(obj, "turn_id")}
+def test_the_command_modules_define_no_command_outside_the_union() -> None:
+    defined = {obj for module in (cmd, reports)
+               for _, obj in inspect.getmembers(module, inspect.isclass)
+               if obj.__module__ == module.__name__ and hasattr(obj, "turn_id")}
     assert defined == COMMANDS
 
 

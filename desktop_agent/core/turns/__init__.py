@@ -14,6 +14,7 @@ __all__ = [
     "reflect",
     "reply",
     "reply_output",
+    "reports",
     "spoken_units",
     "states",
     "stopping",

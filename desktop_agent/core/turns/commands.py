@@ -3,22 +3,26 @@
 The runtime executes the commands of a ``Step`` in order. Commands that start work carry a
 fresh ``job`` id; the runtime keeps one ``CancelToken`` per job, and every event that work
 produces echoes ``turn_id`` and ``job``. ``Cancel*`` commands name the job(s) to cancel; a
-cancelled job's late output is dropped by the machine, so cancelling is best effort.
+cancelled job's late output is dropped by the machine, so cancelling is best effort. The
+reports (``Publish*``), which start no work, are in ``reports.py``; ``Command`` has them all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias
 
 from desktop_agent.core.cancel import TurnId
-from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.tools.write_actions import PreparedAction
+from desktop_agent.core.turns.reports import (
+    PublishAction,
+    PublishHeard,
+    PublishReflection,
+    PublishUnit,
+    PublishUserText,
+)
 from desktop_agent.core.turns.states import JobId, Stage, ToolMode
-
-if TYPE_CHECKING:
-    from desktop_agent.core.knowledge.records import SpokenUnit
 
 # --- recording and ASR ---------------------------------------------------------------------
 
@@ -300,96 +304,6 @@ class CancelTimer:
 
     turn_id: TurnId
     job: JobId
-
-
-# --- reports for the GUI and the log ---------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PublishUserText:
-    """The user's turn is final: show ``text`` (merged over false endpoints)."""
-
-    stage: ClassVar[Stage] = Stage.PLAYBACK
-    """The stage a failure to run this command is reported as."""
-
-    turn_id: TurnId
-    text: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PublishHeard:
-    """A reply ended (played out, cut off or failed): show what was heard and what was not."""
-
-    stage: ClassVar[Stage] = Stage.PLAYBACK
-    """The stage a failure to run this command is reported as."""
-
-    turn_id: TurnId
-    report: HeardReport
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PublishAction:
-    """The write path moved: show (or clear) the confirmation card, log an execution."""
-
-    stage: ClassVar[Stage] = Stage.TOOL
-    """The stage a failure to run this command is reported as."""
-
-    turn_id: TurnId
-    kind: str
-    """'pending' (a read-back waits for an answer), 'executed', 'failed' (it was confirmed
-    and ran, but the tool reported a failure: nothing changed) or 'cleared' (cancelled,
-    expired, replaced or dropped: see ``outcome``)."""
-    action: PreparedAction
-    key: str
-    """The action's idempotency key."""
-    expires_in_s: float = 0.0
-    """'pending': seconds the user has to answer."""
-    result: str = ""
-    """'executed': what the tool reported (what the assistant says)."""
-    outcome: str = ""
-    """'cleared': 'cancelled', 'expired', 'replaced' or 'dropped'."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PublishUnit:
-    """A grounded answer's spoken unit changed disposition: show it with its evidence.
-
-    'ready' (admitted and queued to play), 'stale' (from an older question: dropped),
-    'canceled' (the reply was cut before it played), 'expired' (ready too late: dropped),
-    'heard' (played to the end), 'unheard' (queued, cut off before any of it played) or
-    'partly_heard' (cut off while it played).
-    """
-
-    stage: ClassVar[Stage] = Stage.PLAYBACK
-    """The stage a failure to run this command is reported as."""
-
-    turn_id: TurnId
-    unit: SpokenUnit
-    disposition: str
-    at_s: float
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PublishReflection:
-    """Verdict-gated speech moved: show the opening, a verdict with its guidance, a repair.
-
-    ``kind``: 'reflecting' (a reflection started on ``text``), 'verdict' (``verdict`` and
-    ``guidance`` came back), 'continuation' (``text`` is what is said next; ``confessed``
-    when a repair says the heard words were wrong).
-    """
-
-    stage: ClassVar[Stage] = Stage.PLAYBACK
-    """The stage a failure to run this command is reported as."""
-
-    turn_id: TurnId
-    kind: str
-    round: int
-    text: str = ""
-    verdict: str = ""
-    guidance: str = ""
-    checker: str = ""
-    confessed: bool = False
-    at_s: float = 0.0
 
 
 Command: TypeAlias = (

@@ -37,16 +37,11 @@ from desktop_agent.core.reflection.reflector import applies
 from desktop_agent.core.reflection.reflector_prompts import continuation_messages
 from desktop_agent.core.reflection.verdict import Verdict
 from desktop_agent.core.turns.base import TurnCore
-from desktop_agent.core.turns.commands import (
-    CancelTts,
-    FlushPlayback,
-    PublishReflection,
-    Reflect,
-    StartLlm,
-)
+from desktop_agent.core.turns.commands import CancelTts, FlushPlayback, Reflect, StartLlm
 from desktop_agent.core.turns.context import ReflectState, Reply
 from desktop_agent.core.turns.events import LlmToken, Reflected
 from desktop_agent.core.turns.reply_output import ReplyOutput
+from desktop_agent.core.turns.reports import PublishReflection
 from desktop_agent.core.turns.states import JobId, Stage
 from desktop_agent.core.turns.stopping import stop_llm_run
 

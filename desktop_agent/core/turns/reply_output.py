@@ -12,7 +12,7 @@ from desktop_agent.core.conversation.heard import HeardReport, heard_so_far
 from desktop_agent.core.knowledge.records import Disposition
 from desktop_agent.core.reflection.gate import join_heard
 from desktop_agent.core.turns.base import TurnCore
-from desktop_agent.core.turns.commands import PlayChunk, PublishHeard, PublishUnit, Synthesize
+from desktop_agent.core.turns.commands import PlayChunk, Synthesize
 from desktop_agent.core.turns.context import Reply
 from desktop_agent.core.turns.events import (
     LlmToken,
@@ -21,6 +21,7 @@ from desktop_agent.core.turns.events import (
     PlaybackStarted,
     TtsChunkReady,
 )
+from desktop_agent.core.turns.reports import PublishHeard, PublishUnit
 from desktop_agent.core.turns.spoken_units import UnitSlot
 from desktop_agent.core.turns.states import Stage, State
 

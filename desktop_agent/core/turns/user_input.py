@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from desktop_agent.core.turns.barge_in import BargeIn
 from desktop_agent.core.turns.base import TurnCore
-from desktop_agent.core.turns.commands import PublishUserText, StopApology
+from desktop_agent.core.turns.commands import StopApology
 from desktop_agent.core.turns.events import (
     AsrFinal,
     PttPressed,
@@ -19,6 +19,7 @@ from desktop_agent.core.turns.events import (
     SpeechStarted,
 )
 from desktop_agent.core.turns.recording import Recording
+from desktop_agent.core.turns.reports import PublishUserText
 from desktop_agent.core.turns.states import State
 from desktop_agent.core.turns.stopping import cancel_work
 from desktop_agent.core.turns.write_path import WritePath

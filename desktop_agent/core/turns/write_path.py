@@ -39,7 +39,7 @@ from desktop_agent.core.tools.confirm import (
     second_question,
 )
 from desktop_agent.core.turns.base import TurnCore
-from desktop_agent.core.turns.commands import CancelLlm, PublishAction, PublishUserText, RunTool
+from desktop_agent.core.turns.commands import CancelLlm, RunTool
 from desktop_agent.core.turns.context import Reply
 from desktop_agent.core.turns.events import (
     ActionButtonPressed,
@@ -50,6 +50,7 @@ from desktop_agent.core.turns.events import (
 )
 from desktop_agent.core.turns.reply import LlmOutput, ReplyRuns
 from desktop_agent.core.turns.reply_output import ReplyOutput
+from desktop_agent.core.turns.reports import PublishAction, PublishUserText
 from desktop_agent.core.turns.states import State, ToolMode
 from desktop_agent.core.turns.stopping import cancel_work, stop_llm_run
 

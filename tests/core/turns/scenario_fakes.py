@@ -16,6 +16,7 @@ from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
 from desktop_agent.core.turns.context import normalise_for_compare
 from desktop_agent.core.turns.machine import TurnStateMachine
+from desktop_agent.core.turns.reports import PublishHeard, PublishUserText
 from desktop_agent.core.turns.states import JobId, State, Transition
 from desktop_agent.core.turns.telemetry import TurnSpan
 from tests.fakes.clock import FakeClock
@@ -113,8 +114,8 @@ class ScenarioLog:
 
     def turn(self, turn_id: int) -> TurnRecord:
         """The user text and heard report of ``turn_id``."""
-        users = [x.text for x in self.of(c.PublishUserText) if x.turn_id == turn_id]
-        heard = [x.report for x in self.of(c.PublishHeard) if x.turn_id == turn_id]
+        users = [x.text for x in self.of(PublishUserText) if x.turn_id == turn_id]
+        heard = [x.report for x in self.of(PublishHeard) if x.turn_id == turn_id]
         return TurnRecord(
             TurnId(turn_id), users[-1] if users else None, heard[-1] if heard else None
         )

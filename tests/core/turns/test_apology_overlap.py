@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.turns import commands as c
+from desktop_agent.core.turns.reports import PublishUserText
 from desktop_agent.core.turns.states import State
 from tests.core.turns.scenario import Script, run_scenario
 
@@ -39,7 +39,7 @@ def test_hands_free_speech_over_the_apology_is_not_lost(end_s: float) -> None:
     script.user_speech(3.0, end_s, "try again please")
     script.reply("Sunny.")
     log = run_scenario(script)
-    assert [x.text for x in log.of(c.PublishUserText)][-1:] == ["try again please"]
+    assert [x.text for x in log.of(PublishUserText)][-1:] == ["try again please"]
     assert log.targets[-4:] == [U, P, A, L]
     assert [m.content for m in log.machine.history.messages[1:]] == ["try again please",
                                                                     "Sunny."]

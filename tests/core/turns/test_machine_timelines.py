@@ -9,6 +9,7 @@ from desktop_agent.core.ports import ChatMessage, ToolCall
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.core.turns.reports import PublishUserText
 from desktop_agent.core.turns.states import Stage, State
 from tests.core.turns.scenario import Script, run_scenario
 
@@ -56,7 +57,7 @@ def test_false_endpoint_merges_both_segments_into_one_user_turn() -> None:
     assert log.targets == [U, P, U, P, A, L]
     assert log.causes[2] == "speech_resumed" and log.transitions[2].cancels == ("llm",)
     assert {t.turn_id for t in log.transitions} == {1}
-    assert [x.text for x in log.of(c.PublishUserText)] == [
+    assert [x.text for x in log.of(PublishUserText)] == [
         "what's the time",
         "what's the time in Paris",
     ]

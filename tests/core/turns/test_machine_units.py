@@ -7,6 +7,7 @@ import dataclasses
 from desktop_agent.core.knowledge.records import Quote, SpokenUnit
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.core.turns.reports import PublishUnit
 from desktop_agent.core.turns.states import State
 from tests.core.turns.scenario import Script, run_scenario
 
@@ -24,7 +25,7 @@ U3 = unit("u3", "Then close the valve again.")
 
 
 def dispositions(log, turn_id: int = 1) -> list[tuple[str, str]]:
-    return [(p.unit.key, p.disposition) for p in log.of(c.PublishUnit) if p.turn_id == turn_id]
+    return [(p.unit.key, p.disposition) for p in log.of(PublishUnit) if p.turn_id == turn_id]
 
 
 def test_each_unit_is_spoken_by_clause_admitted_before_it_plays_and_heard_when_it_ends(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from desktop_agent.core.reflection.verdict import Judgement, Verdict
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns.policy import TurnPolicy
+from desktop_agent.core.turns.reports import PublishReflection
 from desktop_agent.core.turns.states import State
 from tests.core.turns.scenario import Script, run_scenario
 
@@ -23,8 +24,8 @@ def script_for(reply: str, *, reflect_s: float = 0.05, policy: TurnPolicy = CHEC
     return script
 
 
-def published(log: object, kind: str) -> list[c.PublishReflection]:
-    return [p for p in log.of(c.PublishReflection) if p.kind == kind]  # type: ignore[attr-defined]
+def published(log: object, kind: str) -> list[PublishReflection]:
+    return [p for p in log.of(PublishReflection) if p.kind == kind]  # type: ignore[attr-defined]
 
 
 def test_a_right_opening_is_good_and_the_reply_ends_with_its_audio() -> None:

@@ -12,6 +12,7 @@ from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.confirm import Answer, classify
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns.reply import NOT_CAUGHT
+from desktop_agent.core.turns.reports import PublishAction
 from desktop_agent.core.turns.states import ToolMode
 
 from .write_rig import Rig
@@ -37,7 +38,7 @@ def modes(rig: Rig) -> list[ToolMode]:
 
 
 def pending_kinds(rig: Rig) -> list[tuple[str, str]]:
-    return [(x.kind, x.outcome) for x in rig.log if isinstance(x, c.PublishAction)]
+    return [(x.kind, x.outcome) for x in rig.log if isinstance(x, PublishAction)]
 
 
 def test_a_write_is_read_back_from_the_action_and_runs_only_after_yes() -> None:
@@ -52,7 +53,7 @@ def test_a_write_is_read_back_from_the_action_and_runs_only_after_yes() -> None:
     assert said == "Done: add_note {'text': 'buy milk'}."
     assert rig.executed[0].key.startswith("test:")
     assert pending_kinds(rig) == [("pending", ""), ("executed", "")]
-    assert rig.last(c.PublishAction).result == said
+    assert rig.last(PublishAction).result == said
     assert rig.machine.pending_action(rig.t) is None
     # A repeated "yes" is an ordinary word now: it executes nothing.
     rig.say("yes")
