@@ -33,7 +33,7 @@ PINNED: dict[str, set[str]] = {
         "cpu_features", "llm_call_grammar", "llm_claims", "llm_grammar", "llm_llama", "llm_openai",
         "llm_verdict", "verdict_server",
     },
-    "desktop_agent.adapters.models": {"model_import", "model_resolver"},
+    "desktop_agent.adapters.models": {"model_files", "model_import", "model_resolver"},
     "desktop_agent.adapters.store": {
         "history_store", "settings_store", "sqlite_files", "store_connection", "store_records",
         "store_sqlite", "tools_builtin", "write_desk",

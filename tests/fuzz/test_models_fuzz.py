@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest, sha256_file
+from desktop_agent.adapters.models.model_files import sha256_file
+from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
 from desktop_agent.core.errors import ModelError
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]

@@ -28,12 +28,17 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_agent.adapters.models.model_resolver import ModelResolver, Opener, member_opener
+from desktop_agent.adapters.models.model_files import (
+    CHUNK_BYTES,
+    Opener,
+    file_opener,
+    member_opener,
+)
+from desktop_agent.adapters.models.model_resolver import ModelResolver
 from desktop_agent.core.errors import ModelError
 from desktop_agent.core.manifest import ModelSpec, final_name, split_member
 
 _LOGGER = logging.getLogger(__name__)
-_CHUNK = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +108,7 @@ def _from_packages(spec: ModelSpec, source: Path) -> dict[str, list[Opener]] | N
     paths = [source / split_member(rel)[0] for rel in rels]
     if not all(p.is_file() for p in paths):
         return None
-    return _final_layout(spec, [_in_archive(rel, _file_opener(p)) for rel, p in zip(
+    return _final_layout(spec, [_in_archive(rel, file_opener(p)) for rel, p in zip(
         rels, paths, strict=True)])
 
 
@@ -125,12 +130,8 @@ def _in_archive(rel: str, opener: Opener) -> Opener:
 def _from_models_folder(spec: ModelSpec, source: Path) -> dict[str, list[Opener]] | None:
     for folder in (source / spec.model_id, source / "models" / spec.model_id):
         if all((folder / n).is_file() for n in spec.final_names):
-            return {n: [_file_opener(folder / n)] for n in spec.final_names}
+            return {n: [file_opener(folder / n)] for n in spec.final_names}
     return None
-
-
-def _file_opener(path: Path) -> Opener:
-    return lambda: path.open("rb")
 
 
 class _Wheels:
@@ -170,7 +171,7 @@ class _Wheels:
 def _blocks(openers: list[Opener]) -> Iterator[bytes]:
     for opener in openers:
         with opener() as src:
-            while block := src.read(_CHUNK):
+            while block := src.read(CHUNK_BYTES):
                 yield block
 
 

