@@ -58,7 +58,7 @@ def run_gui(script: WindowScript | None = None) -> int:
 
 
 def _choices() -> Any:
-    from desktop_agent.adapters.audio.audio_io import list_devices
+    from desktop_agent.adapters.audio.audio_devices import list_devices
     from desktop_agent.adapters.models.model_resolver import load_manifest
     from desktop_agent.runtime.view_api import SettingsChoices
 

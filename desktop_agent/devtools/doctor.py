@@ -118,7 +118,7 @@ def _runtime_check() -> Check:
 
 def _device_check() -> Check:
     def devices() -> str:
-        from desktop_agent.adapters.audio.audio_io import list_devices
+        from desktop_agent.adapters.audio.audio_devices import list_devices
 
         found = list_devices()
         ins = [d.name for d in found if d.input_channels > 0]

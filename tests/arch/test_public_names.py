@@ -24,7 +24,9 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.adapters.desktop": {"instance_client", "instance_protocol", "x11_global_key"},
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
-    "desktop_agent.adapters.audio": {"audio_files", "audio_io", "device_audio"},
+    "desktop_agent.adapters.audio": {
+        "audio_devices", "audio_files", "audio_io", "device_audio",
+    },
     "desktop_agent.adapters.knowledge": {
         "doc_text", "knowledge_db", "knowledge_files", "knowledge_sqlite", "knowledge_vectors",
     },

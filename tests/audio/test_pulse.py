@@ -11,7 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from desktop_agent.adapters.audio.audio_io import MicInput, SpeakerOutput, find_device, list_devices
+from desktop_agent.adapters.audio.audio_devices import find_device, list_devices
+from desktop_agent.adapters.audio.audio_io import MicInput, SpeakerOutput
 from desktop_agent.audio.frames import int16_to_float32
 from desktop_agent.audio.player import Player
 from desktop_agent.audio.resample import resample

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop_agent.adapters.audio.audio_io import MicInput, SpeakerOutput, _sd, find_device
+from desktop_agent.adapters.audio.audio_devices import find_device, load_sounddevice
+from desktop_agent.adapters.audio.audio_io import MicInput, SpeakerOutput
 from desktop_agent.audio.far_alignment import FAR_MARGIN_S, EchoDelayTracker, FarTimeline
 from desktop_agent.audio.player import Player
 from desktop_agent.audio.reference import FarEndTap
@@ -50,7 +51,7 @@ reply that follows finds it running and its timestamps settled."""
 
 def _output_rate(device: str | None) -> int:
     try:
-        sd = _sd()
+        sd = load_sounddevice()
         index = find_device(device, "output")
         return int(sd.query_devices(index, "output")["default_samplerate"]) or 48_000
     except Exception:  # opening will report the real problem with the device's name
