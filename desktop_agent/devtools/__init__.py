@@ -27,6 +27,7 @@ __all__ = [
     "simulate",
     "soak_faults",
     "soak_run",
+    "soak_turns",
     "text_pdf",
     "verdict_grade",
 ]

@@ -102,7 +102,8 @@ PINNED: dict[str, set[str]] = {
         "bench_soak",
         "bench_tools", "bench_turns", "bench_verdicts", "busy", "demo_view_model", "doctor",
         "eval_asr", "eval_asr_capture", "eval_asr_partials", "eval_endpoint", "gui_screenshots",
-        "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "text_pdf",
+        "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "soak_turns",
+        "text_pdf",
         "verdict_grade",
     },
     "desktop_agent.gui": {

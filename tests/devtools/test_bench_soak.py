@@ -20,7 +20,7 @@ from desktop_agent.core.errors import AgentError, LlmError
 from desktop_agent.core.ports import LlmDelta, ToolCall
 from desktop_agent.devtools import soak_faults
 from desktop_agent.devtools.bench_soak import summarize
-from desktop_agent.devtools.soak_run import FAULTS, _turn_record, plan
+from desktop_agent.devtools.soak_turns import FAULTS, plan, turn_record
 
 SOAK_LLM = "smollm2-135m-instruct"
 
@@ -99,21 +99,21 @@ def test_a_turn_past_its_deadline_is_stuck_and_a_long_silent_reply_overruns() ->
              (0.1, _transition("USER_SPEAKING", "PROCESSING", "ptt_released")),
              (1.0, _transition("PROCESSING", "ASSISTANT_SPEAKING", "playback_started")),
              (21.0, _transition("ASSISTANT_SPEAKING", "LISTENING", "reply_done"))]
-    ok = _turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 21.0),
-                      audio_s=19.0, outage=0.0, back=True, policy=policy, fillers=0,
-                      stall_s=10.0)
+    ok = turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 21.0),
+                     audio_s=19.0, outage=0.0, back=True, policy=policy, fillers=0,
+                     stall_s=10.0)
     assert not ok["stuck"] and not ok["overrun"] and ok["ended_by"] == "reply_done"
-    silent = _turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 21.0),
-                          audio_s=2.0, outage=0.0, back=True, policy=policy, fillers=0,
-                          stall_s=10.0)
-    assert silent["overrun"] and not silent["stuck"]  # 20 s speaking for 2 s of audio
-    late = _turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 60.0),
-                        audio_s=2.0, outage=0.0, back=True, policy=policy, fillers=0,
-                        stall_s=10.0)
-    assert late["stuck"]  # 60 s for 2 s of audio: more than the first-token timeout + margin
-    never = _turn_record(0, "none", False, "Name a primary colour.", trans[:3], (0.0, 0.1, 5.0),
-                         audio_s=2.0, outage=0.0, back=False, policy=policy, fillers=0,
+    silent = turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 21.0),
+                         audio_s=2.0, outage=0.0, back=True, policy=policy, fillers=0,
                          stall_s=10.0)
+    assert silent["overrun"] and not silent["stuck"]  # 20 s speaking for 2 s of audio
+    late = turn_record(0, "none", False, "Name a primary colour.", trans, (0.0, 0.1, 60.0),
+                       audio_s=2.0, outage=0.0, back=True, policy=policy, fillers=0,
+                       stall_s=10.0)
+    assert late["stuck"]  # 60 s for 2 s of audio: more than the first-token timeout + margin
+    never = turn_record(0, "none", False, "Name a primary colour.", trans[:3], (0.0, 0.1, 5.0),
+                        audio_s=2.0, outage=0.0, back=False, policy=policy, fillers=0,
+                        stall_s=10.0)
     assert never["stuck"]
 
 
