@@ -12,5 +12,6 @@ __all__ = [
     "llm_llama",
     "llm_openai",
     "llm_verdict",
+    "openai_http",
     "verdict_server",
 ]

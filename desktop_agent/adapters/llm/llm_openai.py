@@ -27,11 +27,17 @@ import http.client
 import json
 import logging
 import math
-import socket
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from desktop_agent.adapters.llm.openai_http import (
+    FIX_TIMEOUT,
+    FIX_UNREACHABLE,
+    CancelWatch,
+    fix_bad,
+    read_error,
+    status_error,
+)
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.conversation.openai_chat import (
     DONE,
@@ -40,7 +46,6 @@ from desktop_agent.core.conversation.openai_chat import (
     accept_call,
     call_in_text,
     chat_body,
-    error_message,
     might_be_call,
     parse_server_url,
     sse_data,
@@ -52,19 +57,11 @@ from desktop_agent.core.tools.semantic import MeaningRouter
 
 _LOGGER = logging.getLogger(__name__)
 
-CANCEL_POLL_S: Final = 0.05
-"""How often the watcher looks at the cancel token while a request is open: the bound on
-how late a cancel closes the connection."""
 MAX_LINE: Final = 1 << 20
 """Longest stream line read (a chat chunk is a few hundred bytes)."""
-MAX_ERROR_BODY: Final = 8192
 CHARS_PER_TOKEN: Final = 3.0
 """``count_tokens``' estimate: no tokenizer here, and history trimming needs an upper
 bound more than an exact count (English runs about 4 characters a token)."""
-_FIX_UNREACHABLE: Final = ("Start the LLM server, or check llm.server_url in Settings "
-                           "(or set llm.backend to local).")
-_FIX_TIMEOUT: Final = ("The server may be overloaded or its model too big for it: try again, "
-                       "or choose a smaller model on the server.")
 
 
 class OpenAiLlm:
@@ -239,7 +236,7 @@ class OpenAiLlm:
         if cancel is not None and cancel.cancelled:
             return
         conn = self._connect()
-        watch = _CancelWatch(cancel, conn)
+        watch = CancelWatch(cancel, conn)
         try:
             response = self._post(conn, body, cancel)
             if response is None:
@@ -260,13 +257,13 @@ class OpenAiLlm:
             conn.close()
             raise LlmError("server_unreachable",
                            f"The LLM server {server.display()} did not accept a connection "
-                           f"within {self.connect_timeout_s:g} s.", _FIX_UNREACHABLE) from None
+                           f"within {self.connect_timeout_s:g} s.", FIX_UNREACHABLE) from None
         except OSError as exc:  # refused, unknown host, no route, TLS failure
             conn.close()
             why = exc.strerror or str(exc)[:200] or exc.__class__.__name__
             raise LlmError("server_unreachable",
                            f"Cannot reach the LLM server {server.display()} ({why}).",
-                           _FIX_UNREACHABLE) from None
+                           FIX_UNREACHABLE) from None
         if conn.sock is not None:
             conn.sock.settimeout(self.read_timeout_s)
         return conn
@@ -283,9 +280,9 @@ class OpenAiLlm:
         except (TimeoutError, OSError, http.client.HTTPException) as exc:
             if cancel is not None and cancel.cancelled:
                 return None
-            raise self._read_error(exc) from None
+            raise read_error(exc, self.server, self.read_timeout_s) from None
         if response.status != 200:
-            raise self._status_error(response)
+            raise status_error(response)
         return response
 
     def _events(self, response: http.client.HTTPResponse, state: StreamState,
@@ -302,13 +299,13 @@ class OpenAiLlm:
             except (TimeoutError, OSError, http.client.HTTPException) as exc:
                 if (cancel is not None and cancel.cancelled) or state.finish_reason is not None:
                     return  # cancelled, or the reply was complete (a server that never closed)
-                raise self._read_error(exc) from None
+                raise read_error(exc, self.server, self.read_timeout_s) from None
             if cancel is not None and cancel.cancelled:
                 return
             if not raw:
                 if state.finish_reason is None and not state.calls:
                     raise LlmError("bad_response", "The LLM server closed the stream before "
-                                   "the reply ended.", _FIX_TIMEOUT)
+                                   "the reply ended.", FIX_TIMEOUT)
                 return
             data = sse_data(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
             if data is None:
@@ -319,7 +316,7 @@ class OpenAiLlm:
                 text = state.feed(json.loads(data))
             except ValueError as exc:
                 raise LlmError("bad_response", f"The LLM server sent something that is not "
-                               f"a chat reply: {exc}.", self._fix_bad()) from None
+                               f"a chat reply: {exc}.", fix_bad(self.server)) from None
             if text:
                 yield text
 
@@ -330,75 +327,10 @@ class OpenAiLlm:
             data = json.loads(response.read(MAX_LINE))
             text = state.feed(data)
         except (TimeoutError, OSError, http.client.HTTPException) as exc:
-            raise self._read_error(exc) from None
+            raise read_error(exc, self.server, self.read_timeout_s) from None
         except (ValueError, AttributeError) as exc:
             raise LlmError("bad_response", f"The LLM server answered with {kind or 'no type'}"
-                           f", not a chat reply ({exc}).", self._fix_bad()) from None
+                           f", not a chat reply ({exc}).", fix_bad(self.server)) from None
         if text:
             yield text
 
-    def _fix_bad(self) -> str:
-        return (f"Check that {self.server.display()} is an OpenAI-compatible API "
-                "(llama-server, vLLM): its chat endpoint is <url>/chat/completions.")
-
-    def _read_error(self, exc: BaseException) -> LlmError:
-        if isinstance(exc, TimeoutError):
-            return LlmError("server_timeout",
-                            f"The LLM server {self.server.display()} sent nothing for "
-                            f"{self.read_timeout_s:g} s.", _FIX_TIMEOUT)
-        return LlmError("server_unreachable",
-                        f"The connection to the LLM server {self.server.display()} broke "
-                        f"({exc.__class__.__name__}).", _FIX_UNREACHABLE)
-
-    def _status_error(self, response: http.client.HTTPResponse) -> LlmError:
-        try:
-            said = error_message(response.read(MAX_ERROR_BODY))
-        except (TimeoutError, OSError, http.client.HTTPException):
-            said = ""
-        status = response.status
-        if status in (401, 403):
-            fix = ("Set the API key: put it in the environment variable named in Settings "
-                   "(llm.api_key_env) before starting the app.")
-        elif status == 404:
-            fix = ("Check llm.server_url (the API's base, e.g. http://host:8000/v1) and "
-                   "llm.server_model (a model the server serves).")
-        elif status in (400, 422):
-            fix = "The server refused the request: check llm.server_model and the server's log."
-        else:
-            fix = "Check the server's log; try again once it is running normally."
-        reason = f"{status} {response.reason}".strip()
-        return LlmError("server_error", f"The LLM server answered HTTP {reason}"
-                        + (f": {said}" if said else "") + ".", fix)
-
-
-class _CancelWatch:
-    """Closes a request's socket as soon as its cancel token is set.
-
-    A read blocked on a silent server does not return by itself until the read timeout;
-    shutting the socket down from this thread ends it at once, and tells the server the
-    client has gone. Runs on: its own daemon thread while the request is open.
-    """
-
-    def __init__(self, cancel: CancelToken | None, conn: http.client.HTTPConnection) -> None:
-        self._cancel, self._conn = cancel, conn
-        self._done = threading.Event()
-        if cancel is not None:
-            threading.Thread(target=self._watch, name="llm-server-cancel",
-                             daemon=True).start()
-
-    def _watch(self) -> None:
-        cancel = self._cancel
-        assert cancel is not None
-        while not self._done.wait(CANCEL_POLL_S):
-            if cancel.cancelled:
-                sock: Any = self._conn.sock
-                if sock is not None:
-                    try:
-                        sock.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass  # already closed
-                return
-
-    def stop(self) -> None:
-        """The request is over: stop watching."""
-        self._done.set()
