@@ -7,6 +7,7 @@ __all__ = [
     "controller",
     "desktop",
     "engines",
+    "global_key",
     "kept_history",
     "knowledge",
     "ledger",

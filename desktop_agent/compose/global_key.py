@@ -126,7 +126,8 @@ def start_global_key(text: str, target: TalkTarget, held: Callable[[], bool],
         report(problem, notify)
         return None
     key.listener = listener
-    _LOGGER.info("global key: %s grabbed on X11 (tap toggles, hold talks)", shortcut.text)
+    _LOGGER.info("global key: %s grabbed on X11 (tap toggles, hold talks)",
+                 "+".join((*shortcut.modifiers, shortcut.keysym)))  # X's names, not words
     return key
 
 

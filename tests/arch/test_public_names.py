@@ -51,15 +51,15 @@ PINNED: dict[str, set[str]] = {
         "parser",
     },
     "desktop_agent.compose": {
-        "controller", "desktop", "engines", "kept_history", "knowledge", "ledger", "llm_backend",
-        "reflection", "replay", "runtime", "single_instance", "tool_meanings",
+        "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
+        "llm_backend", "reflection", "replay", "runtime", "single_instance", "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
         "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
         "turns",
     },
-    "desktop_agent.core.desktop": {"key_repeat", "shortcut"},
+    "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",

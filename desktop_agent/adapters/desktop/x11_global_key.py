@@ -168,7 +168,8 @@ class X11GlobalKey:
         self._thread = threading.Thread(target=self._run, name="x11-global-key", daemon=True)
         self._thread.start()
         _LOGGER.info("global key %s grabbed on X11 display %s (keycode %d)",
-                     self.shortcut.text, name, self._keycode)
+                     "+".join((*self.shortcut.modifiers, self.shortcut.keysym)), name,
+                     self._keycode)
         return None
 
     def stop(self, timeout_s: float = 5.0) -> bool:
