@@ -1,8 +1,9 @@
 """What goes into the PyInstaller bundle: used by desktop_agent.spec, checked by tests.
 
-desktop_agent imports only PySide6.QtCore, QtGui and QtWidgets (tests/bundle checks the
-source), so every other Qt binding is excluded, with the Qt plugins that would drag in QML,
-Quick, PDF, SQL, printing, networking or GTK, and Qt's translations (the app's text is
+desktop_agent imports only PySide6.QtCore, QtGui, QtWidgets and QtNetwork (the control
+socket's QLocalServer; tests/bundle checks the source), so every other Qt binding is
+excluded, with the Qt plugins that would drag in QML, Quick, PDF, SQL, printing, network
+information and TLS backends or GTK, and Qt's translations (the app's text is
 English only; Qt's own dialogs fall back to English).
 """
 
@@ -11,14 +12,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-QT_USED = ("QtCore", "QtGui", "QtWidgets")
+QT_USED = ("QtCore", "QtGui", "QtNetwork", "QtWidgets")
 """The PySide6 modules desktop_agent imports."""
 
 QT_EXCLUDES = [f"PySide6.{m}" for m in (
     "Qt3DAnimation", "Qt3DCore", "Qt3DExtras", "Qt3DInput", "Qt3DLogic", "Qt3DRender",
     "QtBluetooth", "QtCharts", "QtConcurrent", "QtDBus", "QtDataVisualization", "QtDesigner",
     "QtGraphs", "QtHelp", "QtHttpServer", "QtLocation", "QtMultimedia", "QtMultimediaWidgets",
-    "QtNetwork", "QtNetworkAuth", "QtNfc", "QtOpenGL", "QtOpenGLWidgets", "QtPdf",
+    "QtNetworkAuth", "QtNfc", "QtOpenGL", "QtOpenGLWidgets", "QtPdf",
     "QtPdfWidgets", "QtPositioning", "QtPrintSupport", "QtQml", "QtQuick", "QtQuick3D",
     "QtQuickControls2", "QtQuickTest", "QtQuickWidgets", "QtRemoteObjects", "QtScxml",
     "QtSensors", "QtSerialBus", "QtSerialPort", "QtSpatialAudio", "QtSql", "QtStateMachine",
