@@ -11,6 +11,10 @@ import sys
 from pathlib import Path
 
 APP_NAME = "desktop_agent"
+APP_ID = "io.github.desktop_agent.DesktopAgent"
+"""The app's id on the desktop: the .desktop file's name (without .desktop), Qt's desktop file
+name (the Wayland app id) and what the desktop portal is told. Reverse-DNS, as GNOME's portal
+requires; the command stays ``desktop-agent``."""
 
 
 def _dirs():  # type: ignore[no-untyped-def]

@@ -1,10 +1,13 @@
 """``desktop-agent install-desktop-entry``: put the app in the desktop's menu, per user.
 
-Writes ``~/.local/share/applications/desktop-agent.desktop`` (XDG_DATA_HOME honoured) with
-``Exec`` set to the absolute path of the command that is running (the bundle's executable,
-or the venv's ``desktop-agent``), and the icon into the hicolor theme (scalable SVG and a
-256 px PNG), then refreshes the menu caches when their tools are installed. ``--remove``
-takes it all away again. Nothing outside the user's home is touched.
+Writes ``~/.local/share/applications/io.github.desktop_agent.DesktopAgent.desktop``
+(XDG_DATA_HOME honoured; the file's name is the app id, ``adapters.paths.APP_ID``, which the
+window and the desktop portal use too) with ``Exec`` set to the absolute path of the command
+that is running (the bundle's executable, or the venv's ``desktop-agent``), and the icon into
+the hicolor theme (scalable SVG and a 256 px PNG), then refreshes the menu caches when their
+tools are installed. An entry of ours under the old name (``desktop-agent.desktop``) is
+removed, so the menu does not show the app twice. ``--remove`` takes it all away again.
+Nothing outside the user's home is touched.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ENTRY = "desktop-agent.desktop"
+from desktop_agent.adapters.paths import APP_ID
+
+ENTRY = f"{APP_ID}.desktop"
+OLD_ENTRIES = ("desktop-agent.desktop",)
+"""Names an earlier version wrote the entry under: removed when they are ours."""
 ICON = "desktop-agent"
 
 
@@ -85,6 +92,8 @@ def install(command: Path, home: Path | None = None) -> dict[str, Path]:
     _atomic_write(where["entry"], entry_text(template, command).encode("utf-8"))
     _atomic_write(where["svg"], app_resource(f"{ICON}.svg").read_bytes())
     _atomic_write(where["png"], app_resource(f"{ICON}.png").read_bytes())
+    for old in _old_entries(home):
+        old.unlink()
     _refresh(home)
     return where
 
@@ -92,11 +101,25 @@ def install(command: Path, home: Path | None = None) -> dict[str, Path]:
 def remove(home: Path | None = None) -> list[Path]:
     """Delete what ``install`` wrote; return what was there."""
     home = home or data_home()
-    gone = [p for p in targets(home).values() if p.exists()]
+    gone = [p for p in targets(home).values() if p.exists()] + _old_entries(home)
     for path in gone:
         path.unlink()
     _refresh(home)
     return gone
+
+
+def _old_entries(home: Path) -> list[Path]:
+    """Entries an earlier version installed under another name (ours: our Name line)."""
+    found = []
+    for name in OLD_ENTRIES:
+        path = home / "applications" / name
+        try:
+            ours = "Name=Desktop Agent" in path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if ours:
+            found.append(path)
+    return found
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -206,9 +206,9 @@ def _set_identity(app: Any) -> None:
     """
     from PySide6.QtGui import QIcon
 
-    from desktop_agent.adapters.paths import app_resource
+    from desktop_agent.adapters.paths import APP_ID, app_resource
 
-    app.setDesktopFileName("desktop-agent")  # desktop-agent.desktop (install-desktop-entry)
+    app.setDesktopFileName(APP_ID)  # APP_ID.desktop (install-desktop-entry)
     icon = QIcon()
     for name in ("desktop-agent.png", "desktop-agent.svg"):
         if app_resource(name).is_file():

@@ -13,7 +13,8 @@ def test_the_app_has_its_icon_and_desktop_file_name(qapp: Any) -> None:
     from desktop_agent.compose.desktop import _set_identity
 
     _set_identity(qapp)
-    assert qapp.desktopFileName() == "desktop-agent"
+    # The Wayland app id, and the name of the menu entry install-desktop-entry writes.
+    assert qapp.desktopFileName() == "io.github.desktop_agent.DesktopAgent"
     icon = qapp.windowIcon()
     assert not icon.isNull()
     pixmap = icon.pixmap(64, 64)
