@@ -21,7 +21,9 @@ PINNED: dict[str, set[str]] = {
         "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "models",
         "offline", "paths", "store", "tts",
     },
-    "desktop_agent.adapters.desktop": {"instance_client", "instance_protocol", "x11_global_key"},
+    "desktop_agent.adapters.desktop": {
+        "instance_client", "instance_protocol", "portal_protocol", "x11_global_key",
+    },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
     "desktop_agent.adapters.audio": {
