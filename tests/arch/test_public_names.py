@@ -22,7 +22,8 @@ PINNED: dict[str, set[str]] = {
         "offline", "paths", "store", "tts",
     },
     "desktop_agent.adapters.desktop": {
-        "instance_client", "instance_protocol", "portal_protocol", "x11_global_key",
+        "instance_client", "instance_protocol", "portal_bus", "portal_protocol",
+        "portal_shortcuts", "x11_global_key",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
