@@ -3,10 +3,11 @@
 Everything here is pure (stdlib only, no I/O, no clock), so the client in
 ``portal_shortcuts.py`` keeps only the talking, and these rules are tested in microseconds.
 
-- ``preferred_trigger("Ctrl+Alt+Space") == "CTRL+ALT+space"``: a key's text (Qt's key-sequence
-  words, what Settings shows) in the shortcuts specification's form (modifiers CTRL, ALT,
-  SHIFT, LOGO and one xkbcommon keysym name, joined by ``+``). Only a hint: the desktop (or the
-  user, in its dialog) chooses the key. ``None`` when it cannot be said (modifiers only).
+- ``preferred_trigger("Ctrl+Alt+Space") == "CTRL+ALT+space"``: the global key setting's text
+  (``[shortcuts] global_push_to_talk``, Qt's words) in the shortcuts specification's form
+  (modifiers CTRL, ALT, SHIFT, LOGO and one xkbcommon keysym name, joined by ``+``). Only a
+  hint: the desktop (or the user, in its dialog) chooses the key. ``None`` when the setting
+  refuses the text.
 - ``request_path(":1.42", "t1")``: the Request object a call with ``handle_token`` "t1" will
   create, so its ``Response`` can be subscribed to *before* the call (the portal docs' advice:
   a fast portal may answer before the reply to the call arrives).
@@ -17,7 +18,7 @@ Everything here is pure (stdlib only, no I/O, no clock), so the client in
 - ``request_problem(step, code)``: a Request's response code as a problem value: 1 = the user
   said no (``portal_bind_refused``), 2 = the portal failed (``portal_failed``).
 
-Problems are ``AgentError`` values (code, message, fix), never raised at the caller:
+Problems are ``DesktopError`` values (code, message, fix), never raised at the caller:
 ``portal_no_jeepney``, ``portal_no_session_bus``, ``portal_missing``,
 ``portal_no_global_shortcuts``, ``portal_bind_refused``, ``portal_failed``, ``portal_lost``.
 Where the portal cannot give a global key, the fix is the ``desktop-agent ptt`` command bound
@@ -27,12 +28,12 @@ in the desktop or compositor (docs/anywhere.md).
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from desktop_agent.core.errors import AgentError
+from desktop_agent.core.desktop.shortcut import parse_shortcut
+from desktop_agent.core.errors import DesktopError
 
 BUS_NAME: Final = "org.freedesktop.portal.Desktop"
 OBJECT_PATH: Final = "/org/freedesktop/portal/desktop"
@@ -72,62 +73,25 @@ _NO_SERVICE_ERRORS: Final = frozenset({
 
 
 # -- the trigger -----------------------------------------------------------------------------
-_MODIFIERS: Final = {
-    "ctrl": "CTRL", "control": "CTRL", "alt": "ALT", "shift": "SHIFT",
-    "super": "LOGO", "meta": "LOGO", "win": "LOGO", "logo": "LOGO",
-}  # fmt: skip
-_MODIFIER_ORDER: Final = ("CTRL", "ALT", "SHIFT", "LOGO")
-_KEYSYMS: Final = {
-    "space": "space", "tab": "Tab", "return": "Return", "enter": "KP_Enter",
-    "backspace": "BackSpace", "esc": "Escape", "escape": "Escape", "ins": "Insert",
-    "insert": "Insert", "del": "Delete", "delete": "Delete", "home": "Home", "end": "End",
-    "left": "Left", "right": "Right", "up": "Up", "down": "Down", "pgup": "Prior",
-    "pageup": "Prior", "pgdown": "Next", "pagedown": "Next", "pause": "Pause",
-    "print": "Print", "scrolllock": "Scroll_Lock", "menu": "Menu", ",": "comma",
-    ".": "period", "/": "slash", ";": "semicolon", "'": "apostrophe", "[": "bracketleft",
-    "]": "bracketright", "\\": "backslash", "-": "minus", "=": "equal", "`": "grave",
-}  # fmt: skip
-"""Qt's key names (lower-cased) whose xkbcommon keysym name is spelled otherwise."""
-_KEYSYM_NAME: Final = re.compile(r"[A-Za-z0-9_]+")
+_SPEC_MODIFIERS: Final = {"Control": "CTRL", "Alt": "ALT", "Shift": "SHIFT", "Super": "LOGO"}
+"""core.desktop.shortcut's modifier names -> the shortcuts specification's (xkbcommon's)."""
+_TOKEN: Final = re.compile(r"[A-Za-z0-9_]+")
 
 
 def preferred_trigger(text: str) -> str | None:
     """A key's text in the shortcuts specification's form, or None when it cannot be said.
 
     'Ctrl+Alt+Space' -> 'CTRL+ALT+space', 'Super+F9' -> 'LOGO+F9', 'Ctrl+Shift+A' ->
-    'CTRL+SHIFT+a', 'F9' -> 'F9'. Modifier words are Qt's (Ctrl, Alt, Shift, Super/Meta/Win)
-    in any case; a key Qt names otherwise than xkbcommon (PgUp, Del, ',') is renamed; another
-    name made of letters, digits and '_' is taken as a keysym name already (XF86AudioPlay).
-    None for '', modifiers alone (the portal cannot express them), a sequence of chords or an
-    unknown modifier: the portal then proposes no key and the user picks one in its dialog.
+    'CTRL+SHIFT+a'. The text is read as the global key setting is
+    (``core.desktop.shortcut.parse_shortcut``: Qt's words, X keysym names, which are
+    xkbcommon's); what it refuses (modifiers alone, a bare typing key, an unknown key)
+    proposes nothing, and the user picks a key in the desktop's dialog.
     """
-    stripped = text.strip()
-    if not stripped or ", " in stripped:  # Qt writes two chords as 'Ctrl+K, Ctrl+C'
+    try:
+        shortcut = parse_shortcut(text)
+    except DesktopError:
         return None
-    *mod_words, key_word = (part.strip() for part in stripped.split("+"))
-    modifiers = set()
-    for word in mod_words:
-        name = _MODIFIERS.get(word.lower())
-        if name is None:
-            return None
-        modifiers.add(name)
-    keysym = _keysym(key_word)
-    if keysym is None:
-        return None
-    return "+".join([*(m for m in _MODIFIER_ORDER if m in modifiers), keysym])
-
-
-def _keysym(word: str) -> str | None:
-    lowered = word.lower()
-    if not word or lowered in _MODIFIERS:
-        return None
-    if lowered in _KEYSYMS:
-        return _KEYSYMS[lowered]
-    if len(word) == 1 and word in string.ascii_letters + string.digits:
-        return lowered  # XKB_KEY_a: the key, not the shifted letter
-    if re.fullmatch(r"[fF]([1-9]|[12][0-9]|3[0-5])", word):
-        return word.upper()
-    return word if _KEYSYM_NAME.fullmatch(word) else None
+    return "+".join([*(_SPEC_MODIFIERS[m] for m in shortcut.modifiers), shortcut.keysym])
 
 
 # -- object paths ----------------------------------------------------------------------------
@@ -148,7 +112,7 @@ def session_path(unique_name: str, token: str) -> str:
 
 def is_token(token: str) -> bool:
     """True for a valid object path element (what a handle token must be)."""
-    return bool(_KEYSYM_NAME.fullmatch(token))
+    return bool(_TOKEN.fullmatch(token))
 
 
 # -- signals ---------------------------------------------------------------------------------
@@ -254,34 +218,34 @@ def register_failure_is_expected(error_name: str) -> bool:
     return error_name in _NOT_APP_ERRORS or error_name in _NO_SERVICE_ERRORS
 
 
-def no_jeepney() -> AgentError:
+def no_jeepney() -> DesktopError:
     """jeepney (the D-Bus client) is not installed."""
-    return AgentError("portal_no_jeepney",
+    return DesktopError("portal_no_jeepney",
                       "jeepney is not installed, so the desktop portal's global push-to-talk "
                       "key is off.", "install it: pip install jeepney==0.9.0 "
                       "(scripts/setup.sh does).")
 
 
-def no_session_bus(detail: str) -> AgentError:
+def no_session_bus(detail: str) -> DesktopError:
     """No D-Bus session bus to reach the portal on."""
-    return AgentError("portal_no_session_bus",
+    return DesktopError("portal_no_session_bus",
                       f"There is no D-Bus session bus ({detail}), so the desktop portal's global "
                       "push-to-talk key is off.",
                       "start desktop_agent from your desktop session, or " + PTT_FIX)
 
 
-def missing_portal(error_name: str, detail: str) -> AgentError:
+def missing_portal(error_name: str, detail: str) -> DesktopError:
     """Why asking the portal's GlobalShortcuts for its version failed, as a problem."""
     if error_name in _NO_INTERFACE_ERRORS or error_name.endswith(
             (".UnknownInterface", ".UnknownProperty")):  # some services use their own prefix
-        return AgentError(
+        return DesktopError(
             "portal_no_global_shortcuts",
             "Your desktop's portal has no global shortcuts (sway and other wlroots "
             "compositors, niri, COSMIC and Cinnamon have none), so the app cannot get a "
             "global push-to-talk key from it.", PTT_FIX)
     if error_name in _NO_SERVICE_ERRORS or error_name.startswith(
             "org.freedesktop.DBus.Error.Spawn"):
-        return AgentError(
+        return DesktopError(
             "portal_missing",
             f"No desktop portal answers on the session bus ({detail or error_name}), so the "
             "global push-to-talk key is off.",
@@ -295,7 +259,7 @@ STEPS: Final = {"create": "start a shortcuts session", "list": "list the app's s
 """The words a ``portal_failed`` message uses for each step of ``request_problem``."""
 
 
-def request_problem(step: str, code: int) -> AgentError | None:
+def request_problem(step: str, code: int) -> DesktopError | None:
     """A Request's response code as a problem (None for 0, success).
 
     Args:
@@ -309,25 +273,25 @@ def request_problem(step: str, code: int) -> AgentError | None:
     return failed(STEPS.get(step, step), f"response {code}")
 
 
-def refused() -> AgentError:
+def refused() -> DesktopError:
     """The user declined the shortcut in the desktop's dialog (or left it out)."""
-    return AgentError(
+    return DesktopError(
         "portal_bind_refused",
         "The push-to-talk shortcut was declined in the desktop's dialog, so there is no global "
         "push-to-talk key.", "start desktop_agent again to be asked again, or " + PTT_FIX)
 
 
-def failed(step: str, detail: str) -> AgentError:
+def failed(step: str, detail: str) -> DesktopError:
     """The portal answered a step with an error (response 2, or a D-Bus error)."""
-    return AgentError(
+    return DesktopError(
         "portal_failed",
         f"The desktop portal could not {step} ({detail}), so there is no global push-to-talk "
         "key.", "if it says the app is unknown, run `desktop-agent install-desktop-entry` "
         "and start desktop_agent again; otherwise " + PTT_FIX)
 
 
-def lost(detail: str) -> AgentError:
+def lost(detail: str) -> DesktopError:
     """The portal went away or closed our session after the key was bound."""
-    return AgentError("portal_lost",
+    return DesktopError("portal_lost",
                       f"The desktop portal {detail}; the global push-to-talk key is off.",
                       "restart desktop_agent, or " + PTT_FIX)

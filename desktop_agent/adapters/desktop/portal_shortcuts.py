@@ -73,7 +73,7 @@ from desktop_agent.adapters.desktop.portal_protocol import (
     PortalBinding,
 )
 from desktop_agent.adapters.paths import APP_ID
-from desktop_agent.core.errors import AgentError
+from desktop_agent.core.errors import DesktopError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ class _Halt(Exception):  # noqa: N818 - not an error: the portal thread's way ou
     Private: it never leaves the portal thread, whose entry point turns it into ``on_error``.
     """
 
-    def __init__(self, problem: AgentError) -> None:
+    def __init__(self, problem: DesktopError) -> None:
         super().__init__(problem.describe())
         self.problem = problem
 
@@ -102,7 +102,7 @@ class PortalGlobalKey:
 
     def __init__(self, *, on_press: Callable[[], None], on_release: Callable[[], None],
                  on_bound: Callable[[PortalBinding], None] | None = None,
-                 on_error: Callable[[AgentError], None] | None = None,
+                 on_error: Callable[[DesktopError], None] | None = None,
                  key_text: str = "", app_id: str = APP_ID, bus_address: str | None = None,
                  parent_window: str = "", reply_timeout_s: float = 25.0) -> None:
         """Prepare; nothing is opened until ``start()``.
@@ -157,7 +157,7 @@ class PortalGlobalKey:
         """Our session's object path while one is open ('' otherwise)."""
         return self._session
 
-    def start(self) -> AgentError | None:
+    def start(self) -> DesktopError | None:
         """Start the portal thread; a problem known without I/O, or None.
 
         Runs on: the caller's thread (returns at once; the steps run on the portal thread).
@@ -209,7 +209,7 @@ class PortalGlobalKey:
 
     # -- the portal thread ------------------------------------------------------------------
     def _run(self, address: str) -> None:
-        problem: AgentError | None = None
+        problem: DesktopError | None = None
         try:
             try:
                 self._link = Link(address, self._wake_r, timeout_s=self._reply_timeout_s)
