@@ -12,6 +12,7 @@ __all__ = [
     "knowledge",
     "ledger",
     "llm_backend",
+    "portal_key",
     "reflection",
     "replay",
     "runtime",

@@ -55,7 +55,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
-        "llm_backend", "reflection", "replay", "runtime", "single_instance", "tool_meanings",
+        "llm_backend", "portal_key", "reflection", "replay", "runtime", "single_instance",
+        "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
