@@ -11,7 +11,7 @@ import pytest
 
 from desktop_agent.compose.portal_key import start_portal_key
 from desktop_agent.core.errors import AgentError
-from tests.adapters.desktop.portal_desktop import PortalDesktop, require_pieces
+from tests.adapters.desktop.portal_desktop import PortalDesktop, private_desktop
 
 WAIT_MS = 30_000
 
@@ -39,13 +39,8 @@ class Target:
 
 @pytest.fixture
 def desktop() -> Iterator[PortalDesktop]:
-    require_pieces()
-    desktop = PortalDesktop()
-    try:
-        desktop.start_bus()
+    with private_desktop() as desktop:
         yield desktop
-    finally:
-        desktop.close()
 
 
 def test_taps_of_the_desktops_key_toggle_listening_on_the_gui_thread(

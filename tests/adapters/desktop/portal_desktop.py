@@ -26,6 +26,8 @@ import subprocess
 import tempfile
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -79,6 +81,18 @@ def require_pieces() -> None:
         unavailable("the desktop portal test desktop",
                     f"missing {', '.join(missing)}; install with: sudo apt-get install -y "
                     f"{' '.join(APT_PACKAGES)}   (or: bash scripts/setup.sh test)")
+
+
+@contextmanager
+def private_desktop() -> Iterator[PortalDesktop]:
+    """A ``PortalDesktop`` with its bus started (skips, or fails in CI, without the pieces)."""
+    require_pieces()
+    desktop = PortalDesktop()
+    try:
+        desktop.start_bus()
+        yield desktop
+    finally:
+        desktop.close()
 
 
 class PortalDesktop:

@@ -19,7 +19,7 @@ from jeepney import HeaderFields
 from desktop_agent.adapters.desktop.portal_protocol import PortalBinding
 from desktop_agent.adapters.desktop.portal_shortcuts import PortalGlobalKey
 from desktop_agent.adapters.paths import APP_ID
-from tests.adapters.desktop.portal_desktop import PortalDesktop, require_pieces
+from tests.adapters.desktop.portal_desktop import PortalDesktop, private_desktop
 
 SESSIONS = "/org/freedesktop/portal/desktop/session/"
 
@@ -70,13 +70,8 @@ def _key(desktop: PortalDesktop, rec: Recorder, key_text: str = "Ctrl+Alt+Space"
 
 @pytest.fixture
 def desktop() -> Iterator[PortalDesktop]:
-    require_pieces()
-    desktop = PortalDesktop()
-    try:
-        desktop.start_bus()
+    with private_desktop() as desktop:
         yield desktop
-    finally:
-        desktop.close()
 
 
 def test_it_binds_once_and_a_held_key_is_one_press_and_one_release_of_its_own_session(
