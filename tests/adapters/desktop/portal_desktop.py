@@ -19,6 +19,7 @@ side speaks D-Bus through jeepney from the test's own thread.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -66,6 +67,16 @@ UseIn=test
 
 def require_pieces() -> None:
     """Skip (or fail under DESKTOP_AGENT_REQUIRE_ALL=1) unless the portal and dbusmock are here."""
+    missing = _missing_pieces()
+    if missing:
+        unavailable("the desktop portal test desktop",
+                    f"missing {', '.join(missing)}; install with: sudo apt-get install -y "
+                    f"{' '.join(APT_PACKAGES)}   (or: bash scripts/setup.sh test)")
+
+
+@functools.cache
+def _missing_pieces() -> tuple[str, ...]:
+    """What this machine lacks to run the portal tests (asked once per test run)."""
     missing = [] if shutil.which("dbus-daemon") else ["dbus-daemon"]
     if not Path(FRONTEND).exists():
         missing.append(FRONTEND)
@@ -77,10 +88,7 @@ def require_pieces() -> None:
         import jeepney  # noqa: F401
     except ImportError:
         missing.append("jeepney in the venv")
-    if missing:
-        unavailable("the desktop portal test desktop",
-                    f"missing {', '.join(missing)}; install with: sudo apt-get install -y "
-                    f"{' '.join(APT_PACKAGES)}   (or: bash scripts/setup.sh test)")
+    return tuple(missing)
 
 
 @contextmanager
