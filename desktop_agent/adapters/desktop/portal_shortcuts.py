@@ -14,10 +14,11 @@ On its own thread, with its own connection to the session bus (``portal_bus.Link
    Registry: that answer is ignored quietly, any other is logged and the steps go on.
 2. the interface's ``version`` (no GlobalShortcuts -> ``portal_no_global_shortcuts``, no
    portal -> ``portal_missing``).
-3. ``CreateSession``, ``ListShortcuts``, then ``BindShortcuts`` only when the desktop does not
-   already hold "push-to-talk" for the app: on KDE every BindShortcuts opens a dialog, so a
-   key bound at an earlier start is reused as it is. Each call's ``Response`` is subscribed
-   to before the call, on the Request path predicted from the unique name and the token.
+3. ``CreateSession``, ``ListShortcuts``, then ``BindShortcuts`` only when the session does not
+   already hold "push-to-talk" (KDE restores an app's shortcuts into each new session, and a
+   bind can open its dialog), so a key bound at an earlier start is reused as it is. Each
+   call's ``Response`` is subscribed to before the call, on the Request path predicted from
+   the unique name and the token.
 4. signals until ``stop()``: ``Activated``/``Deactivated`` of our session and shortcut from
    the portal itself (another sender's are ignored), the session's ``Closed`` and the
    portal leaving the bus (``portal_lost``).
@@ -276,7 +277,10 @@ class PortalGlobalKey:
             shortcuts, "ListShortcuts", "oa{sv}",
             (self._session, {"handle_token": ("s", token)})))
         if listed is not None and SHORTCUT_ID in listed:
-            self._bound(listed, newly=False)  # KDE would show its dialog again: not asked
+            # Listed = live in this session: ListShortcuts reports the session's own shortcuts
+            # (xdp-kde loads the app's saved ones at CreateSession). Not bound again: a bind
+            # can open the desktop's dialog (every one did, on older Plasma).
+            self._bound(listed, newly=False)
             return
         props: dict[str, tuple[str, str]] = {"description": ("s", DESCRIPTION)}
         if self.trigger:
