@@ -155,16 +155,27 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None)
 
 
 def _global_key(app: Any, settings: Any, remote: Any, window: Any, view_model: Any) -> Any:
-    """The global talk key on a real display (X11); None offscreen or where it cannot work."""
+    """The global talk key on a real display: X11's grab in an X11 session, the desktop
+    portal's shortcut under Wayland; None offscreen or where neither can work (logged, and
+    the `ptt` command is the way: docs/anywhere.md)."""
     if app.platformName() not in ("xcb", "wayland"):
         return None  # offscreen (tests, headless): no desktop to grab a key on
-    from desktop_agent.compose.global_key import start_global_key
+    from desktop_agent.adapters.desktop.x11_global_key import session_problem
     from desktop_agent.runtime.view_api import ErrorNotice
 
-    return start_global_key(settings.shortcuts.global_push_to_talk, remote,
-                            held=lambda: bool(window.ptt_held),
-                            notify=lambda exc: view_model.sig_error.emit(
-                                ErrorNotice.from_error(exc)))
+    text = settings.shortcuts.global_push_to_talk
+    kwargs: dict[str, Any] = {
+        "held": lambda: bool(window.ptt_held),
+        "notify": lambda exc: view_model.sig_error.emit(ErrorNotice.from_error(exc)),
+    }
+    problem = session_problem(os.environ)
+    if problem is not None and problem.code == "global_key_wayland" and text.strip():
+        from desktop_agent.compose.portal_key import start_portal_key
+
+        return start_portal_key(text, remote, **kwargs)
+    from desktop_agent.compose.global_key import start_global_key
+
+    return start_global_key(text, remote, **kwargs)
 
 
 def _serve(instance: Any) -> Any:

@@ -1,11 +1,12 @@
-"""The global talk key through the desktop portal, wired as the X11 key is. Not started yet.
+"""The global talk key through the desktop portal, wired as the X11 key is.
 
 ``start_portal_key`` gives a ``GlobalTalkKey`` (compose/global_key.py: the listener's edges
 cross to the GUI thread through queued signals, a tap toggles and a hold talks, and both go
 through ``WindowRemote``, the entry points of ``desktop-agent ptt start|stop`` and the
 window's key) whose listener is ``adapters.desktop.portal_shortcuts.PortalGlobalKey`` instead
 of the X11 grab. Where the X11 grab cannot work (a Wayland session: KDE, GNOME 48+,
-Hyprland), the composition root calls it on the GUI thread once the window exists, with the
+Hyprland), the composition root (``desktop._global_key``) calls it on the GUI thread once
+the window exists, with the
 same ``[shortcuts] global_push_to_talk`` text (only proposed: the desktop's dialog decides),
 and ``stop()``s it on quit. The first start may show the desktop's dialog; later starts
 reuse the key it holds. Problems arrive as ``DesktopError`` values: the ones the user can act

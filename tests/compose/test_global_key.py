@@ -114,3 +114,34 @@ def test_on_x11_a_tap_and_a_hold_of_the_real_key(qtbot: Any, xvfb: Xvfb,
         key.stop()
         window.close()
     assert shown == []
+
+
+class _App:
+    def __init__(self, platform: str) -> None:
+        self.platform = platform
+
+    def platformName(self) -> str:  # noqa: N802 - Qt's name
+        return self.platform
+
+
+@pytest.mark.parametrize(("platform", "env", "expected"), [
+    ("offscreen", {"DISPLAY": ":9"}, None),  # tests, headless: nothing is grabbed
+    ("xcb", {"DISPLAY": ":9"}, "x11"),
+    ("wayland", {"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}, "portal"),
+    ("xcb", {"DISPLAY": ":9", "XDG_SESSION_TYPE": "wayland"}, "portal"),  # XWayland
+])
+def test_the_app_picks_the_x11_grab_or_the_portal_by_session(
+        monkeypatch: pytest.MonkeyPatch, platform: str, env: dict[str, str],
+        expected: str | None) -> None:
+    from desktop_agent.compose import desktop, global_key, portal_key
+    from desktop_agent.core.settings import Settings
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    picked: list[str] = []
+    monkeypatch.setattr(global_key, "start_global_key", lambda *a, **k: picked.append("x11"))
+    monkeypatch.setattr(portal_key, "start_portal_key", lambda *a, **k: picked.append("portal"))
+    desktop._global_key(_App(platform), Settings(), Target(), window=None, view_model=None)
+    assert picked == ([] if expected is None else [expected])
