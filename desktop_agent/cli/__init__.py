@@ -99,4 +99,4 @@ def _dispatch(args: argparse.Namespace) -> int:
         return screenshot_turn.run(screenshot_dir)
     from desktop_agent.compose.desktop import run_gui
 
-    return run_gui()
+    return run_gui(start_hidden=bool(getattr(args, "start_hidden", False)))

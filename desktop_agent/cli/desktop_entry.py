@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.adapters.desktop.autostart import entry_text, this_command
 from desktop_agent.adapters.paths import APP_ID
+
+__all__ = ["entry_text", "install", "remove", "this_command"]
 
 ENTRY = f"{APP_ID}.desktop"
 OLD_ENTRIES = ("desktop-agent.desktop",)
@@ -40,36 +42,6 @@ def data_home() -> Path:
     """$XDG_DATA_HOME, or ~/.local/share."""
     env = os.environ.get("XDG_DATA_HOME")
     return Path(env) if env else Path.home() / ".local" / "share"
-
-
-def this_command() -> Path:
-    """The absolute path of the ``desktop-agent`` command that is running now."""
-    if getattr(sys, "frozen", False):
-        return Path(sys.executable).resolve()
-    argv0 = Path(sys.argv[0])
-    if argv0.name == "desktop-agent" and argv0.exists():
-        return argv0.absolute()
-    beside = Path(sys.executable).parent / "desktop-agent"  # the venv's console script
-    if beside.exists():
-        return beside.absolute()
-    found = shutil.which("desktop-agent")
-    return Path(found).absolute() if found else beside
-
-
-def entry_text(template: str, command: Path) -> str:
-    """The .desktop file with Exec/TryExec pointing at ``command`` (quoted when needed)."""
-    quoted = str(command)
-    if any(c in quoted for c in ' \t"\'\\$`'):
-        quoted = '"' + quoted.replace("\\", "\\\\").replace('"', '\\"').replace(
-            "`", "\\`").replace("$", "\\$") + '"'
-    lines = []
-    for line in template.splitlines():
-        if line.startswith("Exec="):
-            line = f"Exec={quoted}"
-        elif line.startswith("TryExec="):
-            line = f"TryExec={command}"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
 
 
 def targets(home: Path) -> dict[str, Path]:

@@ -1,6 +1,7 @@
 """The ``desktop-agent`` command: the GUI by default, plus headless subcommands.
 
     desktop-agent                      the desktop app (needs a display)
+    desktop-agent --start-hidden       the same, in the tray (or minimised): for log-in
     desktop-agent ask --wav Q.wav      one spoken question answered headless
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
@@ -26,6 +27,9 @@ from pathlib import Path
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="desktop-agent", description=__doc__.split("\n")[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    parser.add_argument("--start-hidden", action="store_true",
+                        help="(the desktop app) start in the tray, or minimised where the "
+                             "desktop has no tray; 'desktop-agent show' brings it up")
     sub = parser.add_subparsers(dest="command")
 
     ask = sub.add_parser("ask", help="answer one question, spoken (a file) or typed, headless")
@@ -122,4 +126,6 @@ def _parser() -> argparse.ArgumentParser:
 
     gui = sub.add_parser("gui", help="the desktop app (the default)")
     gui.add_argument("--screenshot-dir", type=Path, help=argparse.SUPPRESS)
+    gui.add_argument("--start-hidden", action="store_true", default=argparse.SUPPRESS,
+                     help="start in the tray, or minimised where the desktop has no tray")
     return parser

@@ -43,8 +43,13 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def run_gui(script: WindowScript | None = None) -> int:
-    """Start the desktop app. Returns the exit status (``NO_DISPLAY_STATUS`` without one)."""
+def run_gui(script: WindowScript | None = None, *, start_hidden: bool = False) -> int:
+    """Start the desktop app. Returns the exit status (``NO_DISPLAY_STATUS`` without one).
+
+    ``start_hidden``: the window starts hidden in the tray, or minimised without a tray
+    (``desktop-agent --start-hidden``, the autostart entry's command). A launch that finds
+    the app running shows its window either way.
+    """
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return NO_DISPLAY_STATUS
@@ -54,7 +59,7 @@ def run_gui(script: WindowScript | None = None) -> int:
     if instance is not None and instance.reply is not None:  # another app showed its window
         print(f"desktop-agent is already running: {instance.reply.describe()}")
         return 0 if instance.reply.ok else 1
-    return main_window_app(script, instance=instance)
+    return main_window_app(script, instance=instance, start_hidden=start_hidden)
 
 
 def _choices() -> Any:
@@ -76,11 +81,14 @@ def _choices() -> Any:
     )
 
 
-def main_window_app(script: WindowScript | None = None, *, instance: Any = None) -> int:
+def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
+                    start_hidden: bool = False) -> int:
     """Run the app until its window closes (or ``script`` returns). Returns the exit status.
 
     ``instance``: the ``single_instance.claim`` this launch won; the app then serves the
     control socket (``desktop-agent ptt|show|quit``) and holds the lock until it ends.
+    ``start_hidden``: the window stays hidden when there is a tray icon to bring it back
+    (or ``desktop-agent show``), and starts minimised when there is none.
     """
     from PySide6.QtWidgets import QApplication
 
@@ -126,10 +134,13 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None)
         view_model = AgentViewModel()
     window = MainWindow(view_model, settings, settings_path, save_settings=save_settings,
                         choices=_choices())
-    window.show()
+    from desktop_agent.gui.tray import make_tray
     from desktop_agent.gui.window_remote import WindowRemote
 
     remote = WindowRemote(window)
+    tray = make_tray(remote, window.action_quit, view_model, app.windowIcon(), window)
+    _show_window(window, hidden=start_hidden, tray=tray)
+    watch_autostart(window)
     if server is not None:
         server.attach(remote)
     global_key = _global_key(app, settings, remote, window, view_model)
@@ -152,6 +163,38 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None)
             runtime.shutdown()
         if instance is not None:
             instance.lock.release()
+
+
+def _show_window(window: Any, *, hidden: bool, tray: Any) -> None:
+    """Show the window, or with ``hidden`` leave it hidden (a tray brings it back) or,
+    without a tray, minimise it: a hidden window with no tray could only come back by
+    ``desktop-agent show``.
+
+    Runs on: GUI thread.
+    """
+    if not hidden:
+        window.show()
+    elif tray is None:
+        window.showMinimized()
+
+
+def watch_autostart(window: Any) -> None:
+    """Keep the autostart entry in step with ``desktop.start_at_login``: now, and at
+    every save of Settings. A failure is a notice in the window, never a crash.
+
+    Runs on: GUI thread.
+    """
+    from desktop_agent.adapters.desktop.autostart import sync_autostart
+    from desktop_agent.runtime.view_api import ErrorNotice
+
+    def sync(settings: Any) -> None:
+        try:
+            sync_autostart(settings.desktop.start_at_login)
+        except AgentError as exc:
+            window.view_model.sig_error.emit(ErrorNotice.from_error(exc))
+
+    window.sig_settings_saved.connect(sync)
+    sync(window.settings)
 
 
 def _global_key(app: Any, settings: Any, remote: Any, window: Any, view_model: Any) -> Any:

@@ -179,6 +179,15 @@ class ShortcutsSettings(_Section):
     '' = none. Stored in its canonical text ('ctrl+alt+space' -> 'Ctrl+Alt+Space')."""
 
 
+@dataclass(frozen=True, slots=True)
+class DesktopSettings(_Section):
+    """How the app sits on the desktop."""
+
+    SECTION: ClassVar[str] = "desktop"
+    start_at_login: bool = False
+    """Start hidden at login: an XDG autostart entry (adapters/desktop/autostart.py)."""
+
+
 _SECTIONS: Final[dict[str, type[_Section]]] = {
     "audio": AudioSettings,
     "models": ModelSettings,
@@ -191,6 +200,7 @@ _SECTIONS: Final[dict[str, type[_Section]]] = {
     "knowledge": KnowledgeSettings,
     "llm": LlmSettings,
     "shortcuts": ShortcutsSettings,
+    "desktop": DesktopSettings,
 }
 
 
@@ -220,6 +230,7 @@ class Settings:
     knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
     shortcuts: ShortcutsSettings = field(default_factory=ShortcutsSettings)
+    desktop: DesktopSettings = field(default_factory=DesktopSettings)
 
     @property
     def knowledge_folders(self) -> tuple[str, ...]:

@@ -41,7 +41,7 @@ SECTION_TITLES: Final = {
     "audio": "Audio", "models": "Models", "voice": "Voice", "interaction": "Interaction",
     "barge_in": "Interrupting", "endpointing": "End of turn", "privacy": "Privacy",
     "ui": "Appearance", "knowledge": "Your documents", "llm": "Language model server",
-    "shortcuts": "Shortcuts",
+    "shortcuts": "Shortcuts", "desktop": "Desktop",
 }  # fmt: skip
 MODE_LABELS: Final = {"push_to_talk": "Push-to-talk", "hands_free": "Hands-free",
                       "local": "On this computer", "server": "On a server",
