@@ -20,6 +20,7 @@ __all__ = [
     "state_diagram",
     "status",
     "theme",
+    "tray",
     "turn_gate",
     "window_panes",
     "window_remote",

@@ -22,7 +22,7 @@ PINNED: dict[str, set[str]] = {
         "offline", "paths", "store", "tts",
     },
     "desktop_agent.adapters.desktop": {
-        "instance_client", "instance_protocol", "portal_bus", "portal_protocol",
+        "autostart", "instance_client", "instance_protocol", "portal_bus", "portal_protocol",
         "portal_shortcuts", "x11_global_key",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
@@ -114,7 +114,7 @@ PINNED: dict[str, set[str]] = {
         "a11y", "actions_presenter", "alarm_notice", "confirm_card", "conversation",
         "evidence_panel", "folder_list", "heard_panel", "latency", "ledger_panel", "main_window",
         "menus", "meters", "privacy_menu", "ptt", "settings_dialog", "state_diagram", "status",
-        "theme", "turn_gate", "window_panes", "window_remote",
+        "theme", "tray", "turn_gate", "window_panes", "window_remote",
     },
     "desktop_agent.runtime": {
         "alarm_clock", "audio_workers", "bargein_tracker", "capture_router", "command_table",
