@@ -139,7 +139,7 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
 
     remote = WindowRemote(window)
     tray = make_tray(remote, window.action_quit, view_model, app.windowIcon(), window)
-    _show_window(window, hidden=start_hidden, tray=tray)
+    _show_window(window, hidden=start_hidden, tray=tray, quit_app=app.quit)
     watch_autostart(window)
     if server is not None:
         server.attach(remote)
@@ -165,22 +165,29 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
             instance.lock.release()
 
 
-def _show_window(window: Any, *, hidden: bool, tray: Any) -> None:
+def _show_window(window: Any, *, hidden: bool, tray: Any, quit_app: Callable[[], Any]) -> None:
     """Show the window, or with ``hidden`` leave it hidden (a tray brings it back) or,
     without a tray, minimise it: a hidden window with no tray could only come back by
     ``desktop-agent show``.
+
+    Qt quits when the last *visible* window closes: Quit on a window that was never shown
+    (from the tray, or ``desktop-agent quit``) would close it and leave the app running out
+    of sight, so Quit then also ends the app.
 
     Runs on: GUI thread.
     """
     if not hidden:
         window.show()
-    elif tray is None:
+        return
+    window.action_quit.triggered.connect(quit_app)  # after the window's own close
+    if tray is None:
         window.showMinimized()
 
 
 def watch_autostart(window: Any) -> None:
-    """Keep the autostart entry in step with ``desktop.start_at_login``: now, and at
-    every save of Settings. A failure is a notice in the window, never a crash.
+    """Keep the autostart entry in step with ``desktop.start_at_login``: written (or its
+    Exec refreshed) now when on, written or removed at every save of Settings. A failure
+    is a notice in the window, never a crash.
 
     Runs on: GUI thread.
     """
@@ -194,7 +201,8 @@ def watch_autostart(window: Any) -> None:
             window.view_model.sig_error.emit(ErrorNotice.from_error(exc))
 
     window.sig_settings_saved.connect(sync)
-    sync(window.settings)
+    if window.settings.desktop.start_at_login:  # refresh Exec (the install may have moved);
+        sync(window.settings)  # off at start removes nothing: only a save that says so does
 
 
 def _global_key(app: Any, settings: Any, remote: Any, window: Any, view_model: Any) -> Any:
