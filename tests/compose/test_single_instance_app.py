@@ -65,13 +65,15 @@ class App:
                     "DESKTOP_AGENT_MANIFEST": str(root / "manifest.toml"),
                     "DESKTOP_AGENT_CONFIG_DIR": str(root / "config"),
                     "DESKTOP_AGENT_DATA_DIR": str(root / "data"),
-                    "DESKTOP_AGENT_LOG_DIR": str(root / "log")}
+                    "DESKTOP_AGENT_LOG_DIR": str(root / "log"),
+                    "XDG_CONFIG_HOME": str(root / "xdg-config")}
         self.procs: list[subprocess.Popen[str]] = []
 
-    def launch(self) -> subprocess.Popen[str]:
-        """``desktop-agent`` (the GUI), in the background."""
+    def launch(self, *words: str) -> subprocess.Popen[str]:
+        """``desktop-agent [words]`` (the GUI), in the background."""
         n = len(self.procs)
-        proc = subprocess.Popen([sys.executable, "-m", "desktop_agent", "-v"], cwd=ROOT,
+        proc = subprocess.Popen([sys.executable, "-m", "desktop_agent", "-v", *words],
+                                cwd=ROOT,
                                 env=self.env, text=True,
                                 stdout=open(self.root / f"out{n}.log", "w"),  # noqa: SIM115
                                 stderr=subprocess.STDOUT)
@@ -165,3 +167,16 @@ def test_a_killed_app_leaves_a_stale_socket_that_the_next_one_replaces(app: App)
     assert app.cli("ptt", "start").stdout.strip() == "Listening."
     assert app.cli("quit").returncode == 0
     assert second.wait(START_S) == 0, app.log(second)
+
+
+def test_started_hidden_at_login_it_writes_its_autostart_entry_and_quits(app: App) -> None:
+    settings = app.root / "config" / "settings.toml"
+    settings.write_text(settings.read_text() + "[desktop]\nstart_at_login = true\n")
+    first = app.launch("--start-hidden")  # offscreen has no tray: minimised
+    app.wait_for_window()
+    entry = app.root / "xdg-config" / "autostart" / "io.github.desktop_agent.DesktopAgent.desktop"
+    exec_line = next(x for x in entry.read_text().splitlines() if x.startswith("Exec="))
+    assert exec_line.endswith("desktop-agent --start-hidden") and exec_line.startswith("Exec=/")
+    assert app.cli("show").stdout.strip() == "Shown."
+    assert app.cli("quit").returncode == 0
+    assert first.wait(START_S) == 0, app.log(first)
