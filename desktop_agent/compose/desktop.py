@@ -64,6 +64,7 @@ def run_gui(script: WindowScript | None = None, *, start_hidden: bool = False) -
 
 def _choices() -> Any:
     from desktop_agent.adapters.audio.audio_devices import list_devices
+    from desktop_agent.adapters.desktop.autostart import this_command
     from desktop_agent.adapters.models.model_resolver import load_manifest
     from desktop_agent.runtime.view_api import SettingsChoices
 
@@ -78,6 +79,7 @@ def _choices() -> Any:
         asr_models=tuple(s.model_id for s in manifest.by_role("asr")),
         llm_models=tuple(s.model_id for s in manifest.by_role("llm")),
         tts_models=tuple(s.model_id for s in manifest.by_role("tts")),
+        command=str(this_command()),
     )
 
 

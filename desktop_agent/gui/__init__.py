@@ -17,6 +17,7 @@ __all__ = [
     "privacy_menu",
     "ptt",
     "settings_dialog",
+    "shortcut_sheet",
     "state_diagram",
     "status",
     "theme",

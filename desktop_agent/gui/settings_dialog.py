@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.setting_specs import SETTING_SPECS, SettingSpec
 from desktop_agent.core.settings import Settings, check_values
 from desktop_agent.gui.folder_list import FolderListEditor
+from desktop_agent.gui.shortcut_sheet import shortcut_sheet
 from desktop_agent.runtime.view_api import SettingsChoices
 
 SECTION_TITLES: Final = {
@@ -91,12 +93,15 @@ class SettingsDialog(QDialog):
             if spec.section not in sections:
                 box = QGroupBox(SECTION_TITLES.get(spec.section, spec.section))
                 sections[spec.section] = QFormLayout(box)
-                span = 2 if spec.section == "knowledge" else 1  # long paths: the full width
+                # long paths and the bindings sheet: the full width
+                span = 2 if spec.section in ("knowledge", "shortcuts") else 1
                 if span == 2 and cell % 2:
                     cell += 1  # a full-width box starts a row
                 grid.addWidget(box, cell // 2, cell % 2, 1, span)
                 cell += span
             self._add_row(sections[spec.section], spec)
+        self.shortcut_sheet = QPlainTextEdit()
+        self._add_sheet(sections.get("shortcuts"))
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         scroll = QScrollArea()
@@ -127,6 +132,37 @@ class SettingsDialog(QDialog):
         self.load(settings)
 
     # -- building -------------------------------------------------------------------------
+    def _add_sheet(self, form: QFormLayout | None) -> None:
+        """Every shortcut, and each desktop's binding of ``ptt``: read-only text that the
+        keyboard reaches (Tab, then the arrows) and a screen reader reads line by line."""
+        sheet = self.shortcut_sheet
+        sheet.setReadOnly(True)
+        sheet.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        sheet.setTabChangesFocus(True)
+        sheet.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard
+                                      | Qt.TextInteractionFlag.TextSelectableByMouse)
+        sheet.setAccessibleName("All shortcuts and desktop bindings")
+        sheet.setAccessibleDescription(
+            "The window's keys, the global key, and for each desktop the command to bind; "
+            "select and copy a line")
+        sheet.setMinimumHeight(220)
+        if form is not None:
+            label = QLabel("All shortcuts:")
+            label.setBuddy(sheet)
+            form.addRow(label, sheet)
+
+    def _refresh_sheet(self) -> None:
+        parent = self.parentWidget()
+        actions = parent.findChildren(QAction) if parent is not None else []
+        keys = sorted({(a.text().replace("&", ""),
+                        a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
+                       for a in actions if not a.shortcut().isEmpty()})
+        talk, global_key = (str(self.value(k) or "") for k in
+                            ("interaction.ptt_key", "shortcuts.global_push_to_talk"))
+        text = shortcut_sheet(keys, talk or "Space", global_key, self._choices.command)
+        if text != self.shortcut_sheet.toPlainText():
+            self.shortcut_sheet.setPlainText(text)
+
     def _add_row(self, form: QFormLayout, spec: SettingSpec) -> None:
         editor = self._make_editor(spec)
         editor.setAccessibleName(spec.label)
@@ -210,6 +246,7 @@ class SettingsDialog(QDialog):
         for spec in SETTING_SPECS:
             self.set_value(spec.key, settings.get(spec.key))
         self._validate()
+        self._refresh_sheet()
 
     def editor(self, key: str) -> QWidget:
         """The editor widget of the dotted ``key``."""
@@ -279,6 +316,7 @@ class SettingsDialog(QDialog):
     # -- slots ----------------------------------------------------------------------------
     def _on_editor_changed(self, *_: object) -> None:
         self._validate()
+        self._refresh_sheet()
 
     def _on_defaults_clicked(self) -> None:
         self.load(Settings())

@@ -111,6 +111,9 @@ class SettingsChoices:
     asr_models: tuple[str, ...] = ()
     llm_models: tuple[str, ...] = ()
     tts_models: tuple[str, ...] = ()
+    command: str = "desktop-agent"
+    """The absolute path of the running ``desktop-agent`` (the bindings Settings > Shortcuts
+    shows need it: a desktop runs a shortcut's command without the user's PATH)."""
 
     def models_for(self, role: str) -> tuple[str, ...]:
         """Model ids offered for ``role`` ('asr', 'llm' or 'tts')."""

@@ -113,8 +113,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.gui": {
         "a11y", "actions_presenter", "alarm_notice", "confirm_card", "conversation",
         "evidence_panel", "folder_list", "heard_panel", "latency", "ledger_panel", "main_window",
-        "menus", "meters", "privacy_menu", "ptt", "settings_dialog", "state_diagram", "status",
-        "theme", "tray", "turn_gate", "window_panes", "window_remote",
+        "menus", "meters", "privacy_menu", "ptt", "settings_dialog", "shortcut_sheet",
+        "state_diagram", "status", "theme", "tray", "turn_gate", "window_panes", "window_remote",
     },
     "desktop_agent.runtime": {
         "alarm_clock", "audio_workers", "bargein_tracker", "capture_router", "command_table",
