@@ -22,8 +22,8 @@ PINNED: dict[str, set[str]] = {
         "offline", "paths", "store", "tts",
     },
     "desktop_agent.adapters.desktop": {
-        "autostart", "instance_client", "instance_protocol", "portal_bus", "portal_protocol",
-        "portal_shortcuts", "x11_global_key",
+        "autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
+        "portal_protocol", "portal_shortcuts", "x11_global_key",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},

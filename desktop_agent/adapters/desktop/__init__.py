@@ -2,5 +2,5 @@
 global push-to-talk key on X11 (python-xlib) and through the desktop portal (jeepney), and the
 autostart entry."""
 
-__all__ = ["autostart", "instance_client", "instance_protocol", "portal_bus", "portal_protocol",
-           "portal_shortcuts", "x11_global_key"]
+__all__ = ["autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
+           "portal_protocol", "portal_shortcuts", "x11_global_key"]

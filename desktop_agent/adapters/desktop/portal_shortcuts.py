@@ -45,12 +45,12 @@ import itertools
 import logging
 import os
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, Final
 
 from desktop_agent.adapters.desktop import portal_protocol as rules
+from desktop_agent.adapters.desktop.key_thread import KeyThread, call_safely
 from desktop_agent.adapters.desktop.portal_bus import (
     BusError,
     Interrupted,
@@ -109,16 +109,14 @@ class PortalGlobalKey:
         """Prepare; nothing is opened until ``start()``.
 
         Args:
-            on_press: the shortcut went down (once per hold). Runs on the portal thread.
-            on_release: it came up (once per hold). Runs on the portal thread.
+            on_press, on_release: it went down, came up (once per hold); portal thread.
             on_bound: the desktop holds the shortcut (bound now or at an earlier start);
                 again when the desktop says its key changed. Runs on the portal thread.
             on_error: a problem ended the portal thread; at most once per ``start``.
             key_text: the key to propose, in Qt's words ('Ctrl+Alt+Space'); '' proposes none.
             app_id: the app id told to the portal (the installed .desktop file's name).
             bus_address: the session bus (default: ``DBUS_SESSION_BUS_ADDRESS``).
-            parent_window: the window the desktop's dialog belongs to ('x11:<hex id>' or
-                'wayland:<handle>'; '' for none).
+            parent_window: the dialog's window ('x11:<hex id>', 'wayland:<handle>', '').
             reply_timeout_s: how long a D-Bus call may take to be answered.
         """
         self._on_press = on_press
@@ -131,9 +129,7 @@ class PortalGlobalKey:
         self._bus_address = bus_address
         self._parent_window = parent_window
         self._reply_timeout_s = reply_timeout_s
-        self._thread: threading.Thread | None = None
-        self._wake_r = -1
-        self._wake_w = -1
+        self._worker = KeyThread()
         self._tokens = itertools.count(1)
         self._token_prefix = f"desktop_agent_{secrets.token_hex(4)}"
         self._reset()
@@ -151,7 +147,7 @@ class PortalGlobalKey:
     @property
     def running(self) -> bool:
         """True while the portal thread runs."""
-        return self._thread is not None and self._thread.is_alive()
+        return self._worker.running
 
     @property
     def session_handle(self) -> str:
@@ -165,7 +161,7 @@ class PortalGlobalKey:
         """
         if self.running:
             return None
-        if self._thread is not None:
+        if self._worker.started:
             self.stop()  # it ended on its own (a problem): start afresh
         try:
             import jeepney  # noqa: F401 - only whether it is there
@@ -177,10 +173,7 @@ class PortalGlobalKey:
         if not address:
             return rules.no_session_bus("DBUS_SESSION_BUS_ADDRESS is not set")
         self._reset()
-        self._wake_r, self._wake_w = os.pipe()
-        self._thread = threading.Thread(target=self._run, args=(address,),
-                                        name="portal-global-key", daemon=True)
-        self._thread.start()
+        self._worker.start(self._run, "portal-global-key", address)
         return None
 
     def stop(self, timeout_s: float = 5.0) -> bool:
@@ -190,30 +183,14 @@ class PortalGlobalKey:
         Runs on: the caller's thread. From a callback (the portal thread) it only asks the
         thread to end after the callback and returns False: it cannot wait for itself.
         """
-        thread = self._thread
-        if thread is None:
-            return True
-        try:
-            os.write(self._wake_w, b"x")  # the pipe stays open until the thread has ended
-        except OSError:
-            pass
-        if thread is threading.current_thread():
-            return False
-        thread.join(timeout_s)
-        if thread.is_alive():
-            return False
-        for fd in (self._wake_r, self._wake_w):
-            os.close(fd)
-        self._wake_r = self._wake_w = -1
-        self._thread = None
-        return True
+        return self._worker.stop(timeout_s)
 
     # -- the portal thread ------------------------------------------------------------------
     def _run(self, address: str) -> None:
         problem: DesktopError | None = None
         try:
             try:
-                self._link = Link(address, self._wake_r, timeout_s=self._reply_timeout_s)
+                self._link = Link(address, self._worker.wake_fd, timeout_s=self._reply_timeout_s)
             except Exception as exc:  # noqa: BLE001 - a bad address, no socket, auth refused
                 raise _Halt(rules.no_session_bus(f"{address!r} does not answer: {exc}")) from exc
             self._bind_once(self._link)
@@ -237,7 +214,7 @@ class PortalGlobalKey:
         if problem is not None:
             _LOGGER.warning("%s", problem.describe())
             if self._on_error is not None:
-                self._call_back(self._on_error, problem)
+                call_safely(self._on_error, problem)
 
     def _bind_once(self, link: Link) -> None:
         """Register, check the interface, open a session, bind the shortcut unless bound."""
@@ -311,7 +288,7 @@ class PortalGlobalKey:
                      binding.trigger_description or "key not named", self._session,
                      self._version, newly)
         if self._on_bound is not None:
-            self._call_back(self._on_bound, binding)
+            call_safely(self._on_bound, binding)
 
     def _request(self, link: Link, step: str, make: Callable[[str], Any],
                  timeout_s: float | None) -> dict[str, Any]:
@@ -392,14 +369,7 @@ class PortalGlobalKey:
 
     def _report(self, edge: Edge | None) -> None:
         if edge is not None:
-            self._call_back(self._on_press if edge == "press" else self._on_release)
-
-    @staticmethod
-    def _call_back(callback: Callable[..., None], *args: Any) -> None:
-        try:
-            callback(*args)
-        except Exception:  # a broken callback must not end the key for the session
-            _LOGGER.exception("portal global key callback %r failed", callback)
+            call_safely(self._on_press if edge == "press" else self._on_release)
 
     def _token(self) -> str:
         return f"{self._token_prefix}_{next(self._tokens)}"

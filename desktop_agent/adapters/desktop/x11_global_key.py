@@ -33,10 +33,10 @@ from __future__ import annotations
 import logging
 import os
 import select
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from desktop_agent.adapters.desktop.key_thread import KeyThread, call_safely
 from desktop_agent.core.desktop.key_repeat import (
     RELEASE_GRACE_S,
     KeyEdge,
@@ -110,24 +110,22 @@ class X11GlobalKey:
         self._display: Any = None
         self._grabs: list[tuple[int, int]] = []
         self._keycode = 0
-        self._wake_r = -1
-        self._wake_w = -1
-        self._thread: threading.Thread | None = None
+        self._worker = KeyThread()
         self.raw_events = 0
         """Events of the key read from the server, repeats included (tests, diagnostics)."""
 
     @property
     def running(self) -> bool:
         """True while the listener thread runs."""
-        return self._thread is not None and self._thread.is_alive()
+        return self._worker.running
 
     def start(self) -> DesktopError | None:
         """Grab the key and start the listener thread; the problem as a value, or None.
 
         Runs on: the caller's thread (a few round trips to the X server).
         """
-        if self._thread is not None:
-            if self._thread.is_alive():
+        if self._worker.started:
+            if self._worker.running:
                 return None  # already running
             self.stop()  # the loop ended on its own (connection lost): grab again
         problem = session_problem(self._environ)
@@ -164,9 +162,7 @@ class X11GlobalKey:
             _close_quietly(conn)
             return problem
         self._display = conn
-        self._wake_r, self._wake_w = os.pipe()
-        self._thread = threading.Thread(target=self._run, name="x11-global-key", daemon=True)
-        self._thread.start()
+        self._worker.start(self._run, "x11-global-key")
         _LOGGER.info("global key %s grabbed on X11 display %s (keycode %d)",
                      "+".join((*self.shortcut.modifiers, self.shortcut.keysym)), name,
                      self._keycode)
@@ -178,18 +174,7 @@ class X11GlobalKey:
         A hold in progress gets its release first. Safe to call twice, or before ``start``.
         Runs on: the caller's thread (not a callback's: it would wait for itself).
         """
-        thread = self._thread
-        if thread is None:
-            return True
-        os.write(self._wake_w, b"x")  # the pipe stays open until the thread has ended
-        thread.join(timeout_s)
-        if thread.is_alive():
-            return False
-        for fd in (self._wake_r, self._wake_w):
-            os.close(fd)
-        self._wake_r = self._wake_w = -1
-        self._thread = None
-        return True
+        return self._worker.stop(timeout_s)
 
     # -- the grab (caller's thread) -------------------------------------------------------
     def _grab(self, conn: Any, X: Any, XK: Any, error: Any) -> DesktopError | None:  # noqa: N803
@@ -251,8 +236,8 @@ class X11GlobalKey:
                     kind: KeyKind = "press" if event.type == X.KeyPress else "release"
                     self._report(keys.feed(KeyEdge(kind, event.detail, event.time)))
                 timeout = RELEASE_GRACE_S if keys.holding_release else None
-                ready, _, _ = select.select([fd, self._wake_r], [], [], timeout)
-                if self._wake_r in ready:
+                ready, _, _ = select.select([fd, self._worker.wake_fd], [], [], timeout)
+                if self._worker.wake_fd in ready:
                     break
                 if not ready:  # nothing followed the release: it is real
                     self._report(keys.flush())
@@ -267,18 +252,11 @@ class X11GlobalKey:
         if lost is not None:
             _LOGGER.warning("%s", lost.describe())
             if self._on_error is not None:
-                self._call(self._on_error, lost)
+                call_safely(self._on_error, lost)
 
     def _report(self, edges: list[KeyEdge]) -> None:
         for edge in edges:
-            self._call(self._on_press if edge.kind == "press" else self._on_release)
-
-    @staticmethod
-    def _call(callback: Callable[..., None], *args: Any) -> None:
-        try:
-            callback(*args)
-        except Exception:  # a broken callback must not end the key for the session
-            _LOGGER.exception("global key callback %r failed", callback)
+            call_safely(self._on_press if edge.kind == "press" else self._on_release)
 
     def _close(self, conn: Any, connected: bool) -> None:
         if connected:
