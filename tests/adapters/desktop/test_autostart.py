@@ -96,6 +96,7 @@ def test_turning_on_again_refreshes_exec(config_home: Path, command: Path,
     assert _fields(path)["Exec"] == f"{moved} --start-hidden"
 
 
+@pytest.mark.skip_ok  # CI runs as root: no install makes a folder unwritable to root
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores permissions")
 def test_an_unwritable_folder_is_a_clear_error(config_home: Path, command: Path) -> None:
     folder = config_home / "autostart"
