@@ -11,7 +11,6 @@ needs a vocabulary, so the GGUF's vocabulary alone is loaded here, in about a se
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,21 +28,6 @@ def test_the_call_grammar_is_byte_identical_for_every_pinned_tool_set() -> None:
     for pin in PINS["decisions"]:
         specs = [BUILTIN[name].spec for name in pin["tools"]]
         assert call_grammar(specs) == pin["grammar"], pin["tools"]
-
-
-@pytest.fixture(scope="module")
-def vocab(models: dict[str, Any]) -> Iterator[Any]:
-    """The default LLM's vocabulary alone (no weights): what llama.cpp's parser needs."""
-    import llama_cpp
-
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(models["llm"].path).encode(), params)
-    assert model, "llama.cpp could not read the GGUF's vocabulary"
-    try:
-        yield llama_cpp.llama_model_get_vocab(model)
-    finally:
-        llama_cpp.llama_model_free(model)
 
 
 def _parses(vocab: Any, gbnf: str) -> bool:
