@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+from desktop_agent.adapters.llm.llm_composite import CompositeLlm
 from desktop_agent.adapters.llm.llm_llama import LlamaLlm
 from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
 from desktop_agent.adapters.models.model_resolver import ModelResolver, ResolvedModel, load_manifest
 from desktop_agent.adapters.store.tools_builtin import default_tools
 from desktop_agent.adapters.tts.tts_piper import PiperTts
-from desktop_agent.compose.llm_backend import llm_roles, make_llm
+from desktop_agent.compose.llm_backend import llm_roles, make_llm, resolve_speaker
 from desktop_agent.compose.tool_meanings import tool_meanings
 from desktop_agent.core.conversation.prompts import dated_system_prompt
 from desktop_agent.core.settings import Settings
@@ -36,8 +37,9 @@ class Engines:
     """Loaded engines and how long each took to load."""
 
     asr: WhisperAsr | None = None
-    llm: LlamaLlm | OpenAiLlm | None = None
-    """llama.cpp, or a chat server when ``llm.backend`` is 'server'."""
+    llm: LlamaLlm | CompositeLlm | OpenAiLlm | None = None
+    """llama.cpp (two models in their roles when a speaking model is installed), or a chat
+    server when ``llm.backend`` is 'server'."""
     tts: PiperTts | None = None
     models: dict[str, ResolvedModel] = field(default_factory=dict)
     load_ms: dict[str, float] = field(default_factory=dict)
@@ -46,11 +48,18 @@ class Engines:
 
 def resolve_models(settings: Settings, roles: Sequence[str] = ("asr", "llm", "tts"),
                    resolver: ModelResolver | None = None) -> dict[str, ResolvedModel]:
-    """Find (and if needed assemble) the model of each role chosen in ``settings``."""
+    """Find (and if needed assemble) the model of each role chosen in ``settings``.
+
+    With 'llm' among ``roles``, the speaking model beside it comes as 'speaker' when there
+    is one (``llm_backend.resolve_speaker``).
+    """
     resolver = resolver or ModelResolver(load_manifest())
     choice = {"asr": settings.models.asr, "llm": settings.models.llm, "tts": settings.models.tts,
               "vad": ""}
-    return {role: resolver.resolve(choice[role], role) for role in roles}
+    found = {role: resolver.resolve(choice[role], role) for role in roles}
+    if "llm" in found and (speaker := resolve_speaker(settings, resolver, found["llm"])):
+        found["speaker"] = speaker
+    return found
 
 
 def load_engines(settings: Settings | None = None,
@@ -58,7 +67,9 @@ def load_engines(settings: Settings | None = None,
                  tools: ToolRegistry | None = None) -> Engines:
     """Resolve and load the engines for ``roles``. Raises ModelError with a fix on failure.
 
-    The LLM is the server's when ``llm.backend`` is 'server' (no local LLM file needed).
+    The LLM is the server's when ``llm.backend`` is 'server' (no local LLM file needed);
+    locally, ``models.speaker_llm``'s model is loaded beside ``models.llm`` when there is one
+    (``load_ms['llm']`` then covers both loads and both warm-ups).
 
     ``tools`` are the tools the LLM is warmed with and offered (default: the reads that
     need no store).
@@ -74,7 +85,9 @@ def load_engines(settings: Settings | None = None,
         if role == "asr":
             engines.asr = WhisperAsr(path, cpu_threads=THREADS_ASR)
         elif role == "llm":
-            engines.llm = make_llm(settings, path, THREADS_LLM, meanings=tool_meanings())
+            speaker = engines.models.get("speaker")
+            engines.llm = make_llm(settings, path, THREADS_LLM, meanings=tool_meanings(),
+                                   speaker_path=speaker.path if speaker else None)
             engines.llm.warm(dated_system_prompt(datetime.datetime.now().astimezone()),
                              engines.tools.specs)
         elif role == "tts":

@@ -87,15 +87,17 @@ def make_proposer(llm: Any | None, kind: str = "lexical") -> ClaimProposer:
     about 2 s sooner) quotes the best-ranked sentence (ranked by meaning too, with the
     shared ``Meaning``); 'model' lets the local model pick among the best sentences
     (constrained to their ids). Without a local model (none loaded, or a server's) it is
-    always the lexical one.
+    always the lexical one. With two local models (``CompositeLlm``) the small one picks:
+    the words are the document's, not the model's.
     """
-    from desktop_agent.adapters.llm.llm_openai import OpenAiLlm
+    from desktop_agent.compose.reflection import local_model
 
-    if kind != "model" or llm is None or isinstance(llm, OpenAiLlm):
+    local = local_model(llm)
+    if kind != "model" or local is None:
         return LexicalProposer(shared_meaning())
     from desktop_agent.adapters.llm.llm_claims import LlmClaimProposer
 
-    return LlmClaimProposer(llm)
+    return LlmClaimProposer(local)
 
 
 class KnowledgeFolders:

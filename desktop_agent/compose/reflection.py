@@ -1,4 +1,8 @@
-"""The model reflector and grammar writer for the app: built from the LLM worker's engine."""
+"""The model reflector and grammar writer for the app: built from the LLM worker's engine.
+
+They run on the small local model: inside a ``CompositeLlm`` (a larger model speaks) that is
+its decider, found as ``_inner`` like a model inside ``KnowledgeLlm``.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,11 @@ _WRAPPERS_KEPT = 4
 """How many engine wrappers (knowledge, guards) are looked through for the local model."""
 
 
-def _local_model(engine: Any) -> Any:
-    """The ``LlamaLlm`` inside ``engine`` (looking through wrappers), or None (a server)."""
+def local_model(engine: Any) -> Any:
+    """The ``LlamaLlm`` inside ``engine`` (looking through wrappers), or None (a server).
+
+    Through a ``CompositeLlm`` this is its decider, the small model.
+    """
     inner = engine
     for _ in range(_WRAPPERS_KEPT):
         if inner is None:
@@ -30,7 +37,7 @@ def verdict_judge_for(engine: Any) -> VerdictJudge | None:
 
     Runs on: the LLM worker thread (the first reflection), like the engine it uses.
     """
-    local = _local_model(engine)
+    local = local_model(engine)
     if local is None:
         return None
     from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
@@ -45,7 +52,7 @@ def grammar_writer_for(engine: Any) -> GrammarWriter | None:
 
     Runs on: the LLM worker thread (the first reflection), like the engine it uses.
     """
-    local = _local_model(engine)
+    local = local_model(engine)
     if local is None:
         return None
     from desktop_agent.adapters.llm.llm_grammar import LlamaGrammarWriter

@@ -114,8 +114,10 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                     is_hallucination)
     folders = KnowledgeFolders(settings.knowledge_folders)
     local_llm = models["llm"].path if "llm" in models else None  # None: a server answers
+    speaker = models["speaker"].path if "speaker" in models else None  # None: llm speaks
     llm = LlmWorker(lambda: with_knowledge(make_llm(settings, local_llm, THREADS_LLM,
-                                                    meanings=tool_meanings()),
+                                                    meanings=tool_meanings(),
+                                                    speaker_path=speaker),
                                            store, folders,
                                            proposer=settings.knowledge.proposer), tools,
                     dated_system_prompt(datetime.datetime.now().astimezone()))

@@ -21,6 +21,9 @@ INVALID: Final = "invalid_setting"
 UNKNOWN: Final = "unknown_setting"
 MODES: Final = ("push_to_talk", "hands_free")
 REFLECTION_MODES: Final = ("checkable", "on", "off")
+SPEAKER_WORDS: Final = ("auto", "off")
+"""``models.speaker_llm`` values that are not a model: the manifest's speaker when installed,
+or none (the language model speaks)."""
 LLM_BACKENDS: Final = ("local", "server")
 PROPOSERS: Final = ("lexical", "model")
 """Who picks the sentences of a document answer: the ranking alone, or the local model."""
@@ -69,6 +72,7 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("audio.echo_cancellation", "Echo cancellation", "Remove the assistant's own voice from the microphone.", "bool"),  # noqa: E501
     _s("models.asr", "Speech recognition model", "A model id from the manifest or an absolute path.", "model"),  # noqa: E501
     _s("models.llm", "Language model", "A model id from the manifest or an absolute path.", "model"),  # noqa: E501
+    _s("models.speaker_llm", "Speaking model", "auto: the larger Qwen2.5-Coder-1.5B speaks answers when it is installed (right far more often; first audio about 320 ms later), the language model above still decides tools and checks; off: the language model above does everything; or a model id or absolute path.", "model"),  # noqa: E501
     _s("models.tts", "Voice", "A model id from the manifest or an absolute path.", "model"),
     _s("voice.speaking_rate", "Speaking rate", "1.0 is normal speed; 0.5 to 2.0.", "float", minimum=0.5, maximum=2.0),  # noqa: E501
     _s("interaction.mode", "Interaction mode", "Push-to-talk, or hands-free with voice detection.", "choice", choices=MODES),  # noqa: E501

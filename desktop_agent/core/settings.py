@@ -64,6 +64,10 @@ class ModelSettings(_Section):
     asr: str = "whisper-tiny-en"
     llm: str = "qwen2.5-coder-0.5b-instruct-q4km"
     tts: str = "piper-en-us-joe-medium"
+    speaker_llm: str = "auto"
+    """Which model speaks prose answers while ``llm`` decides tools and checks replies:
+    'auto' (the manifest's speaker model when it is installed, else ``llm`` alone), 'off'
+    (``llm`` alone), or a model id or absolute path (loaded beside ``llm``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -311,8 +311,9 @@ def _proposer(kind: str, llm: Any, meaning: Any = None) -> Any:
     if kind == "lexical":
         return LexicalProposer(meaning)
     from desktop_agent.adapters.llm.llm_claims import LlmClaimProposer
+    from desktop_agent.compose.reflection import local_model
 
-    return LlmClaimProposer(llm)
+    return LlmClaimProposer(local_model(llm))  # the small model, beside a speaking one
 
 
 def _print_row(row: dict[str, Any], as_json: bool) -> None:

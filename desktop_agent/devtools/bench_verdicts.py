@@ -146,9 +146,8 @@ def totals(rows: list[dict[str, Any]], plain_first_audio: list[float]) -> dict[s
 def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: bool,
               plain: int) -> int:
     """Ask every task through the headless loop and print the scoreboard."""
-    from desktop_agent.adapters.llm.llm_grammar import LlamaGrammarWriter
-    from desktop_agent.adapters.llm.llm_verdict import LlamaVerdictJudge
     from desktop_agent.compose.engines import load_engines
+    from desktop_agent.compose.reflection import grammar_writer_for, verdict_judge_for
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns.policy import TurnPolicy
     from desktop_agent.runtime.headless import HeadlessExecutor
@@ -157,8 +156,9 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     tasks = load_tasks(tasks_path)
     engines = load_engines(Settings(), ("llm", "tts"))
     assert engines.llm is not None and engines.tts is not None
-    judge = LlamaVerdictJudge(engines.llm) if reflection == "on" else None
-    writer = LlamaGrammarWriter(engines.llm) if reflection != "off" else None
+    # On the small model, as in the app (beside a speaking model: the composite's decider).
+    judge = verdict_judge_for(engines.llm) if reflection == "on" else None
+    writer = grammar_writer_for(engines.llm) if reflection != "off" else None
     policy = TurnPolicy(reflection=reflection, llm_first_token_timeout_s=LLM_TIMEOUT_S)
     rows = []
     for task in tasks:
@@ -185,7 +185,10 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
             first = ex.ask_text(task.question).timings_ms.get("first_audio")
         if first is not None:
             plain_first.append(first)
-    total = {"model": engines.models["llm"].model_id, "reflection": reflection,
+    speaker = engines.models.get("speaker")
+    total = {"model": engines.models["llm"].model_id,
+             "speaker": speaker.model_id if speaker else engines.models["llm"].model_id,
+             "reflection": reflection,
              "barge_in": barge_in, **totals(rows, plain_first)}
     if as_json:
         print(json.dumps({"totals": total}), flush=True)

@@ -116,10 +116,9 @@ class SettingsChoices:
     shows need it: a desktop runs a shortcut's command without the user's PATH)."""
 
     def models_for(self, role: str) -> tuple[str, ...]:
-        """Model ids offered for ``role`` ('asr', 'llm' or 'tts')."""
-        return {"asr": self.asr_models, "llm": self.llm_models, "tts": self.tts_models}.get(
-            role, ()
-        )
+        """Model ids offered for ``role`` ('asr', 'llm', 'tts' or 'speaker_llm')."""
+        return {"asr": self.asr_models, "llm": self.llm_models, "tts": self.tts_models,
+                "speaker_llm": ("auto", "off", *self.llm_models)}.get(role, ())
 
 
 class AgentViewModel(QObject):

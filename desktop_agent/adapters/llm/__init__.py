@@ -1,4 +1,5 @@
-"""Chat models: llama.cpp in process or an OpenAI-compatible server.
+"""Chat models: llama.cpp in process (one model, or two in their roles) or an
+OpenAI-compatible server.
 
 Also what they are asked for besides chat: claims from documents, verdicts, and text
 written under a grammar (the reflector's word problems and constrained sentences).
@@ -8,6 +9,7 @@ __all__ = [
     "cpu_features",
     "llm_call_grammar",
     "llm_claims",
+    "llm_composite",
     "llm_grammar",
     "llm_llama",
     "llm_openai",

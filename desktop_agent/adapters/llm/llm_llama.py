@@ -218,21 +218,35 @@ class LlamaLlm:
         are offered, through a grammar-constrained decision run; a run that answers a tool
         result (or any message that is not the user's) never calls a tool.
         """
+        call = self.decide(messages, tools, cancel)
+        if cancel is not None and cancel.cancelled:
+            return
+        if call is not None:
+            yield LlmDelta(tool_call=call)
+            return
+        yield from self.prose(messages, cancel, max_tokens)
+
+    def decide(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = (),
+               cancel: CancelToken | None = None) -> ToolCall | None:
+        """The tool call ``messages`` ask for, or None (then the reply is prose).
+
+        The first half of ``stream_chat``: the offer, then (with candidates) the decision
+        run. ``llm_composite.CompositeLlm`` calls it on the small model alone.
+
+        Runs on: the LLM worker thread.
+        """
         self.last_decision = None
         offer = offer_tools(messages, tools, self.meanings)
         candidates, by_meaning = offer.tools, offer.by_meaning
         self.last_offer = (tuple(t.name for t in candidates), by_meaning)
-        if candidates:
-            call = self._decide(messages, candidates, cancel, by_meaning)
-            if cancel is not None and cancel.cancelled:
-                return
-            if call is not None:
-                yield LlmDelta(tool_call=call)
-                return
-        yield from self._prose(messages, cancel, max_tokens)
+        if not candidates:
+            return None
+        return self._decide(messages, candidates, cancel, by_meaning)
 
-    def _prose(self, messages: Sequence[ChatMessage], cancel: CancelToken | None,
-               max_tokens: int) -> Iterator[LlmDelta]:
+    def prose(self, messages: Sequence[ChatMessage], cancel: CancelToken | None = None,
+              max_tokens: int = 256) -> Iterator[LlmDelta]:
+        """Stream a prose reply to ``messages`` (never a tool call): ``stream_chat``'s second
+        half. Runs on: the LLM worker thread."""
         payload = [_to_openai(m) for m in _tool_results_as_notes(messages)]
         words = 0
         try:

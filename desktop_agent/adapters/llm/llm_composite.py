@@ -1,0 +1,139 @@
+"""Two local models in their roles: the small one decides, the larger one speaks.
+
+Measured on the held-out general-knowledge set (docs/notes/model-roles.md): the default
+Qwen2.5-Coder-0.5B is right on 0.512 of plain questions of fact, the 1.5B on 0.829, with 40
+and 14 confident false first sentences; but the 1.5B is not the better tool caller (under
+the timer's grammar it wrote ``fmt{8 * 60}m``), and the decision protocol, the reflector's
+grammars and the claim proposer were shaped on the 0.5B. So ``CompositeLlm``:
+
+- the tool decision (``LlamaLlm.decide``: the offer, the grammar-constrained run) on the
+  *decider*, the small model;
+- every prose reply (a plain answer, the words after a tool result) on the *speaker*;
+- the reflector, the grammar writer and the model proposer on the decider: they find it as
+  ``_inner`` (``compose.reflection.local_model``), as they find a model inside
+  ``KnowledgeLlm``.
+
+Each model keeps its own KV cache, so both prompt prefixes stay warm: ``warm`` and
+``prefill`` go to both. Both are ``LlamaLlm`` with the same explicit thread count; they
+never run at once (one LLM worker thread), so the two cores are never oversubscribed.
+Memory: both models stay loaded (469 + 1066 MiB of weights, measured figures in the note).
+
+Runs on: the LLM worker thread, like the engines it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktop_agent.core.cancel import CancelToken
+from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolSpec
+
+if TYPE_CHECKING:
+    from desktop_agent.adapters.llm.llm_llama import LlamaLlm
+    from desktop_agent.core.tools.semantic import MeaningRouter
+
+
+class CompositeLlm:
+    """``core.ports.LlmEngine`` on two ``LlamaLlm``: tools decided by one, prose by the other.
+
+    Args:
+        decider: The small model: tool decisions, and the reflector's and proposer's model.
+        speaker: The model that writes every prose reply.
+    """
+
+    def __init__(self, decider: LlamaLlm, speaker: LlamaLlm) -> None:
+        """Hold both loaded models (neither is copied)."""
+        self.decider = decider
+        self.speaker = speaker
+        self._inner = decider  # where compose.reflection / the proposer look for a model
+        self.last_model: Path | None = None
+        """The GGUF that produced the last reply: the decider's for a tool call, the
+        speaker's for prose (None before the first, or after a cancelled decision)."""
+
+    # -- the LlmEngine port -------------------------------------------------------------
+
+    def stream_chat(
+        self,
+        messages: Sequence[ChatMessage],
+        cancel: CancelToken | None = None,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int = 256,
+    ) -> Iterator[LlmDelta]:
+        """A tool call decided by the decider, else the speaker's prose.
+
+        Runs on: the LLM worker thread.
+        """
+        self.last_model = None
+        call = self.decider.decide(messages, tools, cancel)
+        if cancel is not None and cancel.cancelled:
+            return
+        if call is not None:
+            self.last_model = self.decider.model_path
+            yield LlmDelta(tool_call=call)
+            return
+        self.last_model = self.speaker.model_path
+        yield from self.speaker.prose(messages, cancel, max_tokens)
+
+    # -- what the LLM worker and the history use besides the port ---------------------
+
+    def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
+        """Evaluate the system prompt into both models' caches (and check the tool grammars
+        on the decider). Runs on: the LLM worker thread, right after loading."""
+        self.decider.warm(system_prompt, tools)
+        self.speaker.warm(system_prompt)
+
+    def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = (),
+                user_prefix: str = "") -> int:
+        """Evaluate the coming prompt's start in both models (``LlamaLlm.prefill``).
+
+        The speaker first: every turn without a tool call needs it, and its prefill is the
+        costlier one. Returns the tokens evaluated by both. Runs on: the LLM worker thread,
+        while it is idle (the user is speaking).
+        """
+        done = self.speaker.prefill(messages, (), user_prefix)
+        return done + self.decider.prefill(messages, tools, user_prefix)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` as the speaker counts them (the longest prompts are its)."""
+        return self.speaker.count_tokens(text)
+
+    def build_grammars(self, tools: Sequence[ToolSpec]) -> None:
+        """Build and check the tools' call grammars on the decider (``LlamaLlm``'s)."""
+        self.decider.build_grammars(tools)
+
+    @property
+    def model_path(self) -> Path:
+        """The speaker's GGUF: the model the user hears."""
+        return self.speaker.model_path
+
+    # -- the decider's record, as ``LlamaLlm`` offers it (benchmarks, tests) ------------
+
+    @property
+    def last_decision(self) -> str | None:
+        """Raw text of the decider's last constrained decision run (None: there was none)."""
+        return self.decider.last_decision
+
+    @property
+    def last_offer(self) -> tuple[tuple[str, ...], bool]:
+        """The tools the decider's last run offered, and whether by meaning."""
+        return self.decider.last_offer
+
+    @property
+    def use_words(self) -> bool:
+        """Whether the decider takes arguments from the user's words (``LlamaLlm``'s)."""
+        return self.decider.use_words
+
+    @use_words.setter
+    def use_words(self, value: bool) -> None:
+        self.decider.use_words = value
+
+    @property
+    def meanings(self) -> MeaningRouter | None:
+        """The decider's tools-by-meaning router (None: rules only)."""
+        return self.decider.meanings
+
+    @meanings.setter
+    def meanings(self, value: MeaningRouter | None) -> None:
+        self.decider.meanings = value
