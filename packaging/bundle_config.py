@@ -77,7 +77,8 @@ def keep_data(dest: str) -> bool:
 
 
 def default_model_files() -> list[tuple[str, Path]]:
-    """(model id, file) for every default model, resolved and verified on this machine.
+    """(model id, file) for every model installed by default (the defaults and the speaker),
+    resolved and verified on this machine.
 
     Used for the --with-models bundle: the files go to ``models/<id>/`` inside the bundle,
     where adapters/models/model_resolver.py looks after the user data dir.
@@ -88,7 +89,7 @@ def default_model_files() -> list[tuple[str, Path]]:
     resolver = ModelResolver(manifest)
     out: list[tuple[str, Path]] = []
     for spec in manifest.models.values():
-        if spec.default:
+        if spec.installed_by_default:
             model = resolver.resolve(spec.model_id, spec.role)
             out += [(spec.model_id, f) for f in model.files]
     return out

