@@ -31,6 +31,10 @@ def _bench(args: argparse.Namespace) -> int:
         from desktop_agent.devtools.bench_verdicts import run_cli as run_verdicts
 
         return run_verdicts(args)
+    if args.suite == "facts":
+        from desktop_agent.devtools.bench_facts import run_cli as run_facts
+
+        return run_facts(args)
     if args.suite == "answers":
         from desktop_agent.devtools.bench_answers import run_cli
 

@@ -6,7 +6,7 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed    benchmarks
+    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed|facts    benchmarks
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
     desktop-agent ptt start|stop|toggle|cancel   push-to-talk in the running app
@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle", "answers",
-                                         "verdicts", "embed"])
+                                         "verdicts", "embed", "facts"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--hands-free", action="store_true",
@@ -85,7 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--sets", default="dev,heldout",
                        help="(tools) utterance sets, comma-separated: dev, heldout, tune, blind")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
-    bench.add_argument("--questions", type=Path, help="(answers) the questions JSONL")
+    bench.add_argument("--questions", type=Path,
+                       help="(answers, facts) the questions JSONL (facts: default the "
+                            "held-out general-knowledge set)")
     bench.add_argument("--proposer", choices=["llm", "lexical"], default="lexical",
                        help="(answers) who proposes claims: the LLM or the word ranking")
     from desktop_agent.devtools.bench_soak import add_arguments as add_soak  # stdlib at import
@@ -94,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
     from desktop_agent.devtools.bench_verdicts import add_arguments as add_verdicts  # stdlib
 
     add_verdicts(bench)
+    from desktop_agent.devtools.bench_facts import add_arguments as add_facts  # stdlib
+
+    add_facts(bench)
     bench.add_argument("--seconds", type=float, default=30.0, help="(idle) measure this long")
     bench.add_argument("--no-sound-server", action="store_true",
                        help="(idle) with no sound server: the app keeps retrying the devices")

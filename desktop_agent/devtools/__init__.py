@@ -8,6 +8,7 @@ __all__ = [
     "bench_audio",
     "bench_bargein",
     "bench_embed",
+    "bench_facts",
     "bench_idle",
     "bench_index",
     "bench_soak",
