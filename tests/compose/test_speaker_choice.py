@@ -43,7 +43,7 @@ def _resolver(tmp_path: Path, large: bytes | None = LARGE) -> ModelResolver:
     for module, data in (("tiny_small", SMALL), ("tiny_large", large)):
         if data is None:
             continue
-        (tmp_path / module).mkdir()
+        (tmp_path / module).mkdir(parents=True)
         (tmp_path / module / "m.gguf").write_bytes(data)
         site[module] = tmp_path / module
     return ModelResolver(parse_manifest(MANIFEST), tmp_path / "data", site.get,
@@ -117,3 +117,18 @@ def test_the_project_installs_the_speaking_model_with_the_defaults() -> None:
         pins[name] = {ln.split(" ")[0] for ln in lines if ln and not ln.startswith("#")}
     assert set(speaker.packages) <= pins["requirements-default.txt"]
     assert not set(speaker.packages) & pins["requirements-optional.txt"]
+
+
+def test_doctor_warns_with_the_fix_when_the_speaking_model_is_missing(tmp_path: Path) -> None:
+    from desktop_agent.devtools.doctor import _speaker_check
+
+    resolver = _resolver(tmp_path, large=None)
+    resolved = {"llm": resolver.resolve("tiny-small", "llm")}
+    check = _speaker_check(_settings("auto"), resolver, resolved)
+    assert check.status == "warn" and "tiny-large is not installed" in check.detail
+    assert "requirements-default.txt" in check.fix and "speaker" not in resolved
+    found = _speaker_check(_settings("auto"), _resolver(tmp_path / "both"), resolved)
+    assert found.status == "ok" and "tiny-large speaks answers" in found.detail
+    assert resolved["speaker"].model_id == "tiny-large"
+    off = _speaker_check(_settings("off"), resolver, {"llm": resolved["llm"]})
+    assert off.status == "ok" and "tiny-small speaks too" in off.detail
