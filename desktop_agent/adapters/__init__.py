@@ -1,6 +1,7 @@
 """Adapters: one module per engine or outside system, behind a core port.
 
-Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop).
+Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop,
+mcp).
 Never PySide6.
 """
 
@@ -13,6 +14,7 @@ __all__ = [
     "knowledge",
     "listening",
     "llm",
+    "mcp",
     "models",
     "offline",
     "paths",

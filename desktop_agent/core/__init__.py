@@ -10,6 +10,7 @@ __all__ = [
     "knowledge",
     "listening",
     "manifest",
+    "mcp",
     "ports",
     "privacy",
     "reflection",

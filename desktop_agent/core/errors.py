@@ -79,3 +79,9 @@ class DesktopError(AgentError):
     """A desktop integration cannot work: a global key's text, the X server, a grab taken."""
 
     default_code = "desktop_error"
+
+
+class McpError(AgentError):
+    """A tool server of your own (MCP) cannot be read, started or called."""
+
+    default_code = "mcp_error"

@@ -204,6 +204,11 @@ _SECTIONS: Final[dict[str, type[_Section]]] = {
 }
 
 
+KEPT_TABLES: Final = ("mcp",)
+"""Tables of settings.toml parsed elsewhere (``[mcp.servers.NAME]``: ``core.mcp.config``):
+not unknown here, and written back as they were by ``save_settings``."""
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedSettings:
     """The result of a lenient parse: usable settings plus what was ignored."""
@@ -282,7 +287,7 @@ class Settings:
         rejected: list[SettingsError] = []
         sections: dict[str, _Section] = {}
         for key in data:
-            if key not in _SECTIONS:
+            if key not in _SECTIONS and key not in KEPT_TABLES:
                 unknown.append(str(key))
         for name, section_cls in _SECTIONS.items():
             raw = data.get(name, {})

@@ -18,8 +18,8 @@ PKG = Path(__file__).resolve().parents[2] / "desktop_agent"
 PINNED: dict[str, set[str]] = {
     "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
     "desktop_agent.adapters": {
-        "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "models",
-        "offline", "paths", "store", "tts",
+        "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "mcp",
+        "models", "offline", "paths", "store", "tts",
     },
     "desktop_agent.adapters.desktop": {
         "autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
@@ -38,6 +38,7 @@ PINNED: dict[str, set[str]] = {
         "cpu_features", "llm_call_grammar", "llm_claims", "llm_grammar", "llm_llama", "llm_openai",
         "llm_verdict", "openai_http", "verdict_server",
     },
+    "desktop_agent.adapters.mcp": {"mcp_client", "mcp_desk", "mcp_files"},
     "desktop_agent.adapters.models": {"model_files", "model_import", "model_resolver"},
     "desktop_agent.adapters.store": {
         "history_store", "settings_store", "sqlite_files", "store_connection", "store_records",
@@ -50,20 +51,21 @@ PINNED: dict[str, set[str]] = {
         "resample", "ring", "speech_chunk", "virtual",
     },
     "desktop_agent.cli": {
-        "ask", "bench", "desktop_entry", "exit_codes", "instance", "knowledge", "main", "models",
-        "parser",
+        "ask", "bench", "desktop_entry", "exit_codes", "instance", "knowledge", "main", "mcp",
+        "models", "parser",
     },
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
-        "llm_backend", "portal_key", "reflection", "replay", "runtime", "single_instance",
-        "tool_meanings",
+        "llm_backend", "mcp", "portal_key", "reflection", "replay", "runtime",
+        "single_instance", "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
-        "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
-        "turns",
+        "manifest", "mcp", "ports", "privacy", "reflection", "setting_specs", "settings", "text",
+        "tools", "turns",
     },
     "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
+    "desktop_agent.core.mcp": {"config", "tools"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",
