@@ -9,6 +9,7 @@
     desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed    benchmarks
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
+    desktop-agent mcp list|call        your own tools (MCP servers), from a terminal
     desktop-agent ptt start|stop|toggle|cancel   push-to-talk in the running app
     desktop-agent show | quit          raise or close the running app
     desktop-agent install-desktop-entry   add the app to the desktop's menu
@@ -123,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
     from desktop_agent.cli.knowledge import add_parser as add_knowledge
 
     add_knowledge(sub)
+
+    from desktop_agent.cli.mcp import add_parser as add_mcp
+
+    add_mcp(sub)
 
     gui = sub.add_parser("gui", help="the desktop app (the default)")
     gui.add_argument("--screenshot-dir", type=Path, help=argparse.SUPPRESS)

@@ -12,6 +12,7 @@ __all__ = [
     "knowledge",
     "ledger",
     "llm_backend",
+    "mcp",
     "portal_key",
     "reflection",
     "replay",
