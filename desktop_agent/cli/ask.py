@@ -31,6 +31,7 @@ def _ask(args: argparse.Namespace) -> int:
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.compose.knowledge import check_folders, make_proposer, open_index
     from desktop_agent.compose.ledger import open_store
+    from desktop_agent.compose.mcp import wire_mcp
     from desktop_agent.runtime.headless import HeadlessExecutor
 
     audio = read_audio(args.wav) if args.wav is not None else None  # fail before loading
@@ -45,6 +46,7 @@ def _ask(args: argparse.Namespace) -> int:
     if note:
         print(f"warning: {note}", file=sys.stderr)
     tools = builtin_tools(store)  # your notes and timers; a write is only read back here
+    desk, own = wire_mcp(tools, StoreDesk(store), store)  # your MCP servers' tools too
     folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
     if folders:
         check_folders(folders)  # fail before loading
@@ -58,11 +60,13 @@ def _ask(args: argparse.Namespace) -> int:
             print(f"note: {len(report.problems)} file(s) not indexed; "
                   "`desktop-agent knowledge list` says why", file=sys.stderr)
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
-                          max_tokens=args.max_tokens, desk=StoreDesk(store),
+                          max_tokens=args.max_tokens, desk=desk,
                           knowledge=index, proposer=proposer) as executor:
         keep_history(store, settings, executor.machine.history)  # as Privacy says
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)
         pending = executor.machine.pending_action(executor.machine_time())
+    if own is not None:
+        own.hub.close()
     store.close()
     if index is not None:
         index.close()

@@ -5,14 +5,30 @@ Nothing here runs when no server is configured: the ``mcp`` package is not even 
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from desktop_agent.adapters.mcp.mcp_client import McpHub
-from desktop_agent.adapters.mcp.mcp_desk import McpDesk, McpTools
+from desktop_agent.adapters.mcp.mcp_desk import McpDesk, McpTools, Offered
 from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
+from desktop_agent.core.errors import AgentError
 from desktop_agent.core.mcp.config import McpConfig
-from desktop_agent.core.mcp.tools import hints_line, may_always, refused_allows
+from desktop_agent.core.mcp.tools import (
+    ToolClass,
+    hints_line,
+    may_always,
+    refused_allows,
+    split_name,
+)
+from desktop_agent.core.ports import ToolCall
+from desktop_agent.core.tools.registry import Tool, ToolRegistry
+from desktop_agent.core.tools.write_actions import PreparedAction
+from desktop_agent.core.turns.tool_desk import WriteDesk
+
+START_WAIT_S = 30.0
+"""How long ``ask`` and ``replay`` wait for the servers to list their tools."""
 
 
 def start_mcp(config: McpConfig | None = None, *, config_dir: Path | None = None,
@@ -29,6 +45,65 @@ def start_mcp(config: McpConfig | None = None, *, config_dir: Path | None = None
 def mcp_desk(tools: McpTools, store: Any) -> McpDesk:
     """The write desk of ``tools``, logging in ``store``'s action log."""
     return McpDesk(tools, store)
+
+
+class RoutingDesk:
+    """``WriteDesk`` that sends ``server__tool`` actions to the MCP desk, the rest to ours."""
+
+    def __init__(self, builtin: WriteDesk | None, mcp: McpDesk) -> None:
+        """Route between ``builtin`` (None: the built-in writes are unavailable) and ``mcp``."""
+        self.builtin, self.mcp = builtin, mcp
+
+    def _desk(self, name: str) -> WriteDesk:
+        if split_name(name) is not None:
+            return self.mcp
+        if self.builtin is None:
+            raise AgentError("store_unavailable", "My notes and timers are not available.")
+        return self.builtin
+
+    def prepare(self, call: ToolCall) -> PreparedAction:
+        """Validate ``call`` and build its read-back, on its own desk."""
+        return self._desk(call.name).prepare(call)
+
+    def revise(self, action: PreparedAction, text: str) -> PreparedAction:
+        """Apply a spoken change to ``action``, on its own desk."""
+        return self._desk(action.tool).revise(action, text)
+
+    def execute(self, action: PreparedAction, key: str) -> str:
+        """Run ``action`` once for ``key``, on its own desk."""
+        return self._desk(action.tool).execute(action, key)
+
+
+def wire_mcp(registry: ToolRegistry, desk: WriteDesk | None, store: Any, *,
+             wait_s: float = START_WAIT_S) -> tuple[WriteDesk | None, McpTools | None]:
+    """Add the configured servers' tools to ``registry``; the desk that also runs them.
+
+    For ``ask`` and ``replay``: waits up to ``wait_s`` for the servers to list their tools
+    (a server that is not up by then has none this run). Returns ``desk`` unchanged and
+    None when no server is configured; close ``tools.hub`` when done.
+    """
+    tools = start_mcp()
+    if tools is None:
+        return desk, None
+    tools.hub.wait_settled(wait_s)
+    own = McpDesk(tools, store)
+    for offered in tools.offered():
+        registry.add(Tool(offered.spec, _runner(tools, own, offered)))
+    return RoutingDesk(desk, own), tools
+
+
+def _runner(tools: McpTools, desk: McpDesk, offered: Offered) -> Any:
+    name = offered.spec.name
+
+    def run(args: Mapping[str, Any]) -> str:
+        call = ToolCall(name, dict(args))
+        if offered.klass is ToolClass.ALWAYS:  # allowed to run unasked: still logged once
+            return desk.execute(desk.prepare(call), f"mcp-always-{uuid.uuid4().hex}")
+        text, is_error = tools.read(call)
+        if is_error:
+            raise AgentError("mcp_tool_failed", text)
+        return text
+    return run
 
 
 def describe(config: McpConfig, tools: McpTools | None) -> dict[str, Any]:

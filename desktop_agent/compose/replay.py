@@ -133,6 +133,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.compose.ledger import StoreLedger, open_store
+    from desktop_agent.compose.mcp import wire_mcp
     from desktop_agent.runtime.alarm_clock import alarm_line
     from desktop_agent.runtime.headless import HeadlessExecutor
 
@@ -152,6 +153,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
         tools = builtin_tools(store, clocks.now)
+        desk, own = wire_mcp(tools, StoreDesk(store, clocks.now), store)
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
         engines = load_engines(settings or Settings(), roles, tools=tools)
         assert engines.llm is not None and engines.tts is not None
@@ -159,7 +161,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         executed_all: list[dict[str, Any]] = []
         with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                               max_tokens=max_tokens, clock=clocks.mono,
-                              desk=StoreDesk(store, clocks.now), wall=clocks.now,
+                              desk=desk, wall=clocks.now,
                               session=uuid.uuid4().hex[:12]) as executor:
             keep_history(store, settings or Settings(), executor.machine.history,
                          wall=clocks.wall)
@@ -169,6 +171,8 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
                 executed_all += row["executed"]
                 rows.append(row)
                 emit(row)
+        if own is not None:
+            own.hub.close()
         store.close()
     summary = {"summary": {"steps": len(steps), "executed": executed_all}}
     emit(summary)

@@ -196,8 +196,11 @@ class McpHub:
 
     async def _session(self, server: _Server) -> str:
         """Run one connection until it breaks; the reason it ended."""
-        import mcp  # lazy: ~1.5 s, only when a server is configured
-
+        try:
+            import mcp  # lazy: ~1.5 s, only when a server is configured
+        except ImportError:
+            return McpError("mcp_not_installed", "The mcp package is not installed.",
+                            "Run scripts/setup.sh again, or pip install mcp==2.3.0.").describe()
         assert server.ready is not None and server.broken is not None
         server.broken.clear()
         try:

@@ -34,6 +34,7 @@ from desktop_agent.core.mcp.tools import (
     retry_allowed,
     spec_of,
     split_name,
+    spoken_result,
 )
 from desktop_agent.core.ports import ToolCall, ToolSpec
 from desktop_agent.core.tools.write_actions import PreparedAction
@@ -118,7 +119,7 @@ class McpTools:
         return found, args
 
     def read(self, call: ToolCall) -> tuple[str, bool]:
-        """Run a read at once: (the text to speak or give the model, is_error)."""
+        """Run a read at once: (the text to speak, cut; or the error, is_error)."""
         try:
             found, args = self.validated(call)
             if found.klass is not ToolClass.READ:
@@ -175,5 +176,6 @@ class McpDesk:
 
 
 def _said(result: CallResult, tool: McpTool) -> tuple[str, bool]:
-    text = result.text or ("Done." if not result.is_error else "It failed.")
-    return text, result.is_error
+    if result.is_error:
+        return result.text or "It failed.", True
+    return spoken_result(result.text, result.structured) if result.text else "Done.", False

@@ -170,3 +170,26 @@ def hints_line(tool: McpTool) -> str:
         if flag is not None and (yes if flag else no):
             words.append(yes if flag else no)
     return ", ".join(words) or "no annotations"
+
+
+SPOKEN_RESULT_CHARS: Final = 300
+"""A read's answer is spoken: longer text is cut (the window keeps the whole result)."""
+
+
+def spoken_result(text: str, structured: Any = None) -> str:
+    """A read tool's answer as something to say: its structured fields, else its text.
+
+    ``{"result": x}`` is ``x``; a flat object is "key: value" pairs; anything else is the
+    text, one line a sentence, cut at ``SPOKEN_RESULT_CHARS``.
+    """
+    if isinstance(structured, dict):
+        if set(structured) == {"result"} and isinstance(structured["result"], str | int | float):
+            return str(structured["result"])
+        pairs = [(k, v) for k, v in structured.items()
+                 if isinstance(v, str | int | float) and not isinstance(v, bool)]
+        if pairs:
+            return "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in pairs[:6]) + "."
+    said = ". ".join(line.strip().rstrip(".:") for line in text.splitlines() if line.strip())
+    if len(said) > SPOKEN_RESULT_CHARS:
+        said = said[:SPOKEN_RESULT_CHARS].rsplit(" ", 1)[0] + " ..."
+    return said or "It answered nothing."

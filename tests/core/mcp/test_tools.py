@@ -103,3 +103,15 @@ def test_the_read_back_comes_from_the_call_without_pinned_or_long_values() -> No
     (BARE, "no annotations")])
 def test_annotations_in_words(tool: McpTool, words: str) -> None:
     assert hints_line(tool).startswith(words)
+
+
+def test_a_reads_answer_is_spoken_from_its_structure_or_its_first_lines() -> None:
+    from desktop_agent.core.mcp.tools import spoken_result
+
+    assert spoken_result('{"result": "HI"}', {"result": "HI"}) == "HI"
+    assert spoken_result("{...}", {"timezone": "Asia/Tokyo", "is_dst": False,
+                                   "day_of_week": "Monday"}) == (
+        "timezone: Asia/Tokyo; day of week: Monday.")
+    assert spoken_result("On branch main\n\nNo commits yet\n") == "On branch main. No commits yet"
+    assert len(spoken_result("word " * 500)) < 310
+    assert spoken_result("") == "It answered nothing."
