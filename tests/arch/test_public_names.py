@@ -65,7 +65,7 @@ PINNED: dict[str, set[str]] = {
         "tools", "turns",
     },
     "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
-    "desktop_agent.core.mcp": {"config", "tools"},
+    "desktop_agent.core.mcp": {"config", "retrieval", "tools"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",

@@ -34,8 +34,10 @@ _ENDINGS: Final = (("ies", "y"), ("ing", ""), ("es", ""), ("ed", ""), ("s", ""))
 
 
 def fold(term: str) -> str:
-    """A crude stem: one plural or verb ending off, then a final 'e' ("stages", "staged",
-    "staging", "stage" -> "stag"; "branches" -> "branch"; "commits" -> "commit")."""
+    """A crude stem: one plural or verb ending off, then a final 'e'.
+
+    "stages", "staged", "staging", "stage" -> "stag"; "branches" -> "branch".
+    """
     for end, repl in _ENDINGS:
         if term.endswith(end) and len(term) - len(end) >= 3 and not term.endswith("ss"):
             term = term[: -len(end)] + repl

@@ -96,8 +96,11 @@ def may_always(tool: McpTool) -> bool:
 
 
 def retry_allowed(tool: McpTool, choice: ServerChoice) -> bool:
-    """True when a call of ``tool`` may be sent again after a lost connection: a trusted
-    server says it is idempotent (a timeout is never retried: the call may still run)."""
+    """True when a call of ``tool`` may be sent again after a lost connection.
+
+    Only when a trusted server says it is idempotent; a timeout is never retried (the call
+    may still run).
+    """
     return choice.trusted and tool.idempotent is True
 
 
