@@ -25,9 +25,9 @@ from desktop_agent.core.ports import ToolSpec
 from desktop_agent.core.text.fts_query import fts_terms
 
 MAX_CANDIDATES: Final = 3
-SCORE_FLOOR: Final = 1.0
+SCORE_FLOOR: Final = 0.8
 """A tool scoring at or below this is not offered (one word that every few tools share
-scores ~1; one only it has, 2-3)."""
+scores ~0.9-1.1, depending on how many tools there are; one only it has, 2-3)."""
 K1: Final = 1.2
 B: Final = 0.75
 _ENDINGS: Final = (("ies", "y"), ("ing", ""), ("es", ""), ("ed", ""), ("s", ""))
@@ -91,6 +91,13 @@ class ToolIndex:
                 score += self._idf[term] * norm
             out.append(Scored(spec, score))
         return sorted(out, key=lambda s: -s.score)
+
+    def commands(self, request: str) -> bool:
+        """True when ``request`` opens with a word of a tool ("commit my changes", "unstage
+        everything"): an imperative the built-in request rules do not know."""
+        words = request.split()
+        first = fold(re.sub(r"\W+", "", words[0].lower())) if words else ""
+        return first in self._idf and not request.rstrip().endswith("?")
 
     def candidates(self, request: str, limit: int = MAX_CANDIDATES,
                    floor: float = SCORE_FLOOR) -> tuple[ToolSpec, ...]:

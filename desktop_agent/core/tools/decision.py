@@ -40,6 +40,7 @@ from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
 from desktop_agent.core.privacy import said
 from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded
 from desktop_agent.core.tools.catalog import BUILTIN
+from desktop_agent.core.tools.offers import strip_lead
 from desktop_agent.core.tools.router import MAX_REQUEST_CHARS, candidate_tools, is_request
 from desktop_agent.core.tools.semantic import MeaningRouter
 from desktop_agent.core.tools.tool_def import Catalog
@@ -99,17 +100,21 @@ def your_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
     """The user's own (MCP) tools among ``tools`` a request could need, at most three.
 
     Tools with no catalog entry and a ``server__tool`` name are found by their words
-    (``core.mcp.retrieval``, BM25) for a request (not a statement or text read aloud);
-    never pasted into the prompt all at once.
+    (``core.mcp.retrieval``, BM25) for a request (not a statement or text read aloud; a
+    command that opens with one of their words counts: "commit my changes"); never pasted
+    into the prompt all at once.
     """
     last = messages[-1] if messages else None
     if last is None or last.role != "user" or not last.content:
         return ()
     text = " ".join(last.content.split())
     own = [t for t in tools if t.name not in catalog and SEPARATOR in t.name]
-    if not own or len(text) > MAX_REQUEST_CHARS or not is_request(text):
+    if not own or len(text) > MAX_REQUEST_CHARS:
         return ()
-    return ToolIndex(own).candidates(text)
+    index = ToolIndex(own)
+    if not is_request(text) and not index.commands(strip_lead(text)):
+        return ()
+    return index.candidates(text)
 
 
 def tools_by_meaning(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],

@@ -77,3 +77,15 @@ def test_the_decision_offers_own_tools_beside_the_rules_and_never_for_a_statemen
     answer = [*ask, ChatMessage("tool", "On branch main", name="git__git_status")]
     assert your_tools(answer, tools) == ()
     assert your_tools(ask, BUILTIN.specs) == ()  # no own tools: nothing to search
+
+
+@pytest.mark.parametrize(("said", "offered"), [
+    ("Commit my changes with the message first note.", True),
+    ("Unstage everything", True),
+    ("I commit to nothing.", False),
+    ("The branch was merged yesterday.", False),
+])
+def test_a_command_in_a_tools_words_is_a_request_a_statement_is_not(
+        said: str, offered: bool) -> None:
+    tools = (*BUILTIN.specs, *SPECS)
+    assert bool(your_tools([ChatMessage("user", said)], tools)) is offered
