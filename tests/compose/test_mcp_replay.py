@@ -64,13 +64,14 @@ def test_a_trusted_servers_read_answers_and_its_write_runs_once_after_yes(
     assert [c["name"] for c in by_step[1]["tool_calls"]] == ["git__git_status"]
     assert "notes.txt" in by_step[1]["reply"] and by_step[1]["executed"] == []
     assert by_step[2]["pending"]["tool"] == "git__git_commit"
-    assert "first note" in by_step[2]["pending"]["read_back"] and by_step[2]["executed"] == []
+    assert "first note" in by_step[2]["pending"]["read_back"].lower()
+    assert by_step[2]["executed"] == []
     assert [e["tool"] for e in by_step[3]["executed"]] == ["git__git_commit"]
     assert by_step[4]["executed"] == [] and by_step[4]["pending"] is None
     assert by_step[5]["pending"]["tool"] == "git__git_create_branch"
     assert by_step[6]["executed"] == []
     assert [e["tool"] for e in by_step[0]["executed"]] == ["git__git_commit"]
-    assert [c.rstrip(".") for c in _commits(git_repo)] == ["first note"]
+    assert [c.rstrip(".").lower() for c in _commits(git_repo)] == ["first note"]
     branches = subprocess.run(["git", "branch"], cwd=git_repo, capture_output=True,
                               text=True).stdout
     assert "experiments" not in branches

@@ -3,7 +3,7 @@
 Run as ``python fixture_server.py COUNT_FILE`` (stdio) or ``python fixture_server.py
 COUNT_FILE --http PORT`` (streamable HTTP on 127.0.0.1). Every run of ``record`` appends a
 line to COUNT_FILE, so a test counts executions on the real file. ``crash`` (and
-``crash_once`` the first time) ends the process (the supervisor must start it again);
+``fail_once`` the first time) ends the process (the supervisor must start it again);
 ``slow`` sleeps (a timeout); ``add`` takes integers (bad arguments are refused by the server).
 """
 
@@ -59,17 +59,17 @@ def slow_record(line: str, seconds: float) -> str:
     return "recorded late"
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+@server.tool(title="Crash the server", annotations=ToolAnnotations(read_only_hint=True))
 def crash() -> str:
-    """End the server's process."""
+    """Crash the fixture server on purpose."""
     sys.stderr.write("fixture: crashing on purpose\n")
     sys.stderr.flush()
     os._exit(3)
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
-def crash_once(marker: str) -> str:
-    """End the process the first time (``marker`` does not exist yet), answer after."""
+def fail_once(marker: str) -> str:
+    """Exit the first time (``marker`` does not exist yet), answer after."""
     if not Path(marker).exists():
         Path(marker).write_text("crashed", encoding="utf-8")
         os._exit(3)

@@ -70,11 +70,11 @@ def test_only_a_call_that_may_be_retried_is_sent_again_after_a_crash(
     hub = make_hub((fixture_entry(count), TRUSTED), backoff_s=(0.1,), ping_s=0.5)
     once = tmp_path / "crashed-once"
     with pytest.raises(McpError, match="mcp_connection_lost"):
-        hub.call("fx", "crash_once", {"marker": str(once)})
+        hub.call("fx", "fail_once", {"marker": str(once)})
     assert once.exists()
     wait_until(lambda: hub.states()[0].starts >= 2 and hub.states()[0].status == "ready")
     again = tmp_path / "crashed-again"
-    result = hub.call("fx", "crash_once", {"marker": str(again)}, may_retry=True)
+    result = hub.call("fx", "fail_once", {"marker": str(again)}, may_retry=True)
     assert (result.text, result.retried) == ("survived", True)
 
 
