@@ -6,7 +6,7 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed    benchmarks
+    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed|mcp   benchmarks
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
     desktop-agent mcp list|call        your own tools (MCP servers), from a terminal
@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle", "answers",
-                                         "verdicts", "embed"])
+                                         "verdicts", "embed", "mcp"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--hands-free", action="store_true",
@@ -72,7 +72,10 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--asr", default=None,
                        help="(turns) this ASR model id instead of the settings' default")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
-    bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
+    bench.add_argument("--model", type=Path,
+                       help="(tools, mcp) this LLM GGUF instead of the default")
+    bench.add_argument("--retrieval-only", action="store_true",
+                       help="(mcp) the retrieval step alone, no model")
     bench.add_argument("--llm-server", metavar="URL",
                        help="(turns) the LLM on this OpenAI-compatible server, e.g. "
                             "http://127.0.0.1:8080/v1")

@@ -10,6 +10,7 @@ __all__ = [
     "bench_embed",
     "bench_idle",
     "bench_index",
+    "bench_mcp",
     "bench_soak",
     "bench_tools",
     "bench_turns",

@@ -1,7 +1,7 @@
 """Which MCP tools a request is offered: BM25 over the tools' words, at most three, a floor.
 
 The tools are mcp-server-git's and mcp-server-time's as they list themselves
-(tests/data/mcp/git_time_tools.json); the phrasings are the dev set the floor was set on.
+(devtools/data/mcp_git_time_tools.jsonl); the phrasings are the dev set the floor was set on.
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from desktop_agent.core.ports import ChatMessage, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.decision import offer_tools, your_tools
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "mcp" / "git_time_tools.json"
+DATA = (Path(__file__).resolve().parents[3] / "desktop_agent" / "devtools" / "data"
+        / "mcp_git_time_tools.jsonl")
 
 
 def _specs() -> list[ToolSpec]:
     pinned = {"git": {"repo_path": "/r"}, "time": {}}
     return [spec_of(McpTool(**t), ServerChoice(trusted=True, pinned=pinned[t["server"]]))
-            for t in json.loads(DATA.read_text())]
+            for t in map(json.loads, DATA.read_text().splitlines())]
 
 
 SPECS = _specs()
