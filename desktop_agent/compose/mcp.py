@@ -5,6 +5,7 @@ Nothing here runs when no server is configured: the ``mcp`` package is not even 
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +28,7 @@ from desktop_agent.core.tools.registry import Tool, ToolRegistry
 from desktop_agent.core.tools.write_actions import PreparedAction
 from desktop_agent.core.turns.tool_desk import WriteDesk
 
+_LOGGER = logging.getLogger(__name__)
 START_WAIT_S = 30.0
 """How long ``ask`` and ``replay`` wait for the servers to list their tools."""
 
@@ -88,8 +90,29 @@ def wire_mcp(registry: ToolRegistry, desk: WriteDesk | None, store: Any, *,
     tools.hub.wait_settled(wait_s)
     own = McpDesk(tools, store)
     for offered in tools.offered():
+        if _grammar_problem(offered):
+            continue
         registry.add(Tool(offered.spec, _runner(tools, own, offered)))
     return RoutingDesk(desk, own), tools
+
+
+def _grammar_problem(offered: Offered) -> str:
+    """Why the decision run could not constrain a call to this tool ('' when it can).
+
+    llama-cpp-python's schema converter asserts on some schemas; such a tool is left out
+    (with a warning) rather than failing the turn that offers it.
+    """
+    try:
+        from desktop_agent.adapters.llm.llm_call_grammar import call_grammar
+
+        call_grammar((offered.spec,))
+    except ImportError:
+        return ""  # no llama.cpp here: an LLM server decides, with its own grammar
+    except Exception as exc:  # noqa: BLE001 - the converter raises anything
+        _LOGGER.warning("turn=0 %s left out: no call grammar for its schema (%s)",
+                        offered.spec.name, exc)
+        return str(exc) or exc.__class__.__name__
+    return ""
 
 
 def _runner(tools: McpTools, desk: McpDesk, offered: Offered) -> Any:

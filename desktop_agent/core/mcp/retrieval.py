@@ -93,8 +93,11 @@ class ToolIndex:
         return sorted(out, key=lambda s: -s.score)
 
     def commands(self, request: str) -> bool:
-        """True when ``request`` opens with a word of a tool ("commit my changes", "unstage
-        everything"): an imperative the built-in request rules do not know."""
+        """True when ``request`` opens with a word of a tool, and is not a question.
+
+        "Commit my changes", "unstage everything": imperatives the built-in request rules
+        do not know.
+        """
         words = request.split()
         first = fold(re.sub(r"\W+", "", words[0].lower())) if words else ""
         return first in self._idf and not request.rstrip().endswith("?")
