@@ -92,7 +92,7 @@ def decisions(rows: Sequence[Mapping[str, Any]], specs: Sequence[ToolSpec], llm:
         right += ok
         if ok and call is not None:
             right_args += args_equal(_wanted(row["args"]), dict(call.arguments))
-        if not ok:
+        if not ok and (row["tool"] or call is not None):
             wrong.append(f"{row['text']!r}: {call.name if call else None} "
                          f"(wanted {row['tool']})")
     needing = sum(1 for r in rows if r["tool"])
