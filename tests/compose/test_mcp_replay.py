@@ -49,18 +49,23 @@ def _commits(repo: Path) -> list[str]:
 
 
 def test_a_trusted_servers_read_answers_and_its_write_runs_once_after_yes(
-        models: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        models: Any, speak: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_agent.adapters.audio.audio_files import write_wav
+
     git_repo = make_git_repo(tmp_path)
     _config(tmp_path, monkeypatch, {"git": {"command": server_program("mcp-server-git")}},
             f'[mcp.servers.git]\ntrusted = true\npinned = {{ repo_path = "{git_repo}" }}\n')
+    question = tmp_path / "status.wav"  # spoken, through Whisper: a voice answer
+    write_wav(question, speak("What's the git status?"), 16_000)
     by_step = _replay(tmp_path, [
-        {"say": "What's the git status?"},                              # 1 a read: at once
+        {"wav": str(question)},                                          # 1 a read: at once
         {"say": "Commit my changes with the message first note."},      # 2 read back
         {"say": "yes"},                                                 # 3 runs once
         {"say": "yes"},                                                 # 4 nothing more
         {"say": "Create a new branch called experiments."},             # 5 read back
         {"say": "no"},                                                  # 6 dropped
     ])
+    assert "status" in by_step[1]["transcript"].lower()  # whisper-tiny: "the get status"
     assert [c["name"] for c in by_step[1]["tool_calls"]] == ["git__git_status"]
     assert "notes.txt" in by_step[1]["reply"] and by_step[1]["executed"] == []
     assert by_step[2]["pending"]["tool"] == "git__git_commit"
