@@ -188,9 +188,9 @@ class McpHub:
             server.ready.clear()
             failures = 0 if server.state.status == "ready" else failures + 1
             hint = download_hint(server.config.entry.command, server.config.entry.args)
-            text = f"{message} {hint}".strip() if failures and hint else message
-            self._set(server, status="failed", message=text)
-            _LOGGER.warning("turn=0 mcp server %s stopped: %s", server.config.name, text)
+            reason = f"{message} {hint}".strip() if failures and hint else message
+            self._set(server, status="failed", message=reason)
+            _LOGGER.warning("turn=0 mcp server %s stopped: %s", server.config.name, reason)
             self._tried(server)
             await asyncio.sleep(self._backoff[min(failures, len(self._backoff) - 1)])
 
