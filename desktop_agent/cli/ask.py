@@ -24,6 +24,7 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
+    from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -46,7 +47,7 @@ def _ask(args: argparse.Namespace) -> int:
     if note:
         print(f"warning: {note}", file=sys.stderr)
     tools = builtin_tools(store)  # your notes and timers; a write is only read back here
-    desk, own = wire_mcp(tools, StoreDesk(store), store)  # your MCP servers' tools too
+    desk, own = wire_mcp(tools, StoreDesk(store), store, load_mcp_config())  # your own tools
     folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
     if folders:
         check_folders(folders)  # fail before loading
@@ -113,5 +114,8 @@ def _replay(args: argparse.Namespace) -> int:
     if args.llm:
         settings = dataclasses.replace(
             settings, models=dataclasses.replace(settings.models, llm=args.llm))
-    run_replay(args.script, data_dir=args.data_dir, settings=settings, out=sys.stdout)
+    from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
+
+    run_replay(args.script, data_dir=args.data_dir, settings=settings, out=sys.stdout,
+               mcp=load_mcp_config())
     return EXIT_OK

@@ -76,15 +76,16 @@ class RoutingDesk:
         return self._desk(action.tool).execute(action, key)
 
 
-def wire_mcp(registry: ToolRegistry, desk: WriteDesk | None, store: Any, *,
-             wait_s: float = START_WAIT_S) -> tuple[WriteDesk | None, McpTools | None]:
-    """Add the configured servers' tools to ``registry``; the desk that also runs them.
+def wire_mcp(registry: ToolRegistry, desk: WriteDesk | None, store: Any,
+             config: McpConfig | None, *, wait_s: float = START_WAIT_S
+             ) -> tuple[WriteDesk | None, McpTools | None]:
+    """Add ``config``'s servers' tools to ``registry``; the desk that also runs them.
 
     For ``ask`` and ``replay``: waits up to ``wait_s`` for the servers to list their tools
     (a server that is not up by then has none this run). Returns ``desk`` unchanged and
-    None when no server is configured; close ``tools.hub`` when done.
+    None when ``config`` is None or names no enabled server; close ``tools.hub`` when done.
     """
-    tools = start_mcp()
+    tools = start_mcp(config) if config is not None else None
     if tools is None:
         return desk, None
     tools.hub.wait_settled(wait_s)

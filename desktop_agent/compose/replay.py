@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.mcp.config import McpConfig
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.turns.states import ToolMode
 
@@ -119,8 +120,12 @@ def _data_dir(path: Path | None) -> Iterator[Path]:
 
 
 def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings | None = None,
-               out: TextIO | None = None, max_tokens: int = 200) -> list[dict[str, Any]]:
+               out: TextIO | None = None, max_tokens: int = 200,
+               mcp: McpConfig | None = None) -> list[dict[str, Any]]:
     """Run ``script`` on the real engines; print (to ``out``) and return one object per step.
+
+    ``mcp``: your own tools' servers to start and offer (``replay`` passes the config
+    folder's; None: none).
 
     Raises:
         AgentError: a bad script ('replay_bad_step', before any model loads), a model that
@@ -153,7 +158,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
         tools = builtin_tools(store, clocks.now)
-        desk, own = wire_mcp(tools, StoreDesk(store, clocks.now), store)
+        desk, own = wire_mcp(tools, StoreDesk(store, clocks.now), store, mcp)
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
         engines = load_engines(settings or Settings(), roles, tools=tools)
         assert engines.llm is not None and engines.tts is not None

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
 from desktop_agent.compose.replay import run_replay
 from tests.adapters.mcp.conftest import FIXTURE, make_git_repo, need_mcp, server_program
 
@@ -30,14 +31,14 @@ def _config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, servers: dict[str, 
     config.mkdir(exist_ok=True)
     (config / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     (config / "settings.toml").write_text(settings)
-    monkeypatch.setenv("DESKTOP_AGENT_CONFIG_DIR", str(config))
     monkeypatch.setenv("DESKTOP_AGENT_LOG_DIR", str(tmp_path / "log"))
 
 
 def _replay(tmp_path: Path, steps: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     script = tmp_path / "script.jsonl"
     script.write_text("\n".join(json.dumps(s) for s in steps) + "\n")
-    rows = run_replay(script, data_dir=tmp_path / "data", out=io.StringIO())
+    rows = run_replay(script, data_dir=tmp_path / "data", out=io.StringIO(),
+                      mcp=load_mcp_config(tmp_path / "config"))
     by_step = {r["step"]: r for r in rows if "step" in r}
     by_step[0] = rows[-1]["summary"]
     return by_step

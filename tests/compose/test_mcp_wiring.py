@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
 from desktop_agent.adapters.store.store_sqlite import Store
 from desktop_agent.compose.mcp import RoutingDesk, wire_mcp
 from desktop_agent.core.errors import AgentError
@@ -35,10 +36,9 @@ def test_the_configured_tools_join_the_registry_and_writes_go_to_their_desk(
         "fx": {"command": sys.executable, "args": [str(FIXTURE), str(count)]}}}))
     (config / "settings.toml").write_text(
         '[mcp.servers.fx]\ntrusted = true\nallow = { record = "always", wipe = "never" }\n')
-    monkeypatch.setenv("DESKTOP_AGENT_CONFIG_DIR", str(config))
     monkeypatch.setenv("DESKTOP_AGENT_LOG_DIR", str(tmp_path / "log"))
     registry = ToolRegistry()
-    desk, tools = wire_mcp(registry, None, store)
+    desk, tools = wire_mcp(registry, None, store, load_mcp_config(config))
     assert tools is not None and isinstance(desk, RoutingDesk)
     try:
         writes = {s.name: s.writes for s in registry.specs}
@@ -58,12 +58,11 @@ def test_the_configured_tools_join_the_registry_and_writes_go_to_their_desk(
         tools.hub.close()
 
 
-def test_no_config_no_servers_and_nothing_changes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store: Store) -> None:
-    monkeypatch.setenv("DESKTOP_AGENT_CONFIG_DIR", str(tmp_path))
+def test_no_config_no_servers_and_nothing_changes(tmp_path: Path, store: Store) -> None:
     registry = ToolRegistry()
-    desk, tools = wire_mcp(registry, None, store)
-    assert (desk, tools, registry.specs) == (None, None, ())
+    for config in (None, load_mcp_config(tmp_path)):  # none given; a folder without mcp.json
+        desk, tools = wire_mcp(registry, None, store, config)
+        assert (desk, tools, registry.specs) == (None, None, ())
 
 
 def test_with_no_server_configured_the_sdk_is_never_imported(tmp_path: Path) -> None:
