@@ -177,6 +177,8 @@ class ShortcutsSettings(_Section):
     global_push_to_talk: str = "Ctrl+Alt+Space"
     """Held to talk from any program (an X11 grab; core/desktop/shortcut.py reads the text);
     '' = none. Stored in its canonical text ('ctrl+alt+space' -> 'Ctrl+Alt+Space')."""
+    cues: bool = True
+    """A soft tone when the global key or ``desktop-agent ptt`` starts or stops listening."""
 
 
 @dataclass(frozen=True, slots=True)
