@@ -19,8 +19,10 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
     "desktop_agent.adapters": {
         "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "models",
-        "offline", "paths", "store", "tts",
+        "offline", "paths", "speech_server", "store", "tts",
     },
+    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "tts_wyoming",
+                                             "wyoming_link"},
     "desktop_agent.adapters.desktop": {
         "autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
         "portal_protocol", "portal_shortcuts", "x11_global_key",
@@ -56,13 +58,15 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
         "llm_backend", "portal_key", "reflection", "replay", "runtime", "single_instance",
+        "speech_engines",
         "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
-        "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
-        "turns",
+        "manifest", "ports", "privacy", "reflection", "setting_specs", "settings",
+        "speech_server", "text", "tools", "turns",
     },
+    "desktop_agent.core.speech_server": {"address"},
     "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
