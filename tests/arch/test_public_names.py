@@ -109,6 +109,7 @@ PINNED: dict[str, set[str]] = {
         "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",
         "bench_soak",
         "bench_tools", "bench_turns", "bench_verdicts", "busy", "demo_view_model", "doctor",
+        "doctor_servers",
         "eval_asr", "eval_asr_capture", "eval_asr_partials", "eval_endpoint", "gui_screenshots",
         "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "soak_turns",
         "text_pdf",

@@ -197,3 +197,25 @@ def test_a_whole_spoken_turn_goes_through_both_servers(
     assert answer["transcript"].strip() in asr_server.log.read_text()
     assert "synthesize: raw_text=" in tts_server.log.read_text()
     assert answer["reply"].split(".")[0] in tts_server.log.read_text()
+
+
+def test_doctor_checks_each_configured_server(asr_server: WyomingServer,
+                                              tts_server: WyomingServer) -> None:
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.devtools.doctor import Check
+    from desktop_agent.devtools.doctor_servers import speech_server_checks
+
+    assert speech_server_checks(Settings(), Check) == []  # local: nothing to check
+    settings = (Settings().replace_field("asr.backend", "wyoming")
+                .replace_field("asr.uri", asr_server.uri)
+                .replace_field("tts.backend", "wyoming").replace_field("tts.uri", tts_server.uri))
+    asr_row, tts_row = speech_server_checks(settings, Check)
+    assert (asr_row.name, asr_row.status) == ("asr server", "ok"), asr_row
+    assert "Describe" in asr_row.detail and "models " in asr_row.detail
+    assert tts_row.status == "ok" and "en_US-joe-medium (22050 Hz)" in tts_row.detail, tts_row
+    missing = settings.replace_field("tts.voice", "de_DE-nobody-low").replace_field(
+        "asr.uri", f"tcp://127.0.0.1:{free_port()}")
+    down, no_voice = speech_server_checks(missing, Check)
+    assert down.status == "warn" and "speech_server_down" in down.detail and down.fix
+    assert no_voice.status == "warn" and "speech_server_no_voice" in no_voice.detail
+    assert "Install that voice" in no_voice.fix
