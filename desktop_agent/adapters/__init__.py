@@ -1,7 +1,7 @@
 """Adapters: one module per engine or outside system, behind a core port.
 
 Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop,
-mcp).
+mcp, speech_server).
 Never PySide6.
 """
 
@@ -18,6 +18,7 @@ __all__ = [
     "models",
     "offline",
     "paths",
+    "speech_server",
     "store",
     "tts",
 ]

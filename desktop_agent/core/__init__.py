@@ -16,6 +16,7 @@ __all__ = [
     "reflection",
     "setting_specs",
     "settings",
+    "speech_server",
     "text",
     "tools",
     "turns",

@@ -252,6 +252,9 @@ def run_doctor(as_json: bool = False, quick: bool = False) -> int:
     model_checks, resolved = _model_checks(loaded.settings)
     checks += model_checks
     checks.append(_device_check())
+    from desktop_agent.devtools.doctor_servers import speech_server_checks
+
+    checks += speech_server_checks(loaded.settings, Check)
     if not quick:
         checks += _engine_checks(resolved)
     ok = not any(c.status == "error" for c in checks)

@@ -196,6 +196,16 @@ class AgentViewModel(QObject):
     def ptt_release(self) -> None:
         """The push-to-talk control came up. Runs on: GUI thread."""
 
+    @Slot(str)
+    def play_cue(self, kind: str) -> None:
+        """Sound the cue that listening started ('start') or stopped ('stop').
+
+        For a key or command used without looking at the window; the settings may turn
+        cues off.
+
+        Runs on: GUI thread.
+        """
+
     @Slot()
     def cancel_turn(self) -> None:
         """Drop the turn in progress (recording, thinking or speaking) and listen again.

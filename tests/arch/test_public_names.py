@@ -19,8 +19,10 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
     "desktop_agent.adapters": {
         "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "mcp",
-        "models", "offline", "paths", "store", "tts",
+        "models", "offline", "paths", "speech_server", "store", "tts",
     },
+    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "tts_wyoming",
+                                             "wyoming_link"},
     "desktop_agent.adapters.desktop": {
         "autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
         "portal_protocol", "portal_shortcuts", "x11_global_key",
@@ -57,13 +59,14 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
         "llm_backend", "mcp", "portal_key", "reflection", "replay", "runtime",
-        "single_instance", "tool_meanings",
+        "single_instance", "speech_engines", "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
-        "manifest", "mcp", "ports", "privacy", "reflection", "setting_specs", "settings", "text",
-        "tools", "turns",
+        "manifest", "mcp", "ports", "privacy", "reflection", "setting_specs", "settings",
+        "speech_server", "text", "tools", "turns",
     },
+    "desktop_agent.core.speech_server": {"address"},
     "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
     "desktop_agent.core.mcp": {"config", "retrieval", "tools"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
@@ -107,6 +110,7 @@ PINNED: dict[str, set[str]] = {
         "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",
         "bench_mcp", "bench_soak",
         "bench_tools", "bench_turns", "bench_verdicts", "busy", "demo_view_model", "doctor",
+        "doctor_servers",
         "eval_asr", "eval_asr_capture", "eval_asr_partials", "eval_endpoint", "gui_screenshots",
         "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "soak_turns",
         "text_pdf",
