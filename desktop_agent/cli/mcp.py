@@ -2,6 +2,7 @@
 
     desktop-agent mcp list [--json]                    servers, status, tools and their class
     desktop-agent mcp call NAME TOOL --args '{...}'    call one tool (a write asks first)
+    desktop-agent mcp import FILE                      add another app's servers (untrusted)
 
 The servers are those of ``mcp.json`` in the config folder, with the choices of settings.toml's
 ``[mcp.servers.NAME]`` (docs/mcp.md). ``call`` reads a write back and runs it only after you
@@ -29,9 +30,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "mcp", help="your own tools (MCP servers): list them, call one",
         description="The MCP servers of mcp.json in the config folder.")
-    parser.add_argument("action", choices=["list", "call"])
+    parser.add_argument("action", choices=["list", "call", "import"])
     parser.add_argument("names", nargs="*", metavar="NAME TOOL",
-                        help="(call) the server's name and the tool's name")
+                        help="(call) the server's name and the tool's name; (import) the "
+                             "file, e.g. ~/.config/Claude/claude_desktop_config.json")
     parser.add_argument("--args", default="{}", metavar="JSON",
                         help="(call) the tool's arguments as a JSON object")
     parser.add_argument("--json", action="store_true", help="(list) print JSON")
@@ -47,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
     from desktop_agent.compose.mcp import start_mcp
 
+    if args.action == "import":
+        return _import(args.names)
     config = load_mcp_config()
     if args.action == "call" and len(args.names) != 2:
         print("mcp call needs a server's name and a tool's name: "
@@ -62,6 +66,24 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if tools is not None:
             tools.hub.close()
+
+
+def _import(names: list[str]) -> int:
+    from desktop_agent.adapters.mcp.mcp_files import import_servers, mcp_json_path
+
+    if len(names) != 1:
+        print("mcp import needs one file: desktop-agent mcp import "
+              "~/.config/Claude/claude_desktop_config.json", file=sys.stderr)
+        return EXIT_USAGE
+    added, notes = import_servers(Path(names[0]).expanduser())
+    for note in notes:
+        print(f"not imported: {note}")
+    if added:
+        print(f"Added to {mcp_json_path()}: {', '.join(added)} (untrusted: every tool asks "
+              "first; see docs/mcp.md to trust one).")
+    else:
+        print("Nothing added.")
+    return EXIT_OK
 
 
 def _list(config: Any, tools: Any, as_json: bool) -> int:

@@ -22,6 +22,7 @@ from desktop_agent.core.mcp.tools import (
     may_always,
     refused_allows,
     split_name,
+    too_many,
 )
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.registry import Tool, ToolRegistry
@@ -154,4 +155,6 @@ def describe(config: McpConfig, tools: McpTools | None) -> dict[str, Any]:
                 "annotations": hints_line(t), "may_always": may_always(t),
             } for t in listed],
         })
+    if tools is not None and (crowded := too_many(len(tools.offered()))):
+        warnings.append(crowded)
     return {"servers": servers, "warnings": warnings}

@@ -84,3 +84,20 @@ def test_a_broken_mcp_json_is_reported_with_its_line(home: Path) -> None:
     assert done.returncode == 0
     assert "mcp_config_invalid" in done.stdout and "line 2" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_import_adds_a_claude_desktop_files_servers_untrusted(tmp_path: Path) -> None:
+    claude = tmp_path / "claude_desktop_config.json"
+    claude.write_text(json.dumps({"mcpServers": {"time": {"command": "mcp-server-time"}}}))
+    (tmp_path / "config").mkdir()
+    done = _run(tmp_path, "import", str(claude))
+    assert done.returncode == 0, done.stderr
+    assert "time" in done.stdout and "untrusted" in done.stdout
+    data = json.loads((tmp_path / "config" / "mcp.json").read_text())
+    assert data["mcpServers"]["time"] == {"command": "mcp-server-time"}
+    again = _run(tmp_path, "import", str(claude))
+    assert "Nothing added" in again.stdout and "kept" in again.stdout
+    broken = tmp_path / "cursor.json"
+    broken.write_text("{")
+    failed = _run(tmp_path, "import", str(broken))
+    assert failed.returncode == 1 and "[mcp_config_invalid]" in failed.stderr

@@ -9,6 +9,8 @@ tools of its own. The per-server logs are in ``log_dir()/mcp/NAME.log``.
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from desktop_agent.core.mcp.config import (
     FILE_NAME,
     McpConfig,
     combine,
+    merged_servers,
     parse_choices,
     parse_mcp_json,
 )
@@ -59,6 +62,41 @@ def load_mcp_config(config_dir: Path | None = None) -> McpConfig:
     for warning in config.warnings:
         _LOGGER.warning("turn=0 %s", warning)
     return config
+
+
+def import_servers(source: Path, config_dir: Path | None = None
+                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Add the servers of another app's file (Claude Desktop, Cursor, LM Studio) to ours.
+
+    Writes ``mcp.json`` atomically; names it already has are kept. Every imported server
+    is untrusted until you say otherwise in settings.toml.
+
+    Returns:
+        The names added, and a sentence per server not added.
+
+    Raises:
+        McpError: ``mcp_import_failed`` (a file that cannot be read or written) or
+            ``mcp_config_invalid`` (either file is not a JSON object of servers).
+    """
+    target = mcp_json_path(config_dir)
+    try:
+        theirs = source.read_text(encoding="utf-8")
+        ours = target.read_text(encoding="utf-8") if target.exists() else ""
+    except (OSError, UnicodeDecodeError) as err:
+        raise McpError("mcp_import_failed", f"Could not read {source}: {err}.",
+                       "Give the path of a Claude Desktop, Cursor or LM Studio MCP file.") from err
+    text, added, notes = merged_servers(ours, theirs, str(source))
+    if added:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".mcp-", suffix=".tmp", dir=target.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, target)
+        except OSError as err:
+            raise McpError("mcp_import_failed", f"Could not write {target}: {err}.",
+                           "Check that the config folder is writable.") from err
+    return added, notes
 
 
 def _mcp_table(path: Path, warnings: list[str]) -> object:

@@ -261,3 +261,34 @@ def download_hint(command: str, args: tuple[str, ...]) -> str:
     return (f"'{' '.join((command, *args))}' downloads the server when it starts, which "
             f"needs the network. Install it once ({_DOWNLOADERS[prog].format(pkg=pkg)}) and "
             f"set \"command\" to the installed program.")
+
+
+def merged_servers(ours: str, theirs: str, source: str) -> tuple[str, tuple[str, ...],
+                                                                 tuple[str, ...]]:
+    """``mcp.json`` text with the servers of another app's file added ("import from").
+
+    Servers are copied as that file writes them (unknown keys too: ours are ignored on
+    reading); a name ``ours`` already has is kept as it is, and an entry we could not run is
+    not copied.
+
+    Returns:
+        The new text, the names added, and a sentence per name not added.
+
+    Raises:
+        McpError: ``mcp_config_invalid`` when either text is not a JSON object of servers.
+    """
+    entries, skipped = parse_mcp_json(theirs, source)
+    mine, _ = parse_mcp_json(ours, FILE_NAME)
+    data = json.loads(ours) if ours.strip() else {}
+    key = "mcpServers" if "mcpServers" in data or "servers" not in data else "servers"
+    table = data.setdefault(key, {})
+    raw = json.loads(theirs)
+    raw = raw.get("mcpServers", raw.get("servers", {}))
+    have = {e.name for e in mine} | set(table)
+    added = [e.name for e in entries if e.name not in have]
+    kept = [f"{e.name}: {FILE_NAME} has a server of that name; kept." for e in entries
+            if e.name in have]
+    for name in added:
+        table[name] = raw[name]
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n", tuple(added), (
+        *skipped, *kept)

@@ -27,6 +27,9 @@ from typing import Any, Final
 from desktop_agent.core.mcp.config import SEPARATOR, Allow, ServerChoice
 from desktop_agent.core.ports import ToolSpec
 
+TOOL_BUDGET: Final = 10
+"""Above this many enabled tools of your own, ``mcp list`` warns: the 0.5B confuses
+neighbours, and only three are offered per request anyway."""
 _SPOKEN_VALUE_CHARS: Final = 60
 """An argument longer than this is cut in the read-back (never a file's contents aloud)."""
 
@@ -161,6 +164,14 @@ def _spoken(value: Any) -> str:
     if len(text) > _SPOKEN_VALUE_CHARS:
         text = text[:_SPOKEN_VALUE_CHARS - 3].rstrip() + "..."
     return f'"{text}"' if isinstance(value, str) else text
+
+
+def too_many(count: int) -> str:
+    """The warning for ``count`` enabled tools of your own ('' up to ``TOOL_BUDGET``)."""
+    if count <= TOOL_BUDGET:
+        return ""
+    return (f"{count} tools of your own are enabled; the small model chooses best among "
+            f"about {TOOL_BUDGET}: set allow = \"never\" for the ones you do not use.")
 
 
 def hints_line(tool: McpTool) -> str:

@@ -112,3 +112,30 @@ def test_commands_that_download_at_start_say_what_to_install(
     ("pipx", ("install", "x")), ("node", ("server.js",))])
 def test_installed_commands_get_no_hint(command: str, args: tuple[str, ...]) -> None:
     assert download_hint(command, args) == ""
+
+
+def test_import_adds_another_apps_servers_keeps_ours_and_their_keys() -> None:
+    from desktop_agent.core.mcp.config import merged_servers
+
+    ours = json.dumps({"mcpServers": {"git": {"command": "mine"}}})
+    theirs = json.dumps({"mcpServers": {
+        "git": {"command": "theirs"}, "memory": {"command": "npx", "args": ["-y", "m"],
+                                                 "disabled": False},
+        "bad name": {"command": "x"}}, "globalShortcut": ""})
+    text, added, notes = merged_servers(ours, theirs, "claude.json")
+    data = json.loads(text)
+    assert added == ("memory",)
+    assert data["mcpServers"]["git"] == {"command": "mine"}
+    assert data["mcpServers"]["memory"]["disabled"] is False  # copied as written
+    assert len(notes) == 2 and any("git" in n for n in notes)
+    assert [e.name for e in parse_mcp_json(text)[0]] == ["git", "memory"]
+    first, added, _ = merged_servers("", theirs, "claude.json")
+    assert added == ("git", "memory") and "mcpServers" in json.loads(first)
+    with pytest.raises(McpError, match="mcp_config_invalid"):
+        merged_servers(ours, "{nope", "cursor.json")
+
+
+def test_more_than_ten_tools_of_your_own_get_a_warning() -> None:
+    from desktop_agent.core.mcp.tools import too_many
+
+    assert too_many(10) == "" and "11 tools" in too_many(11)
