@@ -127,9 +127,12 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
             backend, no_sound = _silent_audio(), True
     runtime = None
     try:
+        from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
+
         runtime = build_runtime(settings, backend,
                                 echo_cancellation=False if no_sound else None,
-                                span_log=paths.log_dir() / "turns.jsonl")
+                                span_log=paths.log_dir() / "turns.jsonl",
+                                mcp=load_mcp_config())  # your own tools: in the background
         view_model: AgentViewModel = runtime.controller
     except AgentError as exc:
         notices.append(ErrorNotice.from_error(exc))

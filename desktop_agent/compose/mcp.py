@@ -6,6 +6,7 @@ Nothing here runs when no server is configured: the ``mcp`` package is not even 
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,12 +54,15 @@ def mcp_desk(tools: McpTools, store: Any) -> McpDesk:
 class RoutingDesk:
     """``WriteDesk`` that sends ``server__tool`` actions to the MCP desk, the rest to ours."""
 
-    def __init__(self, builtin: WriteDesk | None, mcp: McpDesk) -> None:
-        """Route between ``builtin`` (None: the built-in writes are unavailable) and ``mcp``."""
+    def __init__(self, builtin: WriteDesk | None, mcp: McpDesk | None) -> None:
+        """Route between ``builtin`` (None: the built-in writes are unavailable) and ``mcp``
+        (None until the servers have listed their tools: the app sets it then)."""
         self.builtin, self.mcp = builtin, mcp
 
     def _desk(self, name: str) -> WriteDesk:
         if split_name(name) is not None:
+            if self.mcp is None:
+                raise AgentError("mcp_not_ready", "Your own tools are still starting.")
             return self.mcp
         if self.builtin is None:
             raise AgentError("store_unavailable", "My notes and timers are not available.")
@@ -96,6 +100,54 @@ def wire_mcp(registry: ToolRegistry, desk: WriteDesk | None, store: Any,
             continue
         registry.add(Tool(offered.spec, _runner(tools, own, offered)))
     return RoutingDesk(desk, own), tools
+
+
+class AppTools:
+    """Your own tools in the window: servers started after it is up, tools added when listed.
+
+    ``build_runtime`` makes the registry, the routing desk and the set of write names the
+    turn machine reads; ``start`` returns at once, and a daemon thread waits for the
+    servers (up to ``wait_s``) and then adds their tools to all three. A server slower than
+    that has no tools in this run. ``close`` stops the servers.
+    """
+
+    def __init__(self, config: McpConfig, registry: ToolRegistry, desk: RoutingDesk,
+                 write_names: set[str], store: Any, *, wait_s: float = 60.0,
+                 log_dir: Path | None = None) -> None:
+        """Hold what the tools join; nothing starts before ``start``."""
+        self.config, self.registry, self.desk = config, registry, desk
+        self.write_names, self.store, self.wait_s = write_names, store, wait_s
+        self.log_dir = log_dir
+        self.tools: McpTools | None = None
+        self.added = threading.Event()
+        """Set once the tools were added (or there were none to add)."""
+
+    def start(self) -> None:
+        """Start the servers and the waiting thread. Runs on: the GUI thread, returns at once."""
+        self.tools = start_mcp(self.config, log_dir=self.log_dir)
+        if self.tools is None:
+            self.added.set()
+            return
+        threading.Thread(target=self._add_when_listed, name="mcp-tools", daemon=True).start()
+
+    def _add_when_listed(self) -> None:
+        tools = self.tools
+        assert tools is not None
+        tools.hub.wait_settled(self.wait_s)
+        own = McpDesk(tools, self.store)
+        for offered in tools.offered():
+            if _grammar_problem(offered) or self.registry.spec(offered.spec.name):
+                continue
+            if offered.spec.writes:
+                self.write_names.add(offered.spec.name)  # before the registry offers it
+            self.registry.add(Tool(offered.spec, _runner(tools, own, offered)))
+        self.desk.mcp = own
+        self.added.set()
+
+    def close(self) -> None:
+        """Stop the servers (a few seconds at most)."""
+        if self.tools is not None:
+            self.tools.hub.close()
 
 
 def _grammar_problem(offered: Offered) -> str:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from desktop_agent.audio.backend import AudioBackend
     from desktop_agent.compose.knowledge import Indexing
+    from desktop_agent.core.mcp.config import McpConfig
     from desktop_agent.core.turns.policy import TurnPolicy
     from desktop_agent.runtime.controller import AgentController
 
@@ -40,12 +41,16 @@ class Runtime:
     threads: list[QThread]
     indexing: Indexing | None = None
     """Background indexing of the knowledge folders (None in tests that build no store)."""
+    own_tools: Any = None
+    """Your own tools' servers (``compose.mcp.AppTools``; None: none configured)."""
 
     def shutdown(self) -> None:
         """Input, processing, output."""
         if self.indexing is not None:
             self.indexing.stop()
         self.controller.shutdown()
+        if self.own_tools is not None:
+            self.own_tools.close()
 
 
 SPAN_LOG_MAX_BYTES = 1_000_000
@@ -70,13 +75,15 @@ def jsonl_span_sink(path: Path, max_bytes: int = SPAN_LOG_MAX_BYTES
 
 def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                   echo_cancellation: bool | None = None, policy: TurnPolicy | None = None,
-                  span_log: Path | None = None, store_path: Path | None = None) -> Runtime:
+                  span_log: Path | None = None, store_path: Path | None = None,
+                  mcp: McpConfig | None = None) -> Runtime:
     """Resolve models, start one worker thread per engine, and build the controller.
 
     The workers load their engines on their own threads (progress arrives as
     ``sig_loading``); VAD and AEC are loaded here because capture needs them at once.
     ``store_path`` is the SQLite store of notes, timers, reminders and executed actions
-    (default: ``assistant.sqlite3`` in the user data dir).
+    (default: ``assistant.sqlite3`` in the user data dir). ``mcp``: your own tools' servers,
+    started in the background once the rest is built (``compose.mcp.AppTools``).
     """
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
     from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
@@ -130,7 +137,12 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     llm.judge_factory = verdict_judge_for  # the model reflector (reflection 'on')
     llm.writer_factory = grammar_writer_for  # word problems, sentences under a grammar
     tts = TtsWorker(lambda: make_tts(settings, models["tts"].path, THREADS_TTS, notify))
-    tool = ToolWorker(tools, StoreDesk(store))
+    from desktop_agent.compose.mcp import AppTools, RoutingDesk
+    from desktop_agent.core.tools.specs import WRITE_TOOLS
+
+    desk = RoutingDesk(StoreDesk(store), None)  # your own tools' desk joins when listed
+    write_names = set(WRITE_TOOLS)
+    tool = ToolWorker(tools, desk)
     if backend is None:
         backend = _device_backend(settings)
     aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation
@@ -141,7 +153,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     sink = jsonl_span_sink(span_log) if span_log is not None else None
     controller = build_controller(engines=engines, backend=backend, pipeline=pipeline,
                                   settings=settings, policy=policy, span_sink=sink,
-                                  ledger=StoreLedger(store, time.time))
+                                  ledger=StoreLedger(store, time.time),
+                                  write_tools=write_names)
     notices.append(lambda error: controller.sig_error.emit(ErrorNotice.from_error(error)))
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.runtime.history_keeper import HistoryKeeper
@@ -158,13 +171,19 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         controller.sig_state_changed.connect(controller.heap_keeper.on_state)
     if store_note:
         controller.notices_at_start.append(ErrorNotice("store_rebuilt", store_note))
+    for warning in mcp.warnings if mcp is not None else ():  # a broken mcp.json, with its line
+        controller.notices_at_start.append(ErrorNotice("mcp_config", warning))
     # Start the workers only now that the controller listens: a "ready" reported before its
     # signals were connected would be lost, and the app would wait for it for ever.
     engines.threads += [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"),
                                                         (tts, "tts"), (tool, "tool"))]
     indexing = Indexing(store, folders)
     indexing.follow(settings.knowledge_folders)
-    return Runtime(controller, backend, engines.threads, indexing)
+    own_tools = None
+    if mcp is not None and mcp.enabled:  # nothing imported or started otherwise
+        own_tools = AppTools(mcp, tools, desk, write_names, store)
+        own_tools.start()  # returns at once; the tools join when the servers list them
+    return Runtime(controller, backend, engines.threads, indexing, own_tools)
 
 
 def _device_backend(settings: Settings) -> AudioBackend:

@@ -77,3 +77,31 @@ def test_with_no_server_configured_the_sdk_is_never_imported(tmp_path: Path) -> 
                           text=True, timeout=120, cwd=root)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_the_window_starts_first_and_the_tools_join_when_listed(
+        tmp_path: Path, store: Store) -> None:
+    from desktop_agent.compose.mcp import AppTools
+    from desktop_agent.core.tools.specs import WRITE_TOOLS
+
+    need_mcp()
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "fx": {"command": sys.executable, "args": [str(FIXTURE), str(tmp_path / "c.txt")]}}}))
+    (config / "settings.toml").write_text("[mcp.servers.fx]\ntrusted = true\n")
+    registry, desk, names = ToolRegistry(), RoutingDesk(None, None), set(WRITE_TOOLS)
+    own = AppTools(load_mcp_config(config), registry, desk, names, store,
+                   log_dir=tmp_path / "log")
+    own.start()
+    try:
+        assert not own.added.is_set() and registry.specs == ()  # start() did not wait
+        with pytest.raises(AgentError, match="mcp_not_ready"):
+            desk.prepare(ToolCall("fx__record", {"line": "early"}))
+        assert own.added.wait(60)
+        assert "fx__record" in names and "fx__echo" not in names and "add_note" in names
+        assert registry.answer(ToolCall("fx__echo", {"text": "late"})) == ("LATE", False)
+        action = desk.prepare(ToolCall("fx__record", {"line": "now"}))
+        assert desk.execute(action, "k") == "recorded now"
+    finally:
+        own.close()

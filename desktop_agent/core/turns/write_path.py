@@ -24,6 +24,7 @@ through itself.
 from __future__ import annotations
 
 import logging
+from collections.abc import Container
 
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.confirm import (
@@ -68,7 +69,7 @@ class WritePath:
     """
 
     def __init__(self, core: TurnCore, output: ReplyOutput, runs: ReplyRuns, *,
-                 write_tools: frozenset[str], gate: ConfirmGate) -> None:
+                 write_tools: Container[str], gate: ConfirmGate) -> None:
         """Wire the write path.
 
         Args:
