@@ -21,7 +21,7 @@ PINNED: dict[str, set[str]] = {
         "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "models",
         "offline", "paths", "speech_server", "store", "tts",
     },
-    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "tts_wyoming",
+    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "probe", "tts_wyoming",
                                              "wyoming_link"},
     "desktop_agent.adapters.desktop": {
         "autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
@@ -118,7 +118,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.gui": {
         "a11y", "actions_presenter", "alarm_notice", "confirm_card", "conversation",
         "evidence_panel", "folder_list", "heard_panel", "latency", "ledger_panel", "main_window",
-        "menus", "meters", "privacy_menu", "ptt", "settings_dialog", "shortcut_sheet",
+        "menus", "meters", "privacy_menu", "ptt", "server_test", "settings_dialog",
+        "shortcut_sheet",
         "state_diagram", "status", "theme", "tray", "turn_gate", "window_panes", "window_remote",
     },
     "desktop_agent.runtime": {
