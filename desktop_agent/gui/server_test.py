@@ -13,10 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.speech_server.address import is_local_address, parse_address
 from desktop_agent.gui.a11y import announce
+
+CLEAR_TEXT_WARNING = ("This address is outside your local network, and Wyoming has no "
+                      "encryption or password: what you say and hear would cross it in clear "
+                      "text. Use a server on your own network, or a tunnel (SSH, WireGuard).")
 
 ServerTester = Callable[[str, dict[str, Any]], str]
 """(section 'asr' or 'tts', its values now) -> what the server said; raises AgentError."""
@@ -47,12 +52,28 @@ class ServerTestRow(QWidget):
         self.result.setWordWrap(True)
         self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setAccessibleName(f"{title} test result")
-        layout = QHBoxLayout(self)
+        self.warning = QLabel(CLEAR_TEXT_WARNING)
+        self.warning.setWordWrap(True)
+        self.warning.setProperty("role", "inline_error")
+        self.warning.setAccessibleName(f"{title} warning")
+        self.warning.setVisible(False)
+        row = QHBoxLayout()
+        row.addWidget(self.button)
+        row.addWidget(self.result, 1)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.button)
-        layout.addWidget(self.result, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.warning)
         self.button.clicked.connect(self.start)
         self.sig_done.connect(self._show, Qt.ConnectionType.QueuedConnection)
+
+    def refresh(self) -> None:
+        """Show the clear-text warning while a Wyoming backend points off the local network."""
+        values = self._values()
+        address = parse_address(str(values.get("uri", "")))
+        off_lan = (values.get("backend") == "wyoming" and address is not None
+                   and not is_local_address(address))
+        self.warning.setVisible(off_lan)
 
     def start(self) -> None:
         """Run the check now (the button is off until it answers)."""

@@ -340,6 +340,8 @@ class SettingsDialog(QDialog):
     def _on_editor_changed(self, *_: object) -> None:
         self._validate()
         self._refresh_sheet()
+        for row in getattr(self, "server_tests", {}).values():
+            row.refresh()
 
     def _on_defaults_clicked(self) -> None:
         self.load(Settings())

@@ -51,3 +51,17 @@ def test_each_server_is_tested_with_what_the_editors_hold(qtbot: Any) -> None:
     qtbot.waitUntil(lambda: tts.button.isEnabled() and "Testing" not in tts.result.text())
     assert tts.result.text() == "[speech_server_no_voice] No such voice. Fix: Pick another."
     assert asked[1][1]["voice"] == "en_US-joe-medium"
+
+
+def test_an_address_off_the_local_network_is_warned_about(qtbot: Any) -> None:
+    dialog = SettingsDialog(Settings(), SettingsChoices(test_server=lambda s, v: "ok"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    warning = dialog.server_tests["asr"].warning
+    dialog.set_value("asr.uri", "tcp://speech.example.com:10300")
+    assert not warning.isVisible()  # the backend is local: nothing goes there
+    dialog.set_value("asr.backend", "wyoming")
+    assert warning.isVisible() and "clear text" in warning.text()
+    assert dialog.save_button.isEnabled()  # a warning, not a refusal
+    dialog.set_value("asr.uri", "tcp://192.168.1.20:10300")
+    assert not warning.isVisible()
