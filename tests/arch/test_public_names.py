@@ -92,7 +92,8 @@ PINNED: dict[str, set[str]] = {
         "normalize_for_speech", "number_words", "passages", "spoken_forms", "vocabulary", "wer",
     },
     "desktop_agent.core.tools": {
-        "answer", "args", "calc", "calc_words", "catalog", "confirm", "decision", "offers",
+        "answer", "args", "calc", "calc_words", "catalog", "claimed", "confirm", "decision",
+        "offers",
         "registry", "router", "semantic", "specs", "tool_def", "units", "weekday", "when",
         "when_parts", "words", "write_actions",
     },
