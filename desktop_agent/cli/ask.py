@@ -25,6 +25,7 @@ def _ask(args: argparse.Namespace) -> int:
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
@@ -44,7 +45,8 @@ def _ask(args: argparse.Namespace) -> int:
                              else default_store_path())
     if note:
         print(f"warning: {note}", file=sys.stderr)
-    tools = builtin_tools(store)  # your notes and timers; a write is only read back here
+    # your notes and timers (a write is only read back here), and the desktop, as the app's
+    tools = add_desktop_tools(builtin_tools(store))
     folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
     if folders:
         check_folders(folders)  # fail before loading

@@ -128,6 +128,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
     """
     from desktop_agent.adapters.audio.audio_files import read_audio
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
@@ -151,7 +152,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             print(f"warning: {note}", file=sys.stderr)
         if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
-        tools = builtin_tools(store, clocks.now)
+        tools = add_desktop_tools(builtin_tools(store, clocks.now))  # as the app's
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
         engines = load_engines(settings or Settings(), roles, tools=tools)
         assert engines.llm is not None and engines.tts is not None

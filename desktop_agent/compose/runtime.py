@@ -84,6 +84,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
     from desktop_agent.adapters.listening.vad_silero import SileroVad
     from desktop_agent.adapters.store.store_sqlite import default_store_path
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.adapters.tts.tts_piper import PiperTts
@@ -109,7 +110,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
-    tools = builtin_tools(store)
+    tools = add_desktop_tools(builtin_tools(store))  # the real sound server, desktop
     asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
                     is_hallucination)
     folders = KnowledgeFolders(settings.knowledge_folders)

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from desktop_agent.core.desktop import volume
 from desktop_agent.core.tools import offers, weekday, words
 from desktop_agent.core.tools import write_actions as wa
 from desktop_agent.core.tools.offers import alarm_tools, note_tools, picked_by
@@ -62,6 +63,8 @@ def _obj(required: dict[str, dict[str, Any]], optional: dict[str, dict[str, Any]
 _TEXT: Final = {"type": "string", "minLength": 1, "maxLength": 200}
 _SHORT: Final = {"type": "string", "maxLength": 60}
 _BUILTIN: Final = "builtin"
+_DESKTOP: Final = "desktop"
+"""The desktop tools' executor (``adapters/desktop/desktop_tools.py``)."""
 
 BUILTIN: Final = Catalog([
     # --- reads ----------------------------------------------------------------------------
@@ -170,6 +173,22 @@ BUILTIN: Final = Catalog([
             "what day is the 25th", "does the 4th of July fall on a Friday",
             "on what day is the 31st of October", "what day was the 1st of this month",
             "will the 3rd be a Saturday", "is November the 5th a weekday",
+        )),
+    ToolDef(
+        # Runs at once like a read: a volume change is undone by the next one, and the
+        # answer says the new level.
+        name="set_volume",
+        description="Change the sound volume of the computer (setting: the user's words, "
+                    "e.g. '30 percent', 'up', 'down', 'mute', 'unmute').",
+        parameters=_obj({"setting": _SHORT}), risk=Risk.READ, offered=volume.asks_volume,
+        words=volume.volume_args, executor=_DESKTOP,
+        examples=(
+            "set the volume to thirty percent", "turn it down", "turn the volume up",
+            "mute the sound", "unmute", "make it louder", "it's too loud",
+            "volume to fifty percent", "can you make the sound quieter",
+            "turn the sound back on", "put the volume at half", "turn the volume up by twenty",
+            "a bit quieter please", "crank the volume up", "silence the speakers",
+            "lower the volume", "set the sound to 80 percent",
         )),
     # --- writes ---------------------------------------------------------------------------
     ToolDef(

@@ -155,8 +155,8 @@ def unbacked_reply(request: str, catalog: Catalog = BUILTIN) -> str:
     """
     tool = tool_for(request, catalog)
     if tool:
-        return (f"Sorry, I didn't do that: {tool.replace('_', ' ')} did not run, so nothing "
-                "has changed.")
+        return (f"Sorry, I didn't do that: the {tool.replace('_', ' ')} tool did not run, "
+                "so nothing has changed.")
     phrase = request_verb_phrase(request)
     if phrase:
         return f"Sorry, I can't {phrase} from here, so nothing has changed."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.claimed import (
     claims_action,
     echoes_request,
@@ -11,6 +12,7 @@ from desktop_agent.core.tools.claimed import (
     tool_for,
     unbacked_reply,
 )
+from desktop_agent.core.tools.tool_def import Catalog
 
 
 @pytest.mark.parametrize("clause", [
@@ -68,7 +70,8 @@ def test_the_request_s_own_words_say_what_cannot_be_done() -> None:
     assert request_verb_phrase("Could you please open example dot org?") == \
         "open example dot org"
     assert request_verb_phrase("what's playing?") == ""
-    assert unbacked_reply("Set the volume to thirty percent.") == (
+    no_volume = Catalog([t for t in BUILTIN if t.name != "set_volume"])  # before it existed
+    assert unbacked_reply("Set the volume to thirty percent.", no_volume) == (
         "Sorry, I can't set the volume to thirty percent from here, so nothing has changed.")
     assert unbacked_reply("hmm, that thing") == (
         "Sorry, I can't do that from here, so nothing has changed.")
@@ -78,4 +81,6 @@ def test_when_a_tool_exists_the_reply_says_it_did_not_run() -> None:
     assert tool_for("remind me to call mum at 5 pm") == "set_reminder"
     assert tool_for("set the volume to thirty percent") != "set_timer"  # 'set' is not enough
     assert unbacked_reply("remind me to call mum at 5 pm") == (
-        "Sorry, I didn't do that: set reminder did not run, so nothing has changed.")
+        "Sorry, I didn't do that: the set reminder tool did not run, so nothing has changed.")
+    assert unbacked_reply("Set the volume to thirty percent.") == (
+        "Sorry, I didn't do that: the set volume tool did not run, so nothing has changed.")

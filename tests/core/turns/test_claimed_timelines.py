@@ -10,7 +10,8 @@ from tests.core.turns.scenario import Script, run_scenario
 
 L, U, P = State.LISTENING, State.USER_SPEAKING, State.PROCESSING
 W, A = State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING
-CANNOT_VOLUME = "Sorry, I can't set the volume to thirty percent from here, so nothing has changed."
+DID_NOT_RUN = ("Sorry, I didn't do that: the set volume tool did not run, so nothing has "
+               "changed.")
 
 
 def _spoken(log: object) -> list[str]:
@@ -23,11 +24,11 @@ def test_a_claimed_action_with_no_tool_is_never_spoken() -> None:
     script.reply("I'm setting the volume to thirty percent. It should sound quieter now.")
     log = run_scenario(script)
     assert log.targets == [U, P, A, L]
-    assert _spoken(log) == [CANNOT_VOLUME]
+    assert _spoken(log) == [DID_NOT_RUN]
     run = log.of(c.StartLlm)[0].job
     assert [x.job for x in log.of(c.CancelLlm)] == [run]  # the rest of the run is not wanted
-    assert log.turn(1).heard_text == CANNOT_VOLUME
-    assert log.machine.history.messages[-1].content == CANNOT_VOLUME
+    assert log.turn(1).heard_text == DID_NOT_RUN
+    assert log.machine.history.messages[-1].content == DID_NOT_RUN
     assert log.unscripted == []
 
 
@@ -58,7 +59,7 @@ def test_when_a_tool_exists_the_reply_says_it_did_not_run() -> None:
     script.reply("Done, I've set a reminder to call mum at 5 pm.")
     log = run_scenario(script)
     assert _spoken(log) == [
-        "Sorry, I didn't do that: set reminder did not run, so nothing has changed."]
+        "Sorry, I didn't do that: the set reminder tool did not run, so nothing has changed."]
 
 
 def test_after_a_tool_answered_the_model_may_say_what_it_did() -> None:
@@ -81,7 +82,7 @@ def test_a_tool_that_failed_backs_no_claim() -> None:
     script.reply(tool_call=call)
     script.reply("I've set the volume to 30 percent.", after_tool="set_volume")
     log = run_scenario(script)
-    assert _spoken(log) == [CANNOT_VOLUME]
+    assert _spoken(log) == [DID_NOT_RUN]
 
 
 def test_an_answer_that_claims_nothing_is_spoken_as_it_came() -> None:

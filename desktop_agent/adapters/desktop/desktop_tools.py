@@ -1,0 +1,54 @@
+"""The desktop tools' executor: each catalog entry with ``executor="desktop"``, implemented.
+
+``core.tools.catalog`` says what each tool is (its rules live in ``core.desktop``); this
+module runs them on the real desktop: the default sound output through ``pactl``
+(``volume_pactl.py``). The app, ``ask`` and ``replay`` all add them with ``add_desktop_tools``
+to the registry they already built, so a script that says "Set the volume to thirty
+percent." changes the same sink the app would.
+
+A missing piece (no pactl, no sound server, no output) is not a failure of the turn: the tool
+answers with the sentence that says so and what to do, and that sentence is spoken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from desktop_agent.adapters.desktop.volume_pactl import PactlVolume
+from desktop_agent.core.desktop.volume import VolumeControl, change_volume
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.catalog import BUILTIN
+from desktop_agent.core.tools.registry import Tool, ToolRegistry
+from desktop_agent.core.tools.tool_def import Catalog
+
+EXECUTOR: Final = "desktop"
+"""The catalog's ``executor`` key of the tools implemented here."""
+
+
+def spoken(run: Callable[[], str]) -> str:
+    """``run()``'s sentence, or, when a piece of the desktop is missing, what to do."""
+    try:
+        return run()
+    except AgentError as exc:
+        fix = f" {exc.fix[0].upper()}{exc.fix[1:]}." if exc.fix else ""
+        return f"{exc.message}{fix}"
+
+
+def add_desktop_tools(registry: ToolRegistry, *, volume: VolumeControl | None = None,
+                      catalog: Catalog = BUILTIN) -> ToolRegistry:
+    """Add every desktop tool of ``catalog`` to ``registry`` (returned, for chaining).
+
+    Args:
+        registry: The registry the turn's tools run from.
+        volume: The sound output (default: the default sink through pactl).
+        catalog: Where the entries are read.
+    """
+    sound = volume if volume is not None else PactlVolume()
+    runs: dict[str, Callable[[Mapping[str, Any]], str]] = {
+        "set_volume": lambda args: spoken(lambda: change_volume(sound, str(args["setting"]))),
+    }
+    for entry in catalog:
+        if entry.executor == EXECUTOR and entry.name in runs and registry.spec(entry.name) is None:
+            registry.add(Tool(spec=entry.spec, run=runs[entry.name]))
+    return registry
