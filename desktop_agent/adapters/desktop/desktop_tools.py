@@ -2,7 +2,8 @@
 
 ``core.tools.catalog`` says what each tool is (its rules live in ``core.desktop``); this
 module runs them on the real desktop: the default sound output through ``pactl``
-(``volume_pactl.py``). The app, ``ask`` and ``replay`` all add them with ``add_desktop_tools``
+(``volume_pactl.py``) and the media players through MPRIS on the session bus
+(``media_mpris.py``). The app, ``ask`` and ``replay`` all add them with ``add_desktop_tools``
 to the registry they already built, so a script that says "Set the volume to thirty
 percent." changes the same sink the app would.
 
@@ -15,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from desktop_agent.adapters.desktop.media_mpris import MprisPlayers
 from desktop_agent.adapters.desktop.volume_pactl import PactlVolume
+from desktop_agent.core.desktop.media import MediaPlayers, control_media, say_playing
 from desktop_agent.core.desktop.volume import VolumeControl, change_volume
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.catalog import BUILTIN
@@ -36,17 +39,23 @@ def spoken(run: Callable[[], str]) -> str:
 
 
 def add_desktop_tools(registry: ToolRegistry, *, volume: VolumeControl | None = None,
-                      catalog: Catalog = BUILTIN) -> ToolRegistry:
+                      media: MediaPlayers | None = None, catalog: Catalog = BUILTIN
+                      ) -> ToolRegistry:
     """Add every desktop tool of ``catalog`` to ``registry`` (returned, for chaining).
 
     Args:
         registry: The registry the turn's tools run from.
         volume: The sound output (default: the default sink through pactl).
+        media: The media players (default: MPRIS on the session bus).
         catalog: Where the entries are read.
     """
     sound = volume if volume is not None else PactlVolume()
+    players = media if media is not None else MprisPlayers()
     runs: dict[str, Callable[[Mapping[str, Any]], str]] = {
         "set_volume": lambda args: spoken(lambda: change_volume(sound, str(args["setting"]))),
+        "media_control": lambda args: spoken(lambda: control_media(players,
+                                                                   str(args["action"]))),
+        "now_playing": lambda _args: spoken(lambda: say_playing(players)),
     }
     for entry in catalog:
         if entry.executor == EXECUTOR and entry.name in runs and registry.spec(entry.name) is None:

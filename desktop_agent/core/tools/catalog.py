@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from desktop_agent.core.desktop import volume
+from desktop_agent.core.desktop import media, volume
 from desktop_agent.core.tools import offers, weekday, words
 from desktop_agent.core.tools import write_actions as wa
 from desktop_agent.core.tools.offers import alarm_tools, note_tools, picked_by
@@ -189,6 +189,29 @@ BUILTIN: Final = Catalog([
             "turn the sound back on", "put the volume at half", "turn the volume up by twenty",
             "a bit quieter please", "crank the volume up", "silence the speakers",
             "lower the volume", "set the sound to 80 percent",
+        )),
+    ToolDef(
+        # Runs at once like a read: a media key is undone by the next one.
+        name="media_control",
+        description="Play, pause, skip to the next or go back to the previous track in the "
+                    "media player (action: 'play', 'pause', 'next' or 'previous').",
+        parameters=_obj({"action": _SHORT}), risk=Risk.READ, offered=media.asks_media,
+        words=media.media_args, executor=_DESKTOP,
+        examples=(
+            "pause the music", "next song", "skip this track", "play the previous song",
+            "resume the music", "stop the music", "go back a song", "unpause",
+            "hit pause", "keep playing", "skip ahead", "pause the podcast",
+            "play the next track", "continue playing", "pause it",
+        )),
+    ToolDef(
+        name="now_playing",
+        description="What the media player is playing now (title and artist).",
+        parameters=_obj({}), risk=Risk.READ, offered=media.asks_now_playing,
+        executor=_DESKTOP, alone_is_sure=True,
+        examples=(
+            "what's playing", "what song is this", "who is singing", "what's this song",
+            "what am I listening to", "what's the name of this song", "who sings this",
+            "which track is this", "what music is on", "what's playing right now",
         )),
     # --- writes ---------------------------------------------------------------------------
     ToolDef(

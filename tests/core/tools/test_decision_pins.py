@@ -29,9 +29,14 @@ NEW_OFFERS: dict[str, list[str]] = {
     "what day of the week was the 3rd of March 2021": ["day_of_week"],
     "can you make it quieter": ["set_volume"],
     "set the volume to 40 percent": ["set_volume"],
+    "stop the video": ["media_control"],
+    "what am I listening to?": ["now_playing"],
+    "what's playing right now": ["now_playing"],
+    "what's this song?": ["now_playing"],
+    "who's singing this": ["now_playing"],
 }
 """Pinned utterances that a tool added since is offered for too (on purpose: these ask
-for a weekday, or the volume). Every other utterance is offered exactly what it was."""
+for a weekday, the volume or the media player). Every other utterance is offered exactly what it was."""
 
 
 def _first(diffs: list[str]) -> str:
