@@ -25,6 +25,7 @@ def _ask(args: argparse.Namespace) -> int:
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
     from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -60,7 +61,7 @@ def _ask(args: argparse.Namespace) -> int:
             print(f"note: {len(report.problems)} file(s) not indexed; "
                   "`desktop-agent knowledge list` says why", file=sys.stderr)
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
-                          max_tokens=args.max_tokens, desk=StoreDesk(store),
+                          max_tokens=args.max_tokens, desk=DesktopDesk(StoreDesk(store), log=store),
                           knowledge=index, proposer=proposer) as executor:
         keep_history(store, settings, executor.machine.history)  # as Privacy says
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)

@@ -84,6 +84,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
     from desktop_agent.adapters.listening.vad_silero import SileroVad
     from desktop_agent.adapters.store.store_sqlite import default_store_path
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
     from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -126,7 +127,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     llm.writer_factory = grammar_writer_for  # word problems, sentences under a grammar
     tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
                                      speaking_rate=settings.voice.speaking_rate))
-    tool = ToolWorker(tools, StoreDesk(store))
+    tool = ToolWorker(tools, DesktopDesk(StoreDesk(store), log=store))
     if backend is None:
         backend = _device_backend(settings)
     aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation

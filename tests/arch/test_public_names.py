@@ -22,9 +22,9 @@ PINNED: dict[str, set[str]] = {
         "offline", "paths", "store", "tts",
     },
     "desktop_agent.adapters.desktop": {
-        "autostart", "child_env", "desktop_tools", "instance_client", "instance_protocol",
-        "key_thread", "media_mpris", "portal_bus", "portal_protocol", "portal_shortcuts",
-        "volume_pactl",
+        "autostart", "child_env", "desktop_desk", "desktop_tools", "instance_client",
+        "instance_protocol", "key_thread", "launcher", "media_mpris", "portal_bus",
+        "portal_protocol", "portal_shortcuts", "volume_pactl",
         "x11_global_key",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
@@ -65,7 +65,8 @@ PINNED: dict[str, set[str]] = {
         "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
         "turns",
     },
-    "desktop_agent.core.desktop": {"key_repeat", "media", "shortcut", "tap_hold", "volume"},
+    "desktop_agent.core.desktop": {"key_repeat", "launch", "media", "shortcut", "tap_hold",
+                                   "volume"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",

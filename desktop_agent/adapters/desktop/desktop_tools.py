@@ -58,6 +58,17 @@ def add_desktop_tools(registry: ToolRegistry, *, volume: VolumeControl | None = 
         "now_playing": lambda _args: spoken(lambda: say_playing(players)),
     }
     for entry in catalog:
-        if entry.executor == EXECUTOR and entry.name in runs and registry.spec(entry.name) is None:
+        if entry.executor != EXECUTOR or registry.spec(entry.name) is not None:
+            continue
+        if entry.writes:
+            # Registered so its spec reaches the prompt; ToolRegistry.run refuses a write, and
+            # the confirmed path runs it through the desk (desktop_desk.py).
+            registry.add(Tool(spec=entry.spec, run=_confirmed_only))
+        elif entry.name in runs:
             registry.add(Tool(spec=entry.spec, run=runs[entry.name]))
     return registry
+
+
+def _confirmed_only(_args: Mapping[str, Any]) -> str:
+    raise AgentError("write_needs_confirmation", "That opens something: it runs only after "
+                     "you say yes to its read-back.")

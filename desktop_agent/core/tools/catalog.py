@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from desktop_agent.core.desktop import media, volume
+from desktop_agent.core.desktop import launch, media, volume
 from desktop_agent.core.tools import offers, weekday, words
 from desktop_agent.core.tools import write_actions as wa
 from desktop_agent.core.tools.offers import alarm_tools, note_tools, picked_by
@@ -307,6 +307,35 @@ BUILTIN: Final = Catalog([
             "never mind the reminder to buy milk", "switch off the alarm",
             "remove the reminder for the dentist", "scrap the tea timer",
             "call off the reminder about the parcel", "forget about the 10 minute timer",
+        )),
+    ToolDef(
+        name="open_app",
+        description="Open an application installed on the computer (app: its name or what "
+                    "it is, in the user's words, e.g. 'calculator', 'text editor').",
+        parameters=_obj({"app": _SHORT}), risk=Risk.WRITE, offered=launch.asks_open_app,
+        words=launch.open_app_args, executor=_DESKTOP, read_back=launch.open_app_action,
+        hint=launch.OPEN_APP_HINT, confirm_verb="open it",
+        examples=(
+            "open the calculator", "start the text editor", "launch firefox",
+            "open Abacus Pro", "can you open the terminal", "fire up the music player",
+            "open the file manager", "bring up the settings app", "run the image viewer",
+            "open LibreOffice Writer", "launch the mail app", "open the calendar app",
+        )),
+    ToolDef(
+        name="open_location",
+        description="Open a web address or one of the user's folders or files (target: the "
+                    "address or the folder's name as the user said it, e.g. 'example dot "
+                    "org', 'tax folder').",
+        parameters=_obj({"target": _TEXT}), risk=Risk.WRITE,
+        offered=launch.asks_open_location, words=launch.open_location_args,
+        executor=_DESKTOP, read_back=launch.open_location_action,
+        hint=launch.OPEN_LOCATION_HINT, confirm_verb="open it",
+        examples=(
+            "open example dot org", "open my tax folder", "open the downloads folder",
+            "open wikipedia dot org in the browser", "open bbc dot co dot uk",
+            "open the file called budget", "open my photos folder",
+            "go to example dot com", "open the documents folder", "open the holiday folder",
+            "open github dot com", "open my invoices folder",
         )),
 ])
 """Every built-in tool, reads first."""

@@ -18,6 +18,15 @@ def _spoken(log: object) -> list[str]:
     return [x.text for x in log.of(c.Synthesize)]  # type: ignore[attr-defined]
 
 
+def test_a_request_no_tool_can_do_is_said_so() -> None:
+    script = Script()
+    script.user_ptt(0.5, 1.5, "Book a table for two at eight.")
+    script.reply("Sure, I've booked a table for two at eight.")
+    log = run_scenario(script)
+    assert _spoken(log) == [
+        "Sure,", "Sorry, I can't book a table for two at eight from here, so nothing has changed."]
+
+
 def test_a_claimed_action_with_no_tool_is_never_spoken() -> None:
     script = Script()
     script.user_ptt(0.5, 1.5, "Set the volume to thirty percent.")
@@ -39,7 +48,7 @@ def test_what_was_said_before_the_claim_stays_and_the_claim_is_replaced() -> Non
     log = run_scenario(script)
     assert _spoken(log) == [
         "Sure,",
-        "Sorry, I can't open example dot org in the browser from here, so nothing has changed.",
+        "Sorry, I didn't do that: the open location tool did not run, so nothing has changed.",
     ]
     assert log.targets == [U, P, A, L]
 
@@ -47,10 +56,10 @@ def test_what_was_said_before_the_claim_stays_and_the_claim_is_replaced() -> Non
 def test_a_parroted_request_is_not_spoken() -> None:
     script = Script()
     script.user_ptt(0.5, 1.5, "Open example dot org in the browser.")
-    script.reply("Open example dot org in the browser.")
+    script.reply("Open example dot org in the browser.")  # what the 0.5B said (issue 21)
     log = run_scenario(script)
     assert _spoken(log) == [
-        "Sorry, I can't open example dot org in the browser from here, so nothing has changed."]
+        "Sorry, I didn't do that: the open location tool did not run, so nothing has changed."]
 
 
 def test_when_a_tool_exists_the_reply_says_it_did_not_run() -> None:
