@@ -24,9 +24,9 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
-    from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
     from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
+    from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines

@@ -127,9 +127,9 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             cannot load (with its fix).
     """
     from desktop_agent.adapters.audio.audio_files import read_audio
-    from desktop_agent.adapters.store.store_sqlite import FILE_NAME
     from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
     from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
+    from desktop_agent.adapters.store.store_sqlite import FILE_NAME
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
@@ -161,7 +161,8 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         executed_all: list[dict[str, Any]] = []
         with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                               max_tokens=max_tokens, clock=clocks.mono,
-                              desk=DesktopDesk(StoreDesk(store, clocks.now), log=store), wall=clocks.now,
+                              desk=DesktopDesk(StoreDesk(store, clocks.now), log=store),
+                              wall=clocks.now,
                               session=uuid.uuid4().hex[:12]) as executor:
             keep_history(store, settings or Settings(), executor.machine.history,
                          wall=clocks.wall)

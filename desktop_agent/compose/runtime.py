@@ -79,13 +79,13 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     (default: ``assistant.sqlite3`` in the user data dir).
     """
     from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
     from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
     from desktop_agent.adapters.listening.vad_silero import SileroVad
     from desktop_agent.adapters.store.store_sqlite import default_store_path
-    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
-    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.adapters.tts.tts_piper import PiperTts

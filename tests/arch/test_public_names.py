@@ -65,8 +65,7 @@ PINNED: dict[str, set[str]] = {
         "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
         "turns",
     },
-    "desktop_agent.core.desktop": {"key_repeat", "launch", "media", "shortcut", "tap_hold",
-                                   "volume"},
+    "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",
@@ -96,9 +95,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.core.tools": {
         "answer", "args", "calc", "calc_words", "catalog", "claimed", "confirm", "decision",
-        "offers",
-        "registry", "router", "semantic", "specs", "tool_def", "units", "weekday", "when",
-        "when_parts", "words", "write_actions",
+        "launch", "media", "offers", "registry", "router", "semantic", "specs", "tool_def",
+        "units", "volume", "weekday", "when", "when_parts", "words", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",

@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol
 
 from desktop_agent.adapters.desktop.launcher import Launcher
-from desktop_agent.core.desktop.launch import exec_argv
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.confirm import prepare
+from desktop_agent.core.tools.launch import exec_argv
 from desktop_agent.core.tools.write_actions import PreparedAction
 from desktop_agent.core.turns.tool_desk import WriteDesk
 

@@ -1,7 +1,7 @@
 """The desktop tools' executor: each catalog entry with ``executor="desktop"``, implemented.
 
-``core.tools.catalog`` says what each tool is (its rules live in ``core.desktop``); this
-module runs them on the real desktop: the default sound output through ``pactl``
+``core.tools.catalog`` says what each tool is (its rules: ``core.tools.volume``, ``media``,
+``launch``); this module runs them on the real desktop: the default sound output through ``pactl``
 (``volume_pactl.py``) and the media players through MPRIS on the session bus
 (``media_mpris.py``). The app, ``ask`` and ``replay`` all add them with ``add_desktop_tools``
 to the registry they already built, so a script that says "Set the volume to thirty
@@ -18,12 +18,12 @@ from typing import Any, Final
 
 from desktop_agent.adapters.desktop.media_mpris import MprisPlayers
 from desktop_agent.adapters.desktop.volume_pactl import PactlVolume
-from desktop_agent.core.desktop.media import MediaPlayers, control_media, say_playing
-from desktop_agent.core.desktop.volume import VolumeControl, change_volume
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.catalog import BUILTIN
+from desktop_agent.core.tools.media import MediaPlayers, control_media, say_playing
 from desktop_agent.core.tools.registry import Tool, ToolRegistry
 from desktop_agent.core.tools.tool_def import Catalog
+from desktop_agent.core.tools.volume import VolumeControl, change_volume
 
 EXECUTOR: Final = "desktop"
 """The catalog's ``executor`` key of the tools implemented here."""

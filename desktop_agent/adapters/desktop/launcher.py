@@ -4,7 +4,7 @@
 ``$XDG_DATA_HOME/applications`` and each ``$XDG_DATA_DIRS/*/applications`` (the first
 entry of an id wins, as in the menu), and the user's folders (``$HOME`` and the folders of
 ``user-dirs.dirs``: Documents, Downloads...). It starts an application from its Exec line
-(``core.desktop.launch.exec_argv``) and opens addresses, folders and files with ``xdg-open``,
+(``core.tools.launch.exec_argv``) and opens addresses, folders and files with ``xdg-open``,
 which follows the user's ``mimeapps.list``. Every child gets the user's environment
 (``child_env``) and lives on after the assistant.
 
@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Final
 
 from desktop_agent.adapters.desktop.child_env import start_child
-from desktop_agent.core.desktop.launch import (
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.launch import (
     DesktopEntry,
     best_app,
     folder_words,
     parse_desktop_entry,
 )
-from desktop_agent.core.errors import AgentError
 
 MAX_ENTRIES: Final = 20_000
 """Folder entries looked at, at most, for one "open my ... folder" (a huge home stays quick)."""

@@ -1,6 +1,6 @@
 """The media players on the session bus, through MPRIS (jeepney, blocking, on the tool thread).
 
-``MprisPlayers`` is the ``core.desktop.media.MediaPlayers`` the app, ``ask`` and ``replay``
+``MprisPlayers`` is the ``core.tools.media.MediaPlayers`` the app, ``ask`` and ``replay``
 use. Every player that follows the MPRIS spec (specifications.freedesktop.org/mpris-spec)
 owns a bus name ``org.mpris.MediaPlayer2.*`` and the object ``/org/mpris/MediaPlayer2``:
 its ``PlaybackStatus`` and ``Metadata`` (``xesam:title``, ``xesam:artist``) say what it
@@ -20,8 +20,8 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
-from desktop_agent.core.desktop.media import Player
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.media import Player
 
 _LOGGER = logging.getLogger(__name__)
 PREFIX: Final = "org.mpris.MediaPlayer2."

@@ -1,6 +1,6 @@
 """The default sound output through ``pactl``: PulseAudio, or PipeWire's pulse server.
 
-``PactlVolume`` is the ``core.desktop.volume.VolumeControl`` the app, ``ask`` and ``replay``
+``PactlVolume`` is the ``core.tools.volume.VolumeControl`` the app, ``ask`` and ``replay``
 use: it reads and sets the level and mute switch of ``@DEFAULT_SINK@`` (whatever output the
 user's sound settings chose), so the change is the one the desktop's own volume shows.
 pactl (pulseaudio-utils) talks to PipeWire too, through pipewire-pulse.
@@ -16,8 +16,8 @@ import subprocess
 from typing import Final
 
 from desktop_agent.adapters.desktop.child_env import run_child
-from desktop_agent.core.desktop.volume import VolumeState
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.volume import VolumeState
 
 SINK: Final = "@DEFAULT_SINK@"
 _PERCENT: Final = re.compile(r"(\d+)%")

@@ -46,8 +46,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from desktop_agent.core.desktop import launch, media, volume
-from desktop_agent.core.tools import offers, weekday, words
+from desktop_agent.core.tools import launch, media, offers, volume, weekday, words
 from desktop_agent.core.tools import write_actions as wa
 from desktop_agent.core.tools.offers import alarm_tools, note_tools, picked_by
 from desktop_agent.core.tools.tool_def import Catalog, Risk, ToolDef

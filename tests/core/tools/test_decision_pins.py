@@ -32,7 +32,8 @@ NEW_OFFERS: dict[str, list[str]] = {
 }
 """Pinned utterances that a tool added since is offered for too (on purpose: these ask
 for a weekday). The desktop's tools (``DESKTOP_TOOLS``) are offered for requests that ask
-for them, which were no requests to a tool before. Every other utterance is offered exactly what it was."""
+for them, which were no requests to a tool before. Every other utterance is offered exactly
+what it was."""
 
 
 DESKTOP_VERBS = re.compile(

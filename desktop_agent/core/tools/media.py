@@ -115,12 +115,10 @@ def asks_now_playing(text: str) -> bool:
 
 def active_player(players: Sequence[Player], recent: str | None) -> Player | None:
     """The player an action is for: playing, else the one last acted on, else paused."""
-    for want in (lambda p: p.status == "Playing", lambda p: p.name == recent,
-                 lambda p: p.status == "Paused"):
-        found = [p for p in players if want(p)]
-        if found:
-            return found[0]
-    return players[0] if players else None
+    ranked = sorted(range(len(players)), key=lambda i: (
+        players[i].status != "Playing", players[i].name != recent,
+        players[i].status != "Paused", i))
+    return players[ranked[0]] if ranked else None
 
 
 def _track(player: Player) -> str:

@@ -64,7 +64,7 @@ class DesktopEntry:
 
 def parse_desktop_entry(text: str, desktop_id: str) -> DesktopEntry | None:
     """The application in a .desktop file's text, or None (not an application, no Exec)."""
-    group, keys = "", {}
+    group, keys = "", dict[str, str]()
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):

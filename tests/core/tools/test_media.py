@@ -1,10 +1,10 @@
-"""The media tools' rules (core.desktop.media): offers, the action in words, which player."""
+"""The media tools' rules (core.tools.media): offers, the action in words, which player."""
 
 from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.desktop.media import (
+from desktop_agent.core.tools.media import (
     Player,
     active_player,
     asks_media,

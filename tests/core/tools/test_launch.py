@@ -1,10 +1,10 @@
-"""The open tools' rules (core.desktop.launch): entries, Exec lines, matching, addresses."""
+"""The open tools' rules (core.tools.launch): entries, Exec lines, matching, addresses."""
 
 from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.desktop.launch import (
+from desktop_agent.core.tools.launch import (
     DesktopEntry,
     best_app,
     exec_argv,

@@ -1,10 +1,11 @@
-"""The volume tool's rules (core.desktop.volume): offer, words, the change, the answer."""
+"""The volume tool's rules (core.tools.volume): offer, words, the change, the answer."""
 
 from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.desktop.volume import (
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.volume import (
     STEP,
     VolumeChange,
     VolumeState,
@@ -14,7 +15,6 @@ from desktop_agent.core.desktop.volume import (
     say_state,
     volume_args,
 )
-from desktop_agent.core.errors import AgentError
 
 
 class FakeOutput:
