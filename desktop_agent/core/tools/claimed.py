@@ -96,6 +96,8 @@ _IMPERATIVE: Final = re.compile(rf"^(?:{_alt(_BASE)})\b", re.IGNORECASE)
 _WORD: Final = re.compile(r"[a-z0-9']+")
 ECHO_SHARE: Final = 0.7
 """A reply that repeats at least this share of an imperative request's words parrots it."""
+CLAUSE_SHARE: Final = 0.8
+"""A clause, starting with the request's verb, made of at least this share of its words."""
 
 
 def _words(text: str) -> list[str]:
@@ -109,11 +111,22 @@ def request_verb_phrase(request: str) -> str:
 
 
 def echoes_request(clause: str, request: str) -> bool:
-    """True when ``clause`` parrots an imperative ``request`` back as its own words."""
-    if not request_verb_phrase(request) or not _IMPERATIVE.match(_POLITE.sub("", clause.strip())):
+    """True when ``clause`` parrots an imperative ``request`` back as its own words.
+
+    The clause starts with the request's own verb and its words are nearly all the
+    request's (a first chunk, "Open the example dot", is cut before the sentence ends), or
+    mostly the request's while it repeats most of the request. An instruction in other words
+    ("Open your browser and type example dot org") is not a parrot.
+    """
+    phrase = request_verb_phrase(request)
+    said = _words(_POLITE.sub("", clause.strip()))
+    if not phrase or not said or said[0] != _words(phrase)[0]:
         return False
-    asked, said = _words(request), set(_words(clause))
-    return bool(asked) and sum(w in said for w in asked) >= ECHO_SHARE * len(asked)
+    asked = _words(request)
+    from_request = sum(w in asked for w in said) / len(said)
+    repeated = sum(w in said for w in asked) / len(asked)
+    return from_request >= CLAUSE_SHARE or (repeated >= ECHO_SHARE
+                                            and from_request >= ECHO_SHARE)
 
 
 def claims_action(clause: str, request: str = "") -> bool:
@@ -134,26 +147,31 @@ def claims_action(clause: str, request: str = "") -> bool:
     return bool(gerund or _FIRST_PERSON.search(text) or _DONE.search(text))
 
 
-def tool_for(request: str, catalog: Catalog = BUILTIN) -> str:
+def tool_for(request: str, catalog: Catalog = BUILTIN,
+             available: frozenset[str] | None = None) -> str:
     """The catalog's tool that ``request`` plainly asks for, or ''.
 
     Plainly: its router rule offers it and its words rule reads the arguments (or it takes
-    none and its rule is sure), so "set the volume" is not a timer because of "set".
+    none and its rule is sure), so "set the volume" is not a timer because of "set". With
+    ``available``, only those tools count (the ones this run of the app has).
     """
     for tool in catalog:
+        if available is not None and tool.name not in available:
+            continue
         if tool.offered(request) and (arguments_from_words(tool.name, request, catalog)
                                       or tool.alone_is_sure):
             return tool.name
     return ""
 
 
-def unbacked_reply(request: str, catalog: Catalog = BUILTIN) -> str:
+def unbacked_reply(request: str, catalog: Catalog = BUILTIN,
+                   available: frozenset[str] | None = None) -> str:
     """What is said instead of an action claimed with no tool run behind it.
 
-    When a tool exists for the request, that it did not run; otherwise what the app cannot
-    do, in the request's own words when it is an imperative.
+    When a tool exists for the request (in ``available`` when given), that it did not run;
+    otherwise what the app cannot do, in the request's own words when it is an imperative.
     """
-    tool = tool_for(request, catalog)
+    tool = tool_for(request, catalog, available)
     if tool:
         return (f"Sorry, I didn't do that: the {tool.replace('_', ' ')} tool did not run, "
                 "so nothing has changed.")

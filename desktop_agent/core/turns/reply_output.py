@@ -39,9 +39,16 @@ class ReplyOutput:
     Runs on: GUI thread (one owner; no locks).
     """
 
-    def __init__(self, core: TurnCore) -> None:
-        """Work through ``core``, the machine's shared core."""
+    def __init__(self, core: TurnCore, *, tools: frozenset[str] | None = None) -> None:
+        """Work through ``core``, the machine's shared core.
+
+        Args:
+            core: The machine's shared core.
+            tools: Names of the tools this app has (None: every catalog tool), for what a
+                refused action claim says (``core.tools.claimed.unbacked_reply``).
+        """
         self._core = core
+        self._tools = tools
 
     # --- a grounded answer's spoken units ---------------------------------------------------
 
@@ -133,7 +140,7 @@ class ReplyOutput:
             core.end_job(r.job)
         reply.reflect = None  # nothing more is said, so nothing more is reflected
         reply.chunker = core.chunker_factory()  # the rest of the claim is dropped
-        sentence = unbacked_reply(request)
+        sentence = unbacked_reply(request, available=self._tools)
         reply.text = sentence
         self.synthesize(reply, sentence)
         reply.llm_done = True

@@ -59,6 +59,9 @@ def test_a_parroted_request_is_a_claim() -> None:
     assert claims_action("Open example dot org in the browser.", request)
     assert claims_action("open example.org in the browser", request)  # 6 of its 7 words
     assert not claims_action("Open a browser and type the address.", request)  # 3 of 7
+    # the first chunk of a parroted sentence, cut before its end (the 0.5B, issue 21)
+    assert claims_action("Open the example dot", request)
+    assert not claims_action("Open your browser and type example dot org.", request)
     assert not echoes_request("Paris is the capital of France.", "what's the capital of France")
     # a question is not an imperative: repeating its words claims nothing
     assert not claims_action("What is the capital of France?", "what is the capital of France")
@@ -84,3 +87,7 @@ def test_when_a_tool_exists_the_reply_says_it_did_not_run() -> None:
         "Sorry, I didn't do that: the set reminder tool did not run, so nothing has changed.")
     assert unbacked_reply("Set the volume to thirty percent.") == (
         "Sorry, I didn't do that: the set volume tool did not run, so nothing has changed.")
+    # an app without that tool (a headless run with only the clock) says it cannot
+    assert unbacked_reply("Set the volume to thirty percent.",
+                          available=frozenset({"get_current_time"})) == (
+        "Sorry, I can't set the volume to thirty percent from here, so nothing has changed.")
