@@ -5,12 +5,15 @@ the volume to thirty percent." and "Open example dot org in the browser." was pa
 (issue 21): the user heard an action that never happened. What is checked is the contract,
 whatever the model says: no sentence the user hears claims an action, and when the model
 did claim one, what is heard instead says nothing changed. With the volume tool but no sound
-output, the tool's own answer is heard.
+output, the tool's own answer is heard; with the suite's PulseAudio, the default sink is at
+30 % afterwards.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +66,14 @@ def test_with_the_tool_and_no_sound_output_its_answer_is_heard(llm: Any, tmp_pat
     heard = _heard(llm, tools, "Set the volume to thirty percent.")
     assert heard == ("I can't reach the sound server, so the volume is unchanged. "
                      "Start PulseAudio or PipeWire (pipewire-pulse).")
+
+
+def test_with_a_sound_server_the_default_sink_is_set(llm: Any, pulse_server: str) -> None:
+    subprocess.run(["pactl", "set-sink-volume", "@DEFAULT_SINK@", "65%"], check=True,
+                   timeout=10)
+    heard = _heard(llm, add_desktop_tools(ToolRegistry()), "Set the volume to thirty percent.")
+    assert heard == "The volume is now 30 percent."
+    level = subprocess.run(["pactl", "get-sink-volume", "@DEFAULT_SINK@"], check=True,
+                           capture_output=True, text=True, timeout=10,
+                           env={**os.environ, "LC_ALL": "C"}).stdout
+    assert re.findall(r"(\d+)%", level) == ["30", "30"]
