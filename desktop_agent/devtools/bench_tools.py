@@ -30,8 +30,8 @@ the one the argument rules were written against), ``heldout``
 the rules mostly do not read, on which the meaning thresholds were chosen) and ``blind``
 (written with ``tune``, before any tuning, never tuned on), ``desktop`` (the desktop tools'
 held-out set, ``heldout/desktop_tools.jsonl``, read in the catalog's names); totals are
-printed for each and for all. ``--llm-only`` turns the argument rules off, so the figures are the model's own
-(its grammar-constrained calls). ``--semantic`` runs with tools by meaning
+printed for each and for all. ``--llm-only`` turns the argument rules off, so the figures
+are the model's own (its grammar-constrained calls). ``--semantic`` runs with tools by meaning
 (``core.tools.semantic``; ``on``, the app's way), without (``off``: the keyword rules
 alone), or ``both`` in one run, one model load, the same utterances.
 """
