@@ -47,7 +47,7 @@ _ASKING: Final = re.compile(
     r"|save|create|remind|delete|remove|clear|erase|wipe|get rid|cancel|stop|turn off"
     r"|kill|abort|never ?mind|find|search|look|read|list|show|tell|give|convert|calculate"
     r"|compute|work out|multiply|divide|timer|remember|count|check|new"
-    r"|open|launch|run|fire up|bring up|go to|play|pause|resume|unpause|skip|next|previous"
+    r"|open|launch|run|fire up|bring up|go to|go back|play|pause|resume|unpause|skip|next|previous"
     r"|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's|it's too)\b"
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
