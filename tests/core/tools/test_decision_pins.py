@@ -38,7 +38,8 @@ what it was."""
 
 DESKTOP_VERBS = re.compile(
     r"^(?:open|launch|run|fire up|bring up|go to|go back|play|pause|resume|unpause|skip|next"
-    r"|previous|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's|it's too)\b",
+    r"|previous|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's"
+    r"|it's too)\b",
     re.IGNORECASE)
 """The desktop's imperatives, requests since the desktop tools (issue 21): a pinned
 utterance that starts with one was no request then and is one now, on purpose."""
