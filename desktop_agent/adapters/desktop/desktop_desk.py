@@ -4,7 +4,9 @@ Implements ``core.turns.tool_desk.WriteDesk`` in front of another desk (the stor
 desktop's writes (``open_app``, ``open_location``) are prepared and executed here, every
 other write goes on to ``inner``. Preparing finds what the words name (the menu entry, the
 folder), so the read-back names the real thing ("Open Abacus Pro?") and what executes after
-"yes" is exactly that: the entry's command, the address, the path, as read back. Executing
+"yes" is exactly that: the entry's command, the address, the path, as read back. When the
+words name nothing there, the answer says so as it is (``NotFoundAnswer``: spoken, the model
+is not asked again). Executing
 goes through the action log's ``execute_once`` when there is one (the store's: once per
 idempotency key, logged with the notes and timers), else a small in-memory once-per-key.
 
@@ -19,10 +21,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol
 
 from desktop_agent.adapters.desktop.launcher import Launcher
-from desktop_agent.core.errors import AgentError
+from desktop_agent.core.errors import AgentError, NotFoundAnswer
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.confirm import prepare
-from desktop_agent.core.tools.launch import exec_argv
+from desktop_agent.core.tools.launch import exec_argv, folder_words
 from desktop_agent.core.tools.write_actions import PreparedAction
 from desktop_agent.core.turns.tool_desk import WriteDesk
 
@@ -84,8 +86,8 @@ class DesktopDesk:
             said = str(action.args["app"])
             entry = self._launcher.find_app(said)
             if entry is None:
-                raise AgentError("no_such_app", f"There is no application called {said} in "
-                                 "the menu, so I opened nothing.")
+                raise NotFoundAnswer("no_such_app", f"There is no application called {said} "
+                                     "in the menu, so I opened nothing.")
             return PreparedAction("open_app", {"app": said, "name": entry.name,
                                                "desktop_id": entry.desktop_id,
                                                "argv": exec_argv(entry.exec_line)},
@@ -95,8 +97,9 @@ class DesktopDesk:
         said = str(action.args["target"])
         place = self._launcher.find_place(said)
         if place is None:
-            raise AgentError("no_such_place", f"I can't find {said} in your folders, so I "
-                             "opened nothing.")
+            name = " ".join(folder_words(said)) or said
+            raise NotFoundAnswer("no_such_place", f"I can't find anything called {name} in "
+                                 "your folders, so I opened nothing.")
         kind = "the folder" if place.is_dir() else "the file"
         return PreparedAction("open_location", {"target": said, "path": str(place)},
                               f"Open {kind} {place.name} in {place.parent.name or '/'}?")
