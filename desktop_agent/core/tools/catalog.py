@@ -14,7 +14,8 @@ How to add a tool
 1. Write what it does. A read that needs only its arguments and the time is a pure function
    in core, ``answer(args, now) -> str`` (one spoken sentence, never JSON), and nothing else
    has to change. Anything that needs the outside world runs in an adapter: name it in
-   ``executor`` (``"builtin"``: ``adapters/store/tools_builtin.py``, by tool name). A new
+   ``executor`` (``"builtin"``: ``adapters/store/tools_builtin.py``; ``"desktop"``:
+   ``adapters/desktop/desktop_tools.py``, its writes in ``desktop_desk.py``; by tool name). A new
    module also goes in ``core/tools/__init__.py``'s ``__all__`` and in
    ``tests/arch/test_public_names.py``, as every module does.
 2. Write its router rule, ``offered(text) -> bool``: keyword patterns that say a request
