@@ -4,8 +4,9 @@ A small model asked "Set the volume to thirty percent." happily answers "I'm set
 volume to thirty percent." without calling anything, or parrots the request back ("Open
 example dot org in the browser."). Either way the user believes something happened. The
 turn machine (``core.turns.reply_output``) passes every clause of the model's own text
-through ``claims_action`` before it is synthesised; when the turn has no executed tool
-result behind it, the clause is replaced by ``unbacked_reply``, which says what the app
+through ``claims_action`` before it is synthesised, when the request could ask for an action
+(``asks_action``); when the turn has no executed tool result behind it, the clause is
+replaced by ``unbacked_reply``, which says what the app
 cannot do (or, when a tool exists for the request, that it did not run it). It covers every
 tool alike (built-in, desktop, MCP), because it looks only at the words and at whether a
 tool ran, never at which tool.
@@ -61,8 +62,12 @@ def _alt(words: tuple[str, ...]) -> str:
 
 
 _FILLER: Final = r"(?:(?:now|just|also|already|quickly|gone\s+ahead\s+and|go\s+ahead\s+and)\s+)*"
-_END: Final = r"\b(?!\s+(?:with|by|over|again|from|thinking|to\s+think|off\s+with)\b)"
-"""A verb's end, unless it starts an explanation ('let me start with', 'I'll go over')."""
+_END: Final = (r"\b(?!\s+(?:with|by|over|again|from|thinking|to\s+think|off\s+with|to\s+that"
+                r"|that\s+(?:the|a|an|it|this|these|those|there|you|we|they|he|she|i)"
+                r"|it\s+(?:simply|plainly|differently|another\s+way|this\s+way|like\s+this)"
+                r"|the\s+(?:scene|record|stage|tone))\b)")
+"""A verb's end, unless it starts an explanation ('let me start with', 'let me put it
+simply', 'let me add that the tower ...', 'let me set the scene')."""
 _FIRST_PERSON: Final = re.compile(
     rf"\b(?:i'm|i\s+am|we're|we\s+are)\s+{_FILLER}(?:going\s+to\s+{_FILLER}(?:{_alt(_BASE)})"
     rf"|(?:{_alt(_ING)})){_END}"
@@ -145,6 +150,21 @@ def claims_action(clause: str, request: str = "") -> bool:
         return False
     gerund = _GERUND_START.search(text) is not None and not _GERUND_SUBJECT.search(text)
     return bool(gerund or _FIRST_PERSON.search(text) or _DONE.search(text))
+
+
+_ANY_ACTION: Final = re.compile(rf"\b(?:{_alt(_BASE)}|{_alt(_ING)}|{_alt(_PAST)})\b",
+                                re.IGNORECASE)
+
+
+def asks_action(request: str, catalog: Catalog = BUILTIN) -> bool:
+    """True when ``request`` could ask for an action: an action's verb, or a tool's rule.
+
+    Only then is a reply checked for claimed actions: "Write a poem" may be answered "I've
+    created a short poem for you:", and "Tell me about Paris" with "Let me add that ...".
+    """
+    text = " ".join(request.replace("’", "'").split())
+    return bool(text) and (_ANY_ACTION.search(text) is not None
+                           or any(tool.offered(text) for tool in catalog))
 
 
 def tool_for(request: str, catalog: Catalog = BUILTIN,

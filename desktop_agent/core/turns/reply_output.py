@@ -12,7 +12,7 @@ from desktop_agent.core.conversation.heard import HeardReport, heard_so_far
 from desktop_agent.core.knowledge.records import Disposition
 from desktop_agent.core.privacy import said
 from desktop_agent.core.reflection.gate import join_heard
-from desktop_agent.core.tools.claimed import claims_action, unbacked_reply
+from desktop_agent.core.tools.claimed import asks_action, claims_action, unbacked_reply
 from desktop_agent.core.turns.base import TurnCore
 from desktop_agent.core.turns.commands import CancelLlm, PlayChunk, Synthesize
 from desktop_agent.core.turns.context import Reply
@@ -114,16 +114,17 @@ class ReplyOutput:
         """Speak a clause of the model's own text, unless it claims an action no tool took.
 
         Every clause the model streams (runs, continuations, the reflected opening) comes
-        through here, whatever tools exist: a clause that says it did, is doing or will now
-        do something (``core.tools.claimed.claims_action``) while no tool of this turn has
-        answered without an error is never spoken; the run is stopped and the reply says
+        through here, whatever tools exist: when the request could ask for an action
+        (``core.tools.claimed.asks_action``), a clause that says it did, is doing or will now
+        do something (``claims_action``) while no tool of this turn has answered without an
+        error is never spoken; the run is stopped and the reply says
         what the app cannot do instead (``unbacked_reply``). Text the app itself speaks (a
         tool's sentence, a read-back, the filler) does not come through here.
         """
         if reply.claim_refused:
             return
         request = self._core.ctx.user_text()
-        if not reply.acted and claims_action(clause, request):
+        if not reply.acted and asks_action(request) and claims_action(clause, request):
             self._refuse_claim(reply, clause, request, at_s)
             return
         self.synthesize(reply, clause)

@@ -6,6 +6,7 @@ import pytest
 
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.claimed import (
+    asks_action,
     claims_action,
     echoes_request,
     request_verb_phrase,
@@ -47,6 +48,8 @@ def test_a_claimed_action_is_seen(clause: str) -> None:
     "Setting up a garden is easy.",
     "You can set the volume in the sound settings.",
     "I've written a short poem for you.",
+    "Let me add that the tower was built in 1889.", "Let me put it simply:",
+    "Let me set the scene.", "I'll put it this way:",
     "",
 ])
 def test_an_answer_that_claims_nothing_is_not_a_claim(clause: str) -> None:
@@ -91,3 +94,15 @@ def test_when_a_tool_exists_the_reply_says_it_did_not_run() -> None:
     assert unbacked_reply("Set the volume to thirty percent.",
                           available=frozenset({"get_current_time"})) == (
         "Sorry, I can't set the volume to thirty percent from here, so nothing has changed.")
+
+
+@pytest.mark.parametrize(("request_", "asks"), [
+    ("Set the volume to thirty percent.", True), ("Can you make it quieter?", True),
+    ("Book a table for two at eight.", True), ("remind me to call mum at 5 pm", True),
+    ("Open example dot org in the browser.", True),
+    ("Write a poem about the sea", False), ("Tell me about Paris", False),
+    ("what's the weather tomorrow", False),
+])
+def test_only_a_request_that_could_ask_for_an_action_is_guarded(request_: str,
+                                                                asks: bool) -> None:
+    assert asks_action(request_) is asks

@@ -101,3 +101,12 @@ def test_an_answer_that_claims_nothing_is_spoken_as_it_came() -> None:
     log = run_scenario(script)
     assert _spoken(log) == ["I can't change the volume,", "but your sound settings can."]
     assert log.of(c.CancelLlm) == []
+
+
+def test_a_request_for_no_action_may_be_answered_with_what_was_made() -> None:
+    script = Script()
+    script.user_ptt(0.5, 1.5, "Write a two line poem about the sea.")
+    script.reply("I've created a short poem for you: the sea is wide, the sea is blue.")
+    log = run_scenario(script)
+    assert _spoken(log)[0] == "I've created a short poem for you:"
+    assert log.of(c.CancelLlm) == []
