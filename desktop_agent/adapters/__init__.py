@@ -1,6 +1,7 @@
 """Adapters: one module per engine or outside system, behind a core port.
 
-Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop).
+Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop,
+speech_server).
 Never PySide6.
 """
 
@@ -16,6 +17,7 @@ __all__ = [
     "models",
     "offline",
     "paths",
+    "speech_server",
     "store",
     "tts",
 ]

@@ -44,4 +44,5 @@ def _bench(args: argparse.Namespace) -> int:
     from desktop_agent.devtools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick,
-                     llm_server=args.llm_server, hands_free=args.hands_free, asr=args.asr)
+                     llm_server=args.llm_server, hands_free=args.hands_free, asr=args.asr,
+                     asr_server=args.asr_server, tts_server=args.tts_server)

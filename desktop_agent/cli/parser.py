@@ -75,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--llm-server", metavar="URL",
                        help="(turns) the LLM on this OpenAI-compatible server, e.g. "
                             "http://127.0.0.1:8080/v1")
+    bench.add_argument("--asr-server", metavar="URI",
+                       help="(turns) speech recognition on this Wyoming server, e.g. "
+                            "tcp://127.0.0.1:10300")
+    bench.add_argument("--tts-server", metavar="URI",
+                       help="(turns) the voice on this Wyoming server, e.g. tcp://127.0.0.1:10200")
     bench.add_argument("--llm-only", action="store_true",
                        help="(tools) no argument rules: the model's own calls only")
     bench.add_argument("--semantic", choices=["on", "off", "both"], default="on",

@@ -17,5 +17,6 @@ __all__ = [
     "replay",
     "runtime",
     "single_instance",
+    "speech_engines",
     "tool_meanings",
 ]

@@ -78,7 +78,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     ``store_path`` is the SQLite store of notes, timers, reminders and executed actions
     (default: ``assistant.sqlite3`` in the user data dir).
     """
-    from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
     from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
     from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
@@ -88,7 +87,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.store.store_sqlite import default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
-    from desktop_agent.adapters.tts.tts_piper import PiperTts
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.controller import build_controller
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
@@ -100,8 +98,10 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     )
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.compose.llm_backend import llm_roles, make_llm
+    from desktop_agent.compose.speech_engines import make_asr, make_tts
     from desktop_agent.compose.tool_meanings import tool_meanings
     from desktop_agent.core.conversation.prompts import dated_system_prompt
+    from desktop_agent.core.errors import AgentError
     from desktop_agent.core.listening.endpointing import is_hallucination
     from desktop_agent.runtime.llm_worker import LlmWorker
     from desktop_agent.runtime.view_api import ErrorNotice
@@ -112,7 +112,13 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
     tools = add_desktop_tools(builtin_tools(store))  # the real sound server, desktop
-    asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
+    notices: list[Callable[[AgentError], None]] = []  # the controller's, once it exists
+
+    def notify(error: AgentError) -> None:  # from a worker thread: a queued signal emit
+        for emit in notices:
+            emit(error)
+
+    asr = AsrWorker(lambda: make_asr(settings, models["asr"].path, THREADS_ASR, notify),
                     is_hallucination)
     folders = KnowledgeFolders(settings.knowledge_folders)
     local_llm = models["llm"].path if "llm" in models else None  # None: a server answers
@@ -125,8 +131,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
 
     llm.judge_factory = verdict_judge_for  # the model reflector (reflection 'on')
     llm.writer_factory = grammar_writer_for  # word problems, sentences under a grammar
-    tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
-                                     speaking_rate=settings.voice.speaking_rate))
+    tts = TtsWorker(lambda: make_tts(settings, models["tts"].path, THREADS_TTS, notify))
     tool = ToolWorker(tools, DesktopDesk(StoreDesk(store), log=store))
     if backend is None:
         backend = _device_backend(settings)
@@ -139,6 +144,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     controller = build_controller(engines=engines, backend=backend, pipeline=pipeline,
                                   settings=settings, policy=policy, span_sink=sink,
                                   ledger=StoreLedger(store, time.time))
+    notices.append(lambda error: controller.sig_error.emit(ErrorNotice.from_error(error)))
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.runtime.history_keeper import HistoryKeeper
 

@@ -15,6 +15,7 @@ __all__ = [
     "reflection",
     "setting_specs",
     "settings",
+    "speech_server",
     "text",
     "tools",
     "turns",

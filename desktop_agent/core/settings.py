@@ -170,6 +170,34 @@ class LlmSettings(_Section):
 
 
 @dataclass(frozen=True, slots=True)
+class AsrSettings(_Section):
+    """Where speech recognition runs: here (``models.asr``) or on a Wyoming server."""
+
+    SECTION: ClassVar[str] = "asr"
+    backend: str = "local"
+    """'local' or 'wyoming' (core/speech_server/address.py); local is the fallback."""
+    uri: str = "tcp://127.0.0.1:10300"
+    """The Wyoming server: tcp://host:port or unix:///path."""
+    timeout_s: float = 10.0
+    """The longest wait for the server's transcript, seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class TtsSettings(_Section):
+    """Where the voice runs: here (``models.tts``) or on a Wyoming server."""
+
+    SECTION: ClassVar[str] = "tts"
+    backend: str = "local"
+    """'local' or 'wyoming'."""
+    uri: str = "tcp://127.0.0.1:10200"
+    """The Wyoming server: tcp://host:port or unix:///path."""
+    voice: str = "en_US-joe-medium"
+    """The server's voice; only this one is asked for (a server may list voices it lacks)."""
+    timeout_s: float = 10.0
+    """The longest wait for each part of a sentence's audio, seconds."""
+
+
+@dataclass(frozen=True, slots=True)
 class ShortcutsSettings(_Section):
     """Keys that reach the app while another program has focus."""
 
@@ -201,6 +229,8 @@ _SECTIONS: Final[dict[str, type[_Section]]] = {
     "ui": UiSettings,
     "knowledge": KnowledgeSettings,
     "llm": LlmSettings,
+    "asr": AsrSettings,
+    "tts": TtsSettings,
     "shortcuts": ShortcutsSettings,
     "desktop": DesktopSettings,
 }
@@ -231,6 +261,8 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
+    asr: AsrSettings = field(default_factory=AsrSettings)
+    tts: TtsSettings = field(default_factory=TtsSettings)
     shortcuts: ShortcutsSettings = field(default_factory=ShortcutsSettings)
     desktop: DesktopSettings = field(default_factory=DesktopSettings)
 

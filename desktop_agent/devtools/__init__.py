@@ -17,6 +17,7 @@ __all__ = [
     "busy",
     "demo_view_model",
     "doctor",
+    "doctor_servers",
     "eval_asr",
     "eval_asr_capture",
     "eval_asr_partials",

@@ -285,6 +285,9 @@ def run_doctor(as_json: bool = False, quick: bool = False) -> int:
     checks += model_checks
     checks.append(_device_check())
     checks += _desktop_checks()
+    from desktop_agent.devtools.doctor_servers import speech_server_checks
+
+    checks += speech_server_checks(loaded.settings, Check)
     if not quick:
         checks += _engine_checks(resolved)
     ok = not any(c.status == "error" for c in checks)

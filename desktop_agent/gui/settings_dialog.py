@@ -43,15 +43,18 @@ SECTION_TITLES: Final = {
     "audio": "Audio", "models": "Models", "voice": "Voice", "interaction": "Interaction",
     "barge_in": "Interrupting", "endpointing": "End of turn", "privacy": "Privacy",
     "ui": "Appearance", "knowledge": "Your documents", "llm": "Language model server",
+    "asr": "Speech recognition server", "tts": "Voice server",
     "shortcuts": "Shortcuts", "desktop": "Desktop",
 }  # fmt: skip
 MODE_LABELS: Final = {"push_to_talk": "Push-to-talk", "hands_free": "Hands-free",
+                      "wyoming": "Wyoming server",
                       "local": "On this computer", "server": "On a server",
                       "checkable": "Only checkable questions", "on": "Every answer",
                       "off": "Off"}
 LINE_PLACEHOLDERS: Final = {"key": "e.g. Space, F8", "url": "http://127.0.0.1:8080/v1",
                             "text": "The server's own", "env": "e.g. LLM_API_KEY (none)",
-                            "shortcut": "e.g. Ctrl+Alt+Space, F9 (empty: none)"}
+                            "shortcut": "e.g. Ctrl+Alt+Space, F9 (empty: none)",
+                            "speech_uri": "tcp://192.168.1.20:10300"}
 
 
 def key_from_name(name: str) -> int | None:

@@ -19,8 +19,10 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
     "desktop_agent.adapters": {
         "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "models",
-        "offline", "paths", "store", "tts",
+        "offline", "paths", "speech_server", "store", "tts",
     },
+    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "tts_wyoming",
+                                             "wyoming_link"},
     "desktop_agent.adapters.desktop": {
         "autostart", "child_env", "desktop_desk", "desktop_tools", "instance_client",
         "instance_protocol", "key_thread", "launcher", "media_mpris", "portal_bus",
@@ -58,13 +60,15 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
         "llm_backend", "portal_key", "reflection", "replay", "runtime", "single_instance",
+        "speech_engines",
         "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
-        "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
-        "turns",
+        "manifest", "ports", "privacy", "reflection", "setting_specs", "settings",
+        "speech_server", "text", "tools", "turns",
     },
+    "desktop_agent.core.speech_server": {"address"},
     "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
@@ -107,6 +111,7 @@ PINNED: dict[str, set[str]] = {
         "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",
         "bench_soak",
         "bench_tools", "bench_turns", "bench_verdicts", "busy", "demo_view_model", "doctor",
+        "doctor_servers",
         "eval_asr", "eval_asr_capture", "eval_asr_partials", "eval_endpoint", "gui_screenshots",
         "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "soak_turns",
         "text_pdf",
