@@ -24,6 +24,8 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -44,7 +46,8 @@ def _ask(args: argparse.Namespace) -> int:
                              else default_store_path())
     if note:
         print(f"warning: {note}", file=sys.stderr)
-    tools = builtin_tools(store)  # your notes and timers; a write is only read back here
+    # your notes and timers (a write is only read back here), and the desktop, as the app's
+    tools = add_desktop_tools(builtin_tools(store))
     folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
     if folders:
         check_folders(folders)  # fail before loading
@@ -58,7 +61,7 @@ def _ask(args: argparse.Namespace) -> int:
             print(f"note: {len(report.problems)} file(s) not indexed; "
                   "`desktop-agent knowledge list` says why", file=sys.stderr)
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
-                          max_tokens=args.max_tokens, desk=StoreDesk(store),
+                          max_tokens=args.max_tokens, desk=DesktopDesk(StoreDesk(store), log=store),
                           knowledge=index, proposer=proposer) as executor:
         keep_history(store, settings, executor.machine.history)  # as Privacy says
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)

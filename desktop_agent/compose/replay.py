@@ -127,6 +127,8 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             cannot load (with its fix).
     """
     from desktop_agent.adapters.audio.audio_files import read_audio
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -151,7 +153,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             print(f"warning: {note}", file=sys.stderr)
         if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
-        tools = builtin_tools(store, clocks.now)
+        tools = add_desktop_tools(builtin_tools(store, clocks.now))  # as the app's
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
         engines = load_engines(settings or Settings(), roles, tools=tools)
         assert engines.llm is not None and engines.tts is not None
@@ -159,7 +161,8 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         executed_all: list[dict[str, Any]] = []
         with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                               max_tokens=max_tokens, clock=clocks.mono,
-                              desk=StoreDesk(store, clocks.now), wall=clocks.now,
+                              desk=DesktopDesk(StoreDesk(store, clocks.now), log=store),
+                              wall=clocks.now,
                               session=uuid.uuid4().hex[:12]) as executor:
             keep_history(store, settings or Settings(), executor.machine.history,
                          wall=clocks.wall)

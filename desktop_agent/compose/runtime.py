@@ -78,6 +78,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     ``store_path`` is the SQLite store of notes, timers, reminders and executed actions
     (default: ``assistant.sqlite3`` in the user data dir).
     """
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
     from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
@@ -109,7 +111,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
-    tools = builtin_tools(store)
+    tools = add_desktop_tools(builtin_tools(store))  # the real sound server, desktop
     notices: list[Callable[[AgentError], None]] = []  # the controller's, once it exists
 
     def notify(error: AgentError) -> None:  # from a worker thread: a queued signal emit
@@ -130,7 +132,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     llm.judge_factory = verdict_judge_for  # the model reflector (reflection 'on')
     llm.writer_factory = grammar_writer_for  # word problems, sentences under a grammar
     tts = TtsWorker(lambda: make_tts(settings, models["tts"].path, THREADS_TTS, notify))
-    tool = ToolWorker(tools, StoreDesk(store))
+    tool = ToolWorker(tools, DesktopDesk(StoreDesk(store), log=store))
     if backend is None:
         backend = _device_backend(settings)
     aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation
