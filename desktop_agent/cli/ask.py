@@ -24,6 +24,8 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
@@ -46,8 +48,10 @@ def _ask(args: argparse.Namespace) -> int:
                              else default_store_path())
     if note:
         print(f"warning: {note}", file=sys.stderr)
-    tools = builtin_tools(store)  # your notes and timers; a write is only read back here
-    desk, own = wire_mcp(tools, StoreDesk(store), store, load_mcp_config())  # your own tools
+    # your notes and timers (a write is only read back here), and the desktop, as the app's
+    tools = add_desktop_tools(builtin_tools(store))
+    desk, own = wire_mcp(tools, DesktopDesk(StoreDesk(store), log=store), store,
+                         load_mcp_config())  # and your own tools (MCP)
     folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
     if folders:
         check_folders(folders)  # fail before loading

@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=int, default=2,
                        help="(tools) llama.cpp threads (1 is steadier on a busy machine)")
     bench.add_argument("--sets", default="dev,heldout",
-                       help="(tools) utterance sets, comma-separated: dev, heldout, tune, blind")
+                       help="(tools) utterance sets, comma-separated: dev, heldout, tune, blind, "
+                            "desktop")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
     bench.add_argument("--questions", type=Path, help="(answers) the questions JSONL")
     bench.add_argument("--proposer", choices=["llm", "lexical"], default="lexical",

@@ -132,6 +132,8 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             cannot load (with its fix).
     """
     from desktop_agent.adapters.audio.audio_files import read_audio
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -157,8 +159,9 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             print(f"warning: {note}", file=sys.stderr)
         if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
-        tools = builtin_tools(store, clocks.now)
-        desk, own = wire_mcp(tools, StoreDesk(store, clocks.now), store, mcp)
+        tools = add_desktop_tools(builtin_tools(store, clocks.now))  # as the app's
+        desk, own = wire_mcp(tools, DesktopDesk(StoreDesk(store, clocks.now), log=store),
+                             store, mcp)
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
         engines = load_engines(settings or Settings(), roles, tools=tools)
         assert engines.llm is not None and engines.tts is not None

@@ -85,6 +85,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     (default: ``assistant.sqlite3`` in the user data dir). ``mcp``: your own tools' servers,
     started in the background once the rest is built (``compose.mcp.AppTools``).
     """
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
     from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
@@ -116,7 +118,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
-    tools = builtin_tools(store)
+    tools = add_desktop_tools(builtin_tools(store))  # the real sound server, desktop
     notices: list[Callable[[AgentError], None]] = []  # the controller's, once it exists
 
     def notify(error: AgentError) -> None:  # from a worker thread: a queued signal emit
@@ -140,7 +142,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.compose.mcp import AppTools, RoutingDesk
     from desktop_agent.core.tools.specs import WRITE_TOOLS
 
-    desk = RoutingDesk(StoreDesk(store), None)  # your own tools' desk joins when listed
+    desk = RoutingDesk(DesktopDesk(StoreDesk(store), log=store), None)  # + your own, listed
     write_names = set(WRITE_TOOLS)
     tool = ToolWorker(tools, desk)
     if backend is None:

@@ -21,11 +21,13 @@ PINNED: dict[str, set[str]] = {
         "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "mcp",
         "models", "offline", "paths", "speech_server", "store", "tts",
     },
-    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "tts_wyoming",
+    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "probe", "tts_wyoming",
                                              "wyoming_link"},
     "desktop_agent.adapters.desktop": {
-        "autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
-        "portal_protocol", "portal_shortcuts", "x11_global_key",
+        "autostart", "child_env", "desktop_desk", "desktop_tools", "instance_client",
+        "instance_protocol", "key_thread", "launcher", "media_mpris", "portal_bus",
+        "portal_protocol", "portal_shortcuts", "volume_pactl",
+        "x11_global_key",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
@@ -97,9 +99,9 @@ PINNED: dict[str, set[str]] = {
         "normalize_for_speech", "number_words", "passages", "spoken_forms", "vocabulary", "wer",
     },
     "desktop_agent.core.tools": {
-        "answer", "args", "calc", "calc_words", "catalog", "confirm", "decision", "offers",
-        "registry", "router", "semantic", "specs", "tool_def", "units", "weekday", "when",
-        "when_parts", "words", "write_actions",
+        "answer", "args", "calc", "calc_words", "catalog", "claimed", "confirm", "decision",
+        "launch", "media", "offers", "registry", "router", "semantic", "specs", "tool_def",
+        "units", "volume", "weekday", "when", "when_parts", "words", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",
@@ -119,7 +121,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.gui": {
         "a11y", "actions_presenter", "alarm_notice", "confirm_card", "conversation",
         "evidence_panel", "folder_list", "heard_panel", "latency", "ledger_panel", "main_window",
-        "menus", "meters", "privacy_menu", "ptt", "settings_dialog", "shortcut_sheet",
+        "menus", "meters", "privacy_menu", "ptt", "server_test", "settings_dialog",
+        "shortcut_sheet",
         "state_diagram", "status", "theme", "tray", "turn_gate", "window_panes", "window_remote",
     },
     "desktop_agent.runtime": {

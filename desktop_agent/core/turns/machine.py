@@ -99,6 +99,7 @@ class TurnStateMachine:
         transitions: frozenset[tuple[State, State]] = DECLARED_TRANSITIONS,
         write_tools: Container[str] = WRITE_TOOLS,
         session: str = "s",
+        tools: frozenset[str] | None = None,
     ) -> None:
         """Create a machine in LISTENING with no turn yet.
 
@@ -114,11 +115,13 @@ class TurnStateMachine:
                 back and runs only after a confirmation (see ``write_path``).
             session: Prefix of the idempotency keys; unique per app start, so a key is
                 never reused after a restart.
+            tools: Names of the tools this app has (None: every catalog tool); a reply
+                that claims an action no tool took says whether one exists for it.
         """
         policy = policy or TurnPolicy()
         core = self._core = TurnCore(history, policy=policy, chunker_factory=chunker_factory,
                                      strict=strict, transitions=transitions)
-        output = ReplyOutput(core)
+        output = ReplyOutput(core, tools=tools)
         reflection = Reflection(core, output)
         runs = ReplyRuns(core, output, reflection)
         self._write = WritePath(core, output, runs, write_tools=write_tools,

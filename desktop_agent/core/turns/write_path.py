@@ -132,6 +132,9 @@ class WritePath:
             if mode is ToolMode.REVISE:
                 runs.start_llm_run()  # not a change after all: an ordinary turn
                 return
+            if event.final:  # nothing to fix ("no application called X"): said as it is
+                runs.say(reply, event.content, event.at_s)
+                return
             runs.back_to_model(reply, call, event.content, event.at_s)  # the model is told why
             return
         old = self._gate.propose(event.action, f"{core.turn_id}.{event.job}", event.at_s)

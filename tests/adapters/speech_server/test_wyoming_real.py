@@ -219,3 +219,24 @@ def test_doctor_checks_each_configured_server(asr_server: WyomingServer,
     assert down.status == "warn" and "speech_server_down" in down.detail and down.fix
     assert no_voice.status == "warn" and "speech_server_no_voice" in no_voice.detail
     assert "Install that voice" in no_voice.fix
+
+
+def test_the_settings_test_button_asks_the_real_server(qtbot: Any,
+                                                       tts_server: WyomingServer) -> None:
+    from desktop_agent.adapters.speech_server.probe import probe_server
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.gui.settings_dialog import SettingsDialog
+    from desktop_agent.runtime.view_api import SettingsChoices
+
+    dialog = SettingsDialog(Settings(), SettingsChoices(test_server=probe_server))
+    qtbot.addWidget(dialog)
+    dialog.set_value("tts.uri", tts_server.uri)
+    row = dialog.server_tests["tts"]
+    row.button.click()
+    qtbot.waitUntil(lambda: row.button.isEnabled(), timeout=60_000)
+    assert row.result.text().startswith(f"OK: {tts_server.uri}: voice en_US-joe-medium "
+                                        "(22050 Hz)"), row.result.text()
+    dialog.set_value("tts.uri", f"tcp://127.0.0.1:{free_port()}")
+    row.button.click()
+    qtbot.waitUntil(lambda: row.button.isEnabled(), timeout=60_000)
+    assert row.result.text().startswith("[speech_server_down]"), row.result.text()
