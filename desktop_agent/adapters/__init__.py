@@ -1,6 +1,7 @@
 """Adapters: one module per engine or outside system, behind a core port.
 
-Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop).
+Grouped by role (asr, tts, llm, listening, audio, store, knowledge, embed, models, desktop,
+mcp, speech_server).
 Never PySide6.
 """
 
@@ -13,9 +14,11 @@ __all__ = [
     "knowledge",
     "listening",
     "llm",
+    "mcp",
     "models",
     "offline",
     "paths",
+    "speech_server",
     "store",
     "tts",
 ]

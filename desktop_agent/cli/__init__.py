@@ -1,9 +1,9 @@
 """The ``desktop-agent`` command: ``main`` parses, dispatches and turns errors into exit codes.
 
 The commands and their options are in ``parser.py``; each command group has its module
-(``ask``, ``models``, ``bench``, ``knowledge``, ``desktop_entry``, and ``instance`` for the
-commands that reach the running app). Errors are printed as '[code] message Fix: ...' with
-exit status 1; never a traceback (set DESKTOP_AGENT_DEBUG=1 to see one).
+(``ask``, ``models``, ``bench``, ``knowledge``, ``mcp``, ``desktop_entry``, and ``instance``
+for the commands that reach the running app). Errors are printed as '[code] message Fix:
+...' with exit status 1; never a traceback (set DESKTOP_AGENT_DEBUG=1 to see one).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "exit_codes",
     "instance",
     "knowledge",
+    "mcp",
     "models",
     "parser",
     "main",
@@ -88,6 +89,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from desktop_agent.cli.knowledge import run as run_knowledge
 
         return run_knowledge(args)
+    if command == "mcp":
+        from desktop_agent.cli.mcp import run as run_mcp
+
+        return run_mcp(args)
     if command == "eval":
         from desktop_agent.devtools import eval_asr
 

@@ -24,6 +24,9 @@ def _ask(args: argparse.Namespace) -> int:
     import dataclasses
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
+    from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -31,6 +34,7 @@ def _ask(args: argparse.Namespace) -> int:
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.compose.knowledge import check_folders, make_proposer, open_index
     from desktop_agent.compose.ledger import open_store
+    from desktop_agent.compose.mcp import wire_mcp
     from desktop_agent.runtime.headless import HeadlessExecutor
 
     audio = read_audio(args.wav) if args.wav is not None else None  # fail before loading
@@ -44,7 +48,10 @@ def _ask(args: argparse.Namespace) -> int:
                              else default_store_path())
     if note:
         print(f"warning: {note}", file=sys.stderr)
-    tools = builtin_tools(store)  # your notes and timers; a write is only read back here
+    # your notes and timers (a write is only read back here), and the desktop, as the app's
+    tools = add_desktop_tools(builtin_tools(store))
+    desk, own = wire_mcp(tools, DesktopDesk(StoreDesk(store), log=store), store,
+                         load_mcp_config())  # and your own tools (MCP)
     folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
     if folders:
         check_folders(folders)  # fail before loading
@@ -58,11 +65,13 @@ def _ask(args: argparse.Namespace) -> int:
             print(f"note: {len(report.problems)} file(s) not indexed; "
                   "`desktop-agent knowledge list` says why", file=sys.stderr)
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
-                          max_tokens=args.max_tokens, desk=StoreDesk(store),
+                          max_tokens=args.max_tokens, desk=desk,
                           knowledge=index, proposer=proposer) as executor:
         keep_history(store, settings, executor.machine.history)  # as Privacy says
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)
         pending = executor.machine.pending_action(executor.machine_time())
+    if own is not None:
+        own.hub.close()
     store.close()
     if index is not None:
         index.close()
@@ -109,5 +118,8 @@ def _replay(args: argparse.Namespace) -> int:
     if args.llm:
         settings = dataclasses.replace(
             settings, models=dataclasses.replace(settings.models, llm=args.llm))
-    run_replay(args.script, data_dir=args.data_dir, settings=settings, out=sys.stdout)
+    from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
+
+    run_replay(args.script, data_dir=args.data_dir, settings=settings, out=sys.stdout,
+               mcp=load_mcp_config())
     return EXIT_OK

@@ -39,6 +39,11 @@ def _bench(args: argparse.Namespace) -> int:
         from desktop_agent.devtools.bench_answers import run_cli
 
         return run_cli(args)
+    if args.suite == "mcp":
+        from desktop_agent.devtools.bench_mcp import run_bench as run_mcp
+
+        return run_mcp(as_json=args.json, model=args.model, threads=args.threads,
+                       retrieval_only=args.retrieval_only)
     if args.suite == "tools":
         from desktop_agent.devtools.bench_tools import run_bench as run_tools
 
@@ -48,4 +53,5 @@ def _bench(args: argparse.Namespace) -> int:
     from desktop_agent.devtools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick,
-                     llm_server=args.llm_server, hands_free=args.hands_free, asr=args.asr)
+                     llm_server=args.llm_server, hands_free=args.hands_free, asr=args.asr,
+                     asr_server=args.asr_server, tts_server=args.tts_server)

@@ -6,9 +6,10 @@
     desktop-agent ask --text "..."     one typed question answered headless (no ASR)
     desktop-agent doctor               models, devices and engines, with fixes
     desktop-agent models list|prepare  the model manifest; assemble and verify models
-    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed|facts    benchmarks
+    desktop-agent bench turns|audio|tools|soak|idle|answers|verdicts|embed|mcp|facts   benchmarks
     desktop-agent replay SCRIPT.jsonl  a scripted conversation (say, wav, advance_s, press)
     desktop-agent knowledge index|list|search|bench   your documents' index
+    desktop-agent mcp list|call        your own tools (MCP servers), from a terminal
     desktop-agent ptt start|stop|toggle|cancel   push-to-talk in the running app
     desktop-agent show | quit          raise or close the running app
     desktop-agent install-desktop-entry   add the app to the desktop's menu
@@ -63,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench.add_argument("suite", choices=["turns", "audio", "tools", "soak", "idle", "answers",
-                                         "verdicts", "embed", "facts"])
+                                         "verdicts", "embed", "mcp", "facts"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--wav-dir", type=Path, help="(turns) replay these WAVs instead")
     bench.add_argument("--hands-free", action="store_true",
@@ -71,10 +72,18 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--asr", default=None,
                        help="(turns) this ASR model id instead of the settings' default")
     bench.add_argument("--quick", action="store_true", help="fewer repetitions")
-    bench.add_argument("--model", type=Path, help="(tools) this LLM GGUF instead of the default")
+    bench.add_argument("--model", type=Path,
+                       help="(tools, mcp) this LLM GGUF instead of the default")
+    bench.add_argument("--retrieval-only", action="store_true",
+                       help="(mcp) the retrieval step alone, no model")
     bench.add_argument("--llm-server", metavar="URL",
                        help="(turns) the LLM on this OpenAI-compatible server, e.g. "
                             "http://127.0.0.1:8080/v1")
+    bench.add_argument("--asr-server", metavar="URI",
+                       help="(turns) speech recognition on this Wyoming server, e.g. "
+                            "tcp://127.0.0.1:10300")
+    bench.add_argument("--tts-server", metavar="URI",
+                       help="(turns) the voice on this Wyoming server, e.g. tcp://127.0.0.1:10200")
     bench.add_argument("--llm-only", action="store_true",
                        help="(tools) no argument rules: the model's own calls only")
     bench.add_argument("--semantic", choices=["on", "off", "both"], default="on",
@@ -83,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=int, default=2,
                        help="(tools) llama.cpp threads (1 is steadier on a busy machine)")
     bench.add_argument("--sets", default="dev,heldout",
-                       help="(tools) utterance sets, comma-separated: dev, heldout, tune, blind")
+                       help="(tools) utterance sets, comma-separated: dev, heldout, tune, blind, "
+                            "desktop")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
     bench.add_argument("--questions", type=Path,
                        help="(answers, facts) the questions JSONL (facts: default the "
@@ -128,6 +138,10 @@ def _parser() -> argparse.ArgumentParser:
     from desktop_agent.cli.knowledge import add_parser as add_knowledge
 
     add_knowledge(sub)
+
+    from desktop_agent.cli.mcp import add_parser as add_mcp
+
+    add_mcp(sub)
 
     gui = sub.add_parser("gui", help="the desktop app (the default)")
     gui.add_argument("--screenshot-dir", type=Path, help=argparse.SUPPRESS)

@@ -12,10 +12,12 @@ __all__ = [
     "knowledge",
     "ledger",
     "llm_backend",
+    "mcp",
     "portal_key",
     "reflection",
     "replay",
     "runtime",
     "single_instance",
+    "speech_engines",
     "tool_meanings",
 ]

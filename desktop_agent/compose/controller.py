@@ -11,7 +11,7 @@ controller here.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
 from desktop_agent.core.conversation.history import History
@@ -45,7 +45,8 @@ def build_controller(*, engines: Engines, backend: AudioBackend, pipeline: Captu
                      settings: Settings | None = None, policy: TurnPolicy | None = None,
                      span_sink: Callable[[TurnSpan], None] | None = None,
                      count_tokens: Callable[[str], int] | None = None,
-                     ledger: Ledger | None = None) -> AgentController:
+                     ledger: Ledger | None = None,
+                     write_tools: Container[str] | None = None) -> AgentController:
     """Build the turn machine, the controller around it, and its collaborators.
 
     Workers are not started here (``compose/runtime.py`` starts them once the controller
@@ -61,6 +62,8 @@ def build_controller(*, engines: Engines, backend: AudioBackend, pipeline: Captu
         span_sink: Writes each finished turn's span (None: no log).
         count_tokens: Counts history in tokens (None: the history's own estimate).
         ledger: The store's executed actions, timers and reminders (None: no store).
+        write_tools: The names of the tools that change things (None: the built-in ones);
+            the app's set grows when your own tools' servers have listed theirs.
     """
     settings = settings or Settings()
     decider = BargeInDecider(barge_settings(settings))
@@ -69,7 +72,8 @@ def build_controller(*, engines: Engines, backend: AudioBackend, pipeline: Captu
     machine = TurnStateMachine(
         history, policy=policy or TurnPolicy(duck_gain_db=decider.settings.duck_gain_db,
                                              reflection=settings.interaction.reflection),
-        chunker_factory=first_clause_chunker, session=uuid.uuid4().hex[:12])
+        chunker_factory=first_clause_chunker, session=uuid.uuid4().hex[:12],
+        **({} if write_tools is None else {"write_tools": write_tools}))
     controller = AgentController(machine=machine, settings=settings, backend=backend,
                                  pipeline=pipeline, ledger=ledger)
     controller.attach(_collaborators(controller, engines=engines, decider=decider,

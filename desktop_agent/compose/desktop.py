@@ -66,6 +66,7 @@ def _choices() -> Any:
     from desktop_agent.adapters.audio.audio_devices import list_devices
     from desktop_agent.adapters.desktop.autostart import this_command
     from desktop_agent.adapters.models.model_resolver import load_manifest
+    from desktop_agent.adapters.speech_server.probe import probe_server
     from desktop_agent.runtime.view_api import SettingsChoices
 
     try:
@@ -80,6 +81,7 @@ def _choices() -> Any:
         llm_models=tuple(s.model_id for s in manifest.by_role("llm")),
         tts_models=tuple(s.model_id for s in manifest.by_role("tts")),
         command=str(this_command()),
+        test_server=probe_server,
     )
 
 
@@ -127,9 +129,12 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
             backend, no_sound = _silent_audio(), True
     runtime = None
     try:
+        from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
+
         runtime = build_runtime(settings, backend,
                                 echo_cancellation=False if no_sound else None,
-                                span_log=paths.log_dir() / "turns.jsonl")
+                                span_log=paths.log_dir() / "turns.jsonl",
+                                mcp=load_mcp_config())  # your own tools: in the background
         view_model: AgentViewModel = runtime.controller
     except AgentError as exc:
         notices.append(ErrorNotice.from_error(exc))

@@ -10,6 +10,7 @@ import datetime
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
 from desktop_agent.adapters.llm.llm_composite import CompositeLlm
@@ -19,6 +20,7 @@ from desktop_agent.adapters.models.model_resolver import ModelResolver, Resolved
 from desktop_agent.adapters.store.tools_builtin import default_tools
 from desktop_agent.adapters.tts.tts_piper import PiperTts
 from desktop_agent.compose.llm_backend import llm_roles, make_llm, resolve_speaker
+from desktop_agent.compose.speech_engines import make_asr, make_tts
 from desktop_agent.compose.tool_meanings import tool_meanings
 from desktop_agent.core.conversation.prompts import dated_system_prompt
 from desktop_agent.core.settings import Settings
@@ -36,11 +38,12 @@ THREADS_TTS = 1
 class Engines:
     """Loaded engines and how long each took to load."""
 
-    asr: WhisperAsr | None = None
+    asr: WhisperAsr | Any = None
+    """faster-whisper, or a Wyoming server's first (compose/speech_engines.py)."""
     llm: LlamaLlm | CompositeLlm | OpenAiLlm | None = None
     """llama.cpp (two models in their roles when a speaking model is installed), or a chat
     server when ``llm.backend`` is 'server'."""
-    tts: PiperTts | None = None
+    tts: PiperTts | Any = None
     models: dict[str, ResolvedModel] = field(default_factory=dict)
     load_ms: dict[str, float] = field(default_factory=dict)
     tools: ToolRegistry = field(default_factory=default_tools)
@@ -83,7 +86,7 @@ def load_engines(settings: Settings | None = None,
         t0 = time.perf_counter()
         path = engines.models[role].path if role in engines.models else None
         if role == "asr":
-            engines.asr = WhisperAsr(path, cpu_threads=THREADS_ASR)
+            engines.asr = make_asr(settings, path, THREADS_ASR)
         elif role == "llm":
             speaker = engines.models.get("speaker")
             engines.llm = make_llm(settings, path, THREADS_LLM, meanings=tool_meanings(),
@@ -91,8 +94,7 @@ def load_engines(settings: Settings | None = None,
             engines.llm.warm(dated_system_prompt(datetime.datetime.now().astimezone()),
                              engines.tools.specs)
         elif role == "tts":
-            engines.tts = PiperTts(path, threads=THREADS_TTS,
-                                   speaking_rate=settings.voice.speaking_rate)
+            engines.tts = make_tts(settings, path, THREADS_TTS)
         engines.load_ms[role] = (time.perf_counter() - t0) * 1000
     return engines
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.mcp.config import McpConfig
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.turns.states import ToolMode
 
@@ -119,20 +120,27 @@ def _data_dir(path: Path | None) -> Iterator[Path]:
 
 
 def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings | None = None,
-               out: TextIO | None = None, max_tokens: int = 200) -> list[dict[str, Any]]:
+               out: TextIO | None = None, max_tokens: int = 200,
+               mcp: McpConfig | None = None) -> list[dict[str, Any]]:
     """Run ``script`` on the real engines; print (to ``out``) and return one object per step.
+
+    ``mcp``: your own tools' servers to start and offer (``replay`` passes the config
+    folder's; None: none).
 
     Raises:
         AgentError: a bad script ('replay_bad_step', before any model loads), a model that
             cannot load (with its fix).
     """
     from desktop_agent.adapters.audio.audio_files import read_audio
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.compose.ledger import StoreLedger, open_store
+    from desktop_agent.compose.mcp import wire_mcp
     from desktop_agent.runtime.alarm_clock import alarm_line
     from desktop_agent.runtime.headless import HeadlessExecutor
 
@@ -151,7 +159,9 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             print(f"warning: {note}", file=sys.stderr)
         if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
-        tools = builtin_tools(store, clocks.now)
+        tools = add_desktop_tools(builtin_tools(store, clocks.now))  # as the app's
+        desk, own = wire_mcp(tools, DesktopDesk(StoreDesk(store, clocks.now), log=store),
+                             store, mcp)
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
         engines = load_engines(settings or Settings(), roles, tools=tools)
         assert engines.llm is not None and engines.tts is not None
@@ -159,7 +169,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
         executed_all: list[dict[str, Any]] = []
         with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                               max_tokens=max_tokens, clock=clocks.mono,
-                              desk=StoreDesk(store, clocks.now), wall=clocks.now,
+                              desk=desk, wall=clocks.now,
                               session=uuid.uuid4().hex[:12]) as executor:
             keep_history(store, settings or Settings(), executor.machine.history,
                          wall=clocks.wall)
@@ -169,6 +179,8 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
                 executed_all += row["executed"]
                 rows.append(row)
                 emit(row)
+        if own is not None:
+            own.hub.close()
         store.close()
     summary = {"summary": {"steps": len(steps), "executed": executed_all}}
     emit(summary)

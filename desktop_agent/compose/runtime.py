@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from desktop_agent.audio.backend import AudioBackend
     from desktop_agent.compose.knowledge import Indexing
+    from desktop_agent.core.mcp.config import McpConfig
     from desktop_agent.core.turns.policy import TurnPolicy
     from desktop_agent.runtime.controller import AgentController
 
@@ -40,12 +41,16 @@ class Runtime:
     threads: list[QThread]
     indexing: Indexing | None = None
     """Background indexing of the knowledge folders (None in tests that build no store)."""
+    own_tools: Any = None
+    """Your own tools' servers (``compose.mcp.AppTools``; None: none configured)."""
 
     def shutdown(self) -> None:
         """Input, processing, output."""
         if self.indexing is not None:
             self.indexing.stop()
         self.controller.shutdown()
+        if self.own_tools is not None:
+            self.own_tools.close()
 
 
 SPAN_LOG_MAX_BYTES = 1_000_000
@@ -70,15 +75,18 @@ def jsonl_span_sink(path: Path, max_bytes: int = SPAN_LOG_MAX_BYTES
 
 def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
                   echo_cancellation: bool | None = None, policy: TurnPolicy | None = None,
-                  span_log: Path | None = None, store_path: Path | None = None) -> Runtime:
+                  span_log: Path | None = None, store_path: Path | None = None,
+                  mcp: McpConfig | None = None) -> Runtime:
     """Resolve models, start one worker thread per engine, and build the controller.
 
     The workers load their engines on their own threads (progress arrives as
     ``sig_loading``); VAD and AEC are loaded here because capture needs them at once.
     ``store_path`` is the SQLite store of notes, timers, reminders and executed actions
-    (default: ``assistant.sqlite3`` in the user data dir).
+    (default: ``assistant.sqlite3`` in the user data dir). ``mcp``: your own tools' servers,
+    started in the background once the rest is built (``compose.mcp.AppTools``).
     """
-    from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
+    from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
+    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
     from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
@@ -86,7 +94,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.adapters.store.store_sqlite import default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
-    from desktop_agent.adapters.tts.tts_piper import PiperTts
     from desktop_agent.audio.capture import CapturePipeline
     from desktop_agent.compose.controller import build_controller
     from desktop_agent.compose.engines import THREADS_ASR, THREADS_LLM, THREADS_TTS, resolve_models
@@ -98,8 +105,10 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     )
     from desktop_agent.compose.ledger import StoreLedger, open_store
     from desktop_agent.compose.llm_backend import llm_roles, make_llm
+    from desktop_agent.compose.speech_engines import make_asr, make_tts
     from desktop_agent.compose.tool_meanings import tool_meanings
     from desktop_agent.core.conversation.prompts import dated_system_prompt
+    from desktop_agent.core.errors import AgentError
     from desktop_agent.core.listening.endpointing import is_hallucination
     from desktop_agent.runtime.llm_worker import LlmWorker
     from desktop_agent.runtime.view_api import ErrorNotice
@@ -109,8 +118,14 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
-    tools = builtin_tools(store)
-    asr = AsrWorker(lambda: WhisperAsr(models["asr"].path, cpu_threads=THREADS_ASR),
+    tools = add_desktop_tools(builtin_tools(store))  # the real sound server, desktop
+    notices: list[Callable[[AgentError], None]] = []  # the controller's, once it exists
+
+    def notify(error: AgentError) -> None:  # from a worker thread: a queued signal emit
+        for emit in notices:
+            emit(error)
+
+    asr = AsrWorker(lambda: make_asr(settings, models["asr"].path, THREADS_ASR, notify),
                     is_hallucination)
     folders = KnowledgeFolders(settings.knowledge_folders)
     local_llm = models["llm"].path if "llm" in models else None  # None: a server answers
@@ -125,9 +140,13 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
 
     llm.judge_factory = verdict_judge_for  # the model reflector (reflection 'on')
     llm.writer_factory = grammar_writer_for  # word problems, sentences under a grammar
-    tts = TtsWorker(lambda: PiperTts(models["tts"].path, threads=THREADS_TTS,
-                                     speaking_rate=settings.voice.speaking_rate))
-    tool = ToolWorker(tools, StoreDesk(store))
+    tts = TtsWorker(lambda: make_tts(settings, models["tts"].path, THREADS_TTS, notify))
+    from desktop_agent.compose.mcp import AppTools, RoutingDesk
+    from desktop_agent.core.tools.specs import WRITE_TOOLS
+
+    desk = RoutingDesk(DesktopDesk(StoreDesk(store), log=store), None)  # + your own, listed
+    write_names = set(WRITE_TOOLS)
+    tool = ToolWorker(tools, desk)
     if backend is None:
         backend = _device_backend(settings)
     aec_on = settings.audio.echo_cancellation if echo_cancellation is None else echo_cancellation
@@ -138,7 +157,9 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     sink = jsonl_span_sink(span_log) if span_log is not None else None
     controller = build_controller(engines=engines, backend=backend, pipeline=pipeline,
                                   settings=settings, policy=policy, span_sink=sink,
-                                  ledger=StoreLedger(store, time.time))
+                                  ledger=StoreLedger(store, time.time),
+                                  write_tools=write_names)
+    notices.append(lambda error: controller.sig_error.emit(ErrorNotice.from_error(error)))
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.runtime.history_keeper import HistoryKeeper
 
@@ -154,13 +175,19 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         controller.sig_state_changed.connect(controller.heap_keeper.on_state)
     if store_note:
         controller.notices_at_start.append(ErrorNotice("store_rebuilt", store_note))
+    for warning in mcp.warnings if mcp is not None else ():  # a broken mcp.json, with its line
+        controller.notices_at_start.append(ErrorNotice("mcp_config", warning))
     # Start the workers only now that the controller listens: a "ready" reported before its
     # signals were connected would be lost, and the app would wait for it for ever.
     engines.threads += [start_worker(w, n) for w, n in ((asr, "asr"), (llm, "llm"),
                                                         (tts, "tts"), (tool, "tool"))]
     indexing = Indexing(store, folders)
     indexing.follow(settings.knowledge_folders)
-    return Runtime(controller, backend, engines.threads, indexing)
+    own_tools = None
+    if mcp is not None and mcp.enabled:  # nothing imported or started otherwise
+        own_tools = AppTools(mcp, tools, desk, write_names, store)
+        own_tools.start()  # returns at once; the tools join when the servers list them
+    return Runtime(controller, backend, engines.threads, indexing, own_tools)
 
 
 def _device_backend(settings: Settings) -> AudioBackend:

@@ -79,3 +79,19 @@ class DesktopError(AgentError):
     """A desktop integration cannot work: a global key's text, the X server, a grab taken."""
 
     default_code = "desktop_error"
+
+
+class McpError(AgentError):
+    """A tool server of your own (MCP) cannot be read, started or called."""
+
+    default_code = "mcp_error"
+
+
+class NotFoundAnswer(AgentError):
+    """What a request names is not there (no such application, no such folder).
+
+    Its message is the whole answer, said as it is: asking the model again cannot find
+    what is not installed (``core.turns.tool_desk.respond`` marks it ``final``).
+    """
+
+    default_code = "not_found"

@@ -16,6 +16,7 @@ from typing import Any, Final
 from desktop_agent.core.conversation.openai_chat import url_problem
 from desktop_agent.core.desktop.shortcut import parse_shortcut
 from desktop_agent.core.errors import DesktopError, SettingsError
+from desktop_agent.core.speech_server.address import SPEECH_BACKENDS, uri_problem
 
 INVALID: Final = "invalid_setting"
 UNKNOWN: Final = "unknown_setting"
@@ -44,7 +45,8 @@ class SettingSpec:
     """'bool', 'float', 'int', 'choice', 'text', 'device_in', 'device_out', 'model', 'key',
     'folders' (a tuple of absolute folder paths), 'url' (an http(s) server address), 'env'
     (an environment variable's name, or ''), 'shortcut' (a global key such as Ctrl+Alt+Space,
-    or '' for none; core/desktop/shortcut.py)."""
+    or '' for none; core/desktop/shortcut.py), 'speech_uri' (tcp://host:port or
+    unix:///path; core/speech_server/address.py)."""
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
@@ -91,9 +93,17 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("llm.server_url", "LLM server URL", "The server's API base, e.g. http://127.0.0.1:8080/v1; a server on another computer is used only when its URL is set here.", "url"),  # noqa: E501
     _s("llm.server_model", "Server model name", "The model the server should use (vLLM needs it); empty = the one it serves.", "text"),  # noqa: E501
     _s("llm.api_key_env", "API key variable", "Name of the environment variable that holds the server's API key; empty = no key. The key itself is never saved.", "env"),  # noqa: E501
+    _s("asr.backend", "Speech recognition runs", "local: on this computer; wyoming: on a Wyoming server (e.g. wyoming-faster-whisper), with this computer's as the fallback.", "choice", choices=SPEECH_BACKENDS),  # noqa: E501
+    _s("asr.uri", "Speech recognition server", "tcp://host:port or unix:///path. Wyoming has no encryption or password: use it only on your own network.", "speech_uri"),  # noqa: E501
+    _s("asr.timeout_s", "Speech recognition timeout (s)", "The longest wait for the server's transcript before this computer's engine takes over; 1 to 120.", "float", minimum=1.0, maximum=120.0, step=1.0),  # noqa: E501
+    _s("tts.backend", "Voice runs", "local: on this computer; wyoming: on a Wyoming server (e.g. wyoming-piper), with this computer's voice as the fallback.", "choice", choices=SPEECH_BACKENDS),  # noqa: E501
+    _s("tts.uri", "Voice server", "tcp://host:port or unix:///path. Wyoming has no encryption or password: use it only on your own network.", "speech_uri"),  # noqa: E501
+    _s("tts.voice", "Server voice", "The server's voice name, e.g. en_US-joe-medium; only this one is asked for.", "text"),  # noqa: E501
+    _s("tts.timeout_s", "Voice server timeout (s)", "The longest wait for the server's audio before this computer's voice takes over; 1 to 120.", "float", minimum=1.0, maximum=120.0, step=1.0),  # noqa: E501
     _s("knowledge.folders", "Knowledge folders", "Folders of your documents (Markdown, text, PDF) that answers come from; absolute paths.", "folders"),  # noqa: E501
     _s("knowledge.proposer", "Document answers chosen by", "lexical: the best-ranked sentence (fast; as accurate on the project's checks); model: the local model picks among the best sentences (about 1.5 s slower on 2 cores).", "choice", choices=PROPOSERS),  # noqa: E501
     _s("shortcuts.global_push_to_talk", "Global push-to-talk key", "Held to talk while any program has focus (X11 sessions), e.g. Ctrl+Alt+Space or F9; empty = none. Space, letters and digits need Ctrl, Alt or Super.", "shortcut"),  # noqa: E501
+    _s("shortcuts.cues", "Listening cues", "A soft tone when the global key or the ptt command starts or stops listening, so you know without looking.", "bool"),  # noqa: E501
     _s("desktop.start_at_login", "Start at login", "Start hidden in the tray (minimised without one) when you log in: an autostart entry in ~/.config/autostart; off removes it.", "bool"),  # noqa: E501
 )  # fmt: skip
 SPECS_BY_KEY: Final[Mapping[str, SettingSpec]] = {spec.key: spec for spec in SETTING_SPECS}
@@ -181,6 +191,11 @@ def _check_value(spec: SettingSpec, value: Any) -> Any:
     elif kind == "url":
         value = value.strip()
         problem = url_problem(value)
+        if problem:
+            raise _invalid(key, problem)
+    elif kind == "speech_uri":
+        value = value.strip()
+        problem = uri_problem(value)
         if problem:
             raise _invalid(key, problem)
     elif kind == "env":

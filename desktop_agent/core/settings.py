@@ -174,6 +174,34 @@ class LlmSettings(_Section):
 
 
 @dataclass(frozen=True, slots=True)
+class AsrSettings(_Section):
+    """Where speech recognition runs: here (``models.asr``) or on a Wyoming server."""
+
+    SECTION: ClassVar[str] = "asr"
+    backend: str = "local"
+    """'local' or 'wyoming' (core/speech_server/address.py); local is the fallback."""
+    uri: str = "tcp://127.0.0.1:10300"
+    """The Wyoming server: tcp://host:port or unix:///path."""
+    timeout_s: float = 10.0
+    """The longest wait for the server's transcript, seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class TtsSettings(_Section):
+    """Where the voice runs: here (``models.tts``) or on a Wyoming server."""
+
+    SECTION: ClassVar[str] = "tts"
+    backend: str = "local"
+    """'local' or 'wyoming'."""
+    uri: str = "tcp://127.0.0.1:10200"
+    """The Wyoming server: tcp://host:port or unix:///path."""
+    voice: str = "en_US-joe-medium"
+    """The server's voice; only this one is asked for (a server may list voices it lacks)."""
+    timeout_s: float = 10.0
+    """The longest wait for each part of a sentence's audio, seconds."""
+
+
+@dataclass(frozen=True, slots=True)
 class ShortcutsSettings(_Section):
     """Keys that reach the app while another program has focus."""
 
@@ -181,6 +209,8 @@ class ShortcutsSettings(_Section):
     global_push_to_talk: str = "Ctrl+Alt+Space"
     """Held to talk from any program (an X11 grab; core/desktop/shortcut.py reads the text);
     '' = none. Stored in its canonical text ('ctrl+alt+space' -> 'Ctrl+Alt+Space')."""
+    cues: bool = True
+    """A soft tone when the global key or ``desktop-agent ptt`` starts or stops listening."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,9 +233,16 @@ _SECTIONS: Final[dict[str, type[_Section]]] = {
     "ui": UiSettings,
     "knowledge": KnowledgeSettings,
     "llm": LlmSettings,
+    "asr": AsrSettings,
+    "tts": TtsSettings,
     "shortcuts": ShortcutsSettings,
     "desktop": DesktopSettings,
 }
+
+
+KEPT_TABLES: Final = ("mcp",)
+"""Tables of settings.toml parsed elsewhere (``[mcp.servers.NAME]``: ``core.mcp.config``):
+not unknown here, and written back as they were by ``save_settings``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +270,8 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
+    asr: AsrSettings = field(default_factory=AsrSettings)
+    tts: TtsSettings = field(default_factory=TtsSettings)
     shortcuts: ShortcutsSettings = field(default_factory=ShortcutsSettings)
     desktop: DesktopSettings = field(default_factory=DesktopSettings)
 
@@ -286,7 +325,7 @@ class Settings:
         rejected: list[SettingsError] = []
         sections: dict[str, _Section] = {}
         for key in data:
-            if key not in _SECTIONS:
+            if key not in _SECTIONS and key not in KEPT_TABLES:
                 unknown.append(str(key))
         for name, section_cls in _SECTIONS.items():
             raw = data.get(name, {})

@@ -28,9 +28,10 @@ Utterance sets (``--sets``, default dev and heldout): ``dev`` (``tool_utterances
 the one the argument rules were written against), ``heldout``
 (``tool_utterances_heldout.jsonl``, written without seeing the rules), ``tune`` (phrasings
 the rules mostly do not read, on which the meaning thresholds were chosen) and ``blind``
-(written with ``tune``, before any tuning, never tuned on); totals are printed for each and
-for all. ``--llm-only`` turns the argument rules off, so the figures are the model's own
-(its grammar-constrained calls). ``--semantic`` runs with tools by meaning
+(written with ``tune``, before any tuning, never tuned on), ``desktop`` (the desktop tools'
+held-out set, ``heldout/desktop_tools.jsonl``, read in the catalog's names); totals are
+printed for each and for all. ``--llm-only`` turns the argument rules off, so the figures
+are the model's own (its grammar-constrained calls). ``--semantic`` runs with tools by meaning
 (``core.tools.semantic``; ``on``, the app's way), without (``off``: the keyword rules
 alone), or ``both`` in one run, one model load, the same utterances.
 """
@@ -50,7 +51,11 @@ from typing import Any
 
 DATA_FILE = "tool_utterances.jsonl"
 SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl",
-        "tune": "tool_utterances_tune.jsonl", "blind": "tool_utterances_blind.jsonl"}
+        "tune": "tool_utterances_tune.jsonl", "blind": "tool_utterances_blind.jsonl",
+        "desktop": "heldout/desktop_tools.jsonl"}
+HELDOUT_NAMES = {"open_target": "open_location", "volume": "set_volume"}
+"""The desktop held-out set was written before the tools (issue 21), in its own names: its
+tool names and arguments are read as the catalog's (``catalog_form``), never edited."""
 _LOOSE_KEYS = frozenset({"duration", "when"})
 
 
@@ -87,16 +92,33 @@ class Outcome:
 def load_utterances(path: Path | None = None, name: str = "dev") -> list[Utterance]:
     """One utterance set (the packaged ``name`` unless ``path`` is given)."""
     if path is None:
-        text = resources.files("desktop_agent.devtools").joinpath("data", SETS[name]).read_text(
-            encoding="utf-8")
+        text = resources.files("desktop_agent.devtools").joinpath(
+            "data", *SETS[name].split("/")).read_text(encoding="utf-8")
     else:
         text = path.read_text(encoding="utf-8")
     out = []
     for line in text.splitlines():
         if line.strip():
             d = json.loads(line)
-            out.append(Utterance(d["text"], d.get("tool"), d.get("args") or {}, name))
+            tool, args = catalog_form(d.get("tool"), d.get("args") or {})
+            out.append(Utterance(d["text"], tool, args, name))
     return out
+
+
+def catalog_form(tool: str | None, args: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
+    """A held-out line's tool and arguments in the catalog's names (``HELDOUT_NAMES``).
+
+    ``volume`` {action, percent} is ``set_volume`` {setting}: 'N percent' or the action;
+    ``open_app`` {name} is {app}. Tools the catalog lacks (typing, the selection, copy) keep
+    their names: they count as misses.
+    """
+    out = dict(args)
+    if tool == "volume":
+        action = str(out.get("action", ""))
+        out = {"setting": f"{out['percent']} percent" if action == "set" else action}
+    elif tool == "open_app" and "name" in out:
+        out = {"app": out["name"]}
+    return HELDOUT_NAMES.get(tool, tool) if tool else None, out
 
 
 def _norm_str(value: str, loose: bool) -> str:
@@ -201,8 +223,9 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
         store.add_alarm("reminder", "call mum", time.time() + 900, now=time.time())
         desk = StoreDesk(store)
         for index, o in enumerate(outcomes):
-            if o.tool not in BUILTIN.write_names or o.tool != o.expected_tool:
-                continue
+            if (o.tool not in BUILTIN.write_names or o.tool != o.expected_tool
+                    or BUILTIN[o.tool].executor == "desktop"):
+                continue  # the desktop's writes would open real programs: not in a bench
             counts["write_calls"] += 1
             store.add_note(f"dentist groceries note {index}", now=time.time())
             try:

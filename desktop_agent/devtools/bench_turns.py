@@ -190,8 +190,10 @@ def _serial(questions: list[tuple[str, Any]], settings: Any) -> list[dict[str, f
 
 def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = False,
               llm_server: str | None = None, hands_free: bool = False,
-              asr: str | None = None) -> int:
-    """Run both cascades and print the figures (the LLM on ``llm_server`` when given)."""
+              asr: str | None = None, asr_server: str | None = None,
+              tts_server: str | None = None) -> int:
+    """Run both cascades and print the figures (the LLM on ``llm_server`` when given, speech
+    recognition and the voice on Wyoming servers when given)."""
     from desktop_agent.core.settings import Settings
 
     settings = Settings()
@@ -200,6 +202,10 @@ def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = 
             "llm.server_url", llm_server)
     if asr:
         settings = settings.replace_field("models.asr", asr)
+    for role, uri in (("asr", asr_server), ("tts", tts_server)):
+        if uri:
+            settings = settings.replace_field(f"{role}.backend", "wyoming").replace_field(
+                f"{role}.uri", uri)
     questions = _questions(wav_dir, quick)
     streaming, split = _streaming(questions, settings, hands_free)
     serial = _serial(questions, settings)
@@ -208,6 +214,7 @@ def run_bench(as_json: bool = False, wav_dir: Path | None = None, quick: bool = 
     report["streaming_turns"] = [{k: round(v, 1) for k, v in row.items()} for row in streaming]
     report["mode"] = "hands_free" if hands_free else "push_to_talk"
     report["asr"] = settings.models.asr or "default"
+    report["speech_servers"] = {"asr": asr_server or "local", "tts": tts_server or "local"}
     if hands_free:
         report["split_turns"] = split
     if as_json:

@@ -61,6 +61,9 @@ class RecordingViewModel(AgentViewModel):
     def ptt_release(self) -> None:  # noqa: D102 - records
         self.calls.append(("ptt_release", None))
 
+    def play_cue(self, kind: str) -> None:  # noqa: D102 - records
+        self.calls.append(("play_cue", kind))
+
     def cancel_turn(self) -> None:  # noqa: D102 - records
         self.calls.append(("cancel_turn", None))
 

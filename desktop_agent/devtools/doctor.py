@@ -8,6 +8,8 @@ anything wrong, the fix. Exit status 1 when something the app needs is missing o
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -167,6 +169,36 @@ def _device_check() -> Check:
     return check
 
 
+def _desktop_checks() -> list[Check]:
+    """The desktop tools' pieces: a warning each (the app runs without them, and says so)."""
+    from desktop_agent.adapters.desktop.media_mpris import MprisPlayers
+    from desktop_agent.adapters.desktop.volume_pactl import PactlVolume
+
+    def volume() -> str:
+        state = PactlVolume().state()
+        return f"default output at {state.percent} %" + (", muted" if state.muted else "")
+
+    def media() -> str:
+        players = MprisPlayers().players()
+        return f"session bus reached; {len(players)} media player(s) running"
+
+    def opening() -> str:
+        if shutil.which("xdg-open") is None:
+            raise AgentError("no_xdg_open", "xdg-open is not installed: nothing can be opened.",
+                             "install xdg-utils")
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            raise AgentError("no_display", "no desktop display: apps and addresses cannot be "
+                             "opened from here.", "run the assistant inside your desktop session")
+        return "xdg-open and a display"
+
+    checks = [_timed("desktop volume", volume), _timed("desktop media", media),
+              _timed("desktop open", opening)]
+    for check in checks:
+        if check.status == "error":
+            check.status = "warn"  # the app works without them; each tool says what is missing
+    return checks
+
+
 def _engine_checks(resolved: dict[str, Any]) -> list[Check]:
     import numpy as np
 
@@ -292,6 +324,10 @@ def run_doctor(as_json: bool = False, quick: bool = False) -> int:
     model_checks, resolved = _model_checks(loaded.settings)
     checks += model_checks
     checks.append(_device_check())
+    checks += _desktop_checks()
+    from desktop_agent.devtools.doctor_servers import speech_server_checks
+
+    checks += speech_server_checks(loaded.settings, Check)
     if not quick:
         checks += _engine_checks(resolved)
     ok = not any(c.status == "error" for c in checks)

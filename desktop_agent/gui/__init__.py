@@ -16,6 +16,7 @@ __all__ = [
     "meters",
     "privacy_menu",
     "ptt",
+    "server_test",
     "settings_dialog",
     "shortcut_sheet",
     "state_diagram",

@@ -84,12 +84,14 @@ class HeardPanel(QGroupBox):
         dropped = report.unheard_text.strip()
         n_words = len(dropped.split())
         self.heard_label.setText(report.heard_text)
-        self.cut_label.setText(f"{report.cut_at_s:.2f} s into the reply (turn {report.turn_id})")
+        about = " (word positions estimated)" if report.approximate else ""
+        self.cut_label.setText(f"{report.cut_at_s:.2f} s into the reply (turn "
+                               f"{report.turn_id}){about}")
         self.dropped_label.setText(
             f"{dropped}  ({n_words} word{'s' if n_words != 1 else ''})" if dropped else "nothing"
         )
         self.heard_label.setAccessibleDescription(
-            f"Heard: {report.heard_text or 'nothing'}. Cut at {report.cut_at_s:.1f} seconds. "
-            f"{n_words} words dropped."
+            f"Heard: {report.heard_text or 'nothing'}. Cut at {report.cut_at_s:.1f} seconds"
+            f"{', about' if report.approximate else ''}. {n_words} words dropped."
         )
         return True

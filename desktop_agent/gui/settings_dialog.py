@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.setting_specs import SETTING_SPECS, SettingSpec
 from desktop_agent.core.settings import Settings, check_values
 from desktop_agent.gui.folder_list import FolderListEditor
+from desktop_agent.gui.server_test import ServerTestRow
 from desktop_agent.gui.shortcut_sheet import shortcut_sheet
 from desktop_agent.runtime.view_api import SettingsChoices
 
@@ -43,15 +44,18 @@ SECTION_TITLES: Final = {
     "audio": "Audio", "models": "Models", "voice": "Voice", "interaction": "Interaction",
     "barge_in": "Interrupting", "endpointing": "End of turn", "privacy": "Privacy",
     "ui": "Appearance", "knowledge": "Your documents", "llm": "Language model server",
+    "asr": "Speech recognition server", "tts": "Voice server",
     "shortcuts": "Shortcuts", "desktop": "Desktop",
 }  # fmt: skip
 MODE_LABELS: Final = {"push_to_talk": "Push-to-talk", "hands_free": "Hands-free",
+                      "wyoming": "Wyoming server",
                       "local": "On this computer", "server": "On a server",
                       "checkable": "Only checkable questions", "on": "Every answer",
                       "off": "Off"}
 LINE_PLACEHOLDERS: Final = {"key": "e.g. Space, F8", "url": "http://127.0.0.1:8080/v1",
                             "text": "The server's own", "env": "e.g. LLM_API_KEY (none)",
-                            "shortcut": "e.g. Ctrl+Alt+Space, F9 (empty: none)"}
+                            "shortcut": "e.g. Ctrl+Alt+Space, F9 (empty: none)",
+                            "speech_uri": "tcp://192.168.1.20:10300"}
 
 
 def key_from_name(name: str) -> int | None:
@@ -102,6 +106,8 @@ class SettingsDialog(QDialog):
             self._add_row(sections[spec.section], spec)
         self.shortcut_sheet = QPlainTextEdit()
         self._add_sheet(sections.get("shortcuts"))
+        self.server_tests: dict[str, ServerTestRow] = {}
+        self._add_server_tests(sections)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         scroll = QScrollArea()
@@ -132,6 +138,23 @@ class SettingsDialog(QDialog):
         self.load(settings)
 
     # -- building -------------------------------------------------------------------------
+    def _add_server_tests(self, sections: dict[str, QFormLayout]) -> None:
+        """A "Test" row under each speech server's settings (where the app can test)."""
+        tester = self._choices.test_server
+        if tester is None:
+            return
+        for section in ("asr", "tts"):
+            if section not in sections:
+                continue
+            row = ServerTestRow(section, SECTION_TITLES[section].lower(),
+                                lambda s=section: self._section_values(s), tester)
+            sections[section].addRow("Test:", row)
+            self.server_tests[section] = row
+
+    def _section_values(self, section: str) -> dict[str, Any]:
+        return {spec.name: self.value(spec.key) for spec in SETTING_SPECS
+                if spec.section == section}
+
     def _add_sheet(self, form: QFormLayout | None) -> None:
         """Every shortcut, and each desktop's binding of ``ptt``: read-only text that the
         keyboard reaches (Tab, then the arrows) and a screen reader reads line by line."""
@@ -317,6 +340,8 @@ class SettingsDialog(QDialog):
     def _on_editor_changed(self, *_: object) -> None:
         self._validate()
         self._refresh_sheet()
+        for row in getattr(self, "server_tests", {}).values():
+            row.refresh()
 
     def _on_defaults_clicked(self) -> None:
         self.load(Settings())

@@ -2,9 +2,11 @@
 
 ``desktop-agent ptt start`` is the talk key going down (the window's ``PttKeyFilter`` signal,
 so the button, the announcement and ``view_model.ptt_press`` follow exactly as for the key),
-``ptt stop`` the key coming up, ``ptt cancel`` drops the turn (and answers a waiting
-confirmation card with Cancel, as its Esc does), ``show`` raises the window, ``quit`` is the
-Agent menu's Quit. No second path into the runtime: only the window's own entry points.
+``ptt stop`` the key coming up (each with the soft listening cue, since whoever uses them may
+not be looking at the window: ``[shortcuts] cues``), ``ptt cancel`` drops the turn (and
+answers a waiting confirmation card with Cancel, as its Esc does), ``show`` raises the
+window, ``quit`` is the Agent menu's Quit. No second path into the runtime: only the
+window's own entry points.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class WindowRemote:
         if self._window.ptt_held:
             return "Already listening."
         self._window.ptt_filter.sig_pressed.emit()
+        self._window.view_model.play_cue("start")
         return "Listening."
 
     def ptt_stop(self) -> str:
@@ -38,6 +41,7 @@ class WindowRemote:
         if not self._window.ptt_held:
             return "Was not listening."
         self._window.ptt_filter.sig_released.emit()
+        self._window.view_model.play_cue("stop")
         return "Stopped listening."
 
     def ptt_toggle(self) -> str:
@@ -50,6 +54,7 @@ class WindowRemote:
         window.view_model.cancel_turn()
         if window.ptt_held:  # the key comes up too; the machine, back in LISTENING, ignores it
             window.ptt_filter.sig_released.emit()
+            window.view_model.play_cue("stop")
         card = window.actions_ui.action_cancel
         if card.isEnabled():  # a confirmation card waits: its Cancel (Esc, Ctrl+N)
             card.trigger()

@@ -235,6 +235,14 @@ class AgentController(AgentViewModel):
         """Push-to-talk released. Runs on: GUI thread."""
         self.feed(ev.PttReleased(turn_id=self.machine.turn_id, at_s=time.monotonic()))
 
+    def play_cue(self, kind: str) -> None:
+        """Sound the listening cue ``kind`` ('start' or 'stop') unless cues are off.
+
+        Runs on: GUI thread.
+        """
+        if self.settings.shortcuts.cues and kind in ("start", "stop"):
+            self.driver.play_cue("start" if kind == "start" else "stop")
+
     def cancel_turn(self) -> None:
         """Drop the turn in progress and listen again (``desktop-agent ptt cancel``).
 

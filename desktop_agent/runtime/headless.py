@@ -122,7 +122,8 @@ class HeadlessExecutor:
                                         chunker_factory=first_clause_chunker,
                                         write_tools=frozenset(
                                             s.name for s in tools.specs if s.writes),
-                                        session=session)
+                                        session=session,
+                                        tools=frozenset(s.name for s in tools.specs))
         self._out = Outbox(clock)
         self._lanes = {name: Lane(name) for name in ("asr", "llm", "tool", "tts")}
         self._tokens = Tokens()

@@ -93,7 +93,8 @@ def tool_job(out: Outbox, c: cmd.RunTool, token: CancelToken, tools: ToolRegistr
     if not token.cancelled:
         out.post(ev.ToolResult(turn_id=c.turn_id, at_s=out.clock(), job=c.job,
                                call_id=c.call.call_id, content=answer.content,
-                               is_error=answer.is_error, action=answer.action))
+                               is_error=answer.is_error, action=answer.action,
+                               final=answer.final))
 
 
 def tts_job(out: Outbox, c: cmd.Synthesize, token: CancelToken, tts: TtsEngine) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from desktop_agent.audio.chime import chime
+from desktop_agent.audio.chime import CueKind, chime, listening_cue
 from desktop_agent.audio.player import Player
 from desktop_agent.core.cancel import NO_TURN, CancelToken, TurnId
 from desktop_agent.core.turns import commands as cmd
@@ -160,6 +160,18 @@ class PlaybackDriver(QObject):
         self._player.restore()
 
     # --- asides ----------------------------------------------------------------------------------
+
+    def play_cue(self, kind: CueKind) -> None:
+        """Play the soft cue that listening started or stopped, on a Player key of its own.
+
+        Through the player like any voice, so the echo reference has it. Any reply still
+        queued was flushed by the press that started listening; the next reply's key is
+        newer and plays after it.
+        """
+        rate = self._player.device_rate
+        key, token = self._new_key(), CancelToken(NO_TURN)
+        self.feeder.play(key, listening_cue(kind, rate), rate, token)
+        self.feeder.end(key, token)
 
     def speak_apology(self, c: cmd.SpeakApology) -> None:
         """Say the apology of a failed turn; ApologyFinished follows in any case."""

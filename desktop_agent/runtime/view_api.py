@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -114,6 +114,10 @@ class SettingsChoices:
     command: str = "desktop-agent"
     """The absolute path of the running ``desktop-agent`` (the bindings Settings > Shortcuts
     shows need it: a desktop runs a shortcut's command without the user's PATH)."""
+    test_server: Callable[[str, dict[str, Any]], str] | None = None
+    """Checks the speech server of a section ('asr', 'tts') with the values the editors
+    hold (uri, timeout_s, voice): one line of what it said, or AgentError. None: no
+    "Test" buttons."""
 
     def models_for(self, role: str) -> tuple[str, ...]:
         """Model ids offered for ``role`` ('asr', 'llm', 'tts' or 'speaker_llm')."""
@@ -194,6 +198,16 @@ class AgentViewModel(QObject):
     @Slot()
     def ptt_release(self) -> None:
         """The push-to-talk control came up. Runs on: GUI thread."""
+
+    @Slot(str)
+    def play_cue(self, kind: str) -> None:
+        """Sound the cue that listening started ('start') or stopped ('stop').
+
+        For a key or command used without looking at the window; the settings may turn
+        cues off.
+
+        Runs on: GUI thread.
+        """
 
     @Slot()
     def cancel_turn(self) -> None:

@@ -219,7 +219,7 @@ class ToolWorker(EngineWorker[ToolRegistry]):
             self.sig_event_reported.emit(ToolResult(
                 turn_id=job.turn_id, at_s=time.monotonic(), job=job.job,
                 call_id=job.call.call_id, content=answer.content, is_error=answer.is_error,
-                action=answer.action))
+                action=answer.action, final=answer.final))
 
 
 class TtsWorker(EngineWorker[AdjustableTts]):

@@ -18,12 +18,16 @@ PKG = Path(__file__).resolve().parents[2] / "desktop_agent"
 PINNED: dict[str, set[str]] = {
     "desktop_agent": {"adapters", "audio", "cli", "compose", "core", "devtools", "gui", "runtime"},
     "desktop_agent.adapters": {
-        "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "models",
-        "offline", "paths", "store", "tts",
+        "asr", "audio", "desktop", "embed", "heap_trim", "knowledge", "listening", "llm", "mcp",
+        "models", "offline", "paths", "speech_server", "store", "tts",
     },
+    "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "probe", "tts_wyoming",
+                                             "wyoming_link"},
     "desktop_agent.adapters.desktop": {
-        "autostart", "instance_client", "instance_protocol", "key_thread", "portal_bus",
-        "portal_protocol", "portal_shortcuts", "x11_global_key",
+        "autostart", "child_env", "desktop_desk", "desktop_tools", "instance_client",
+        "instance_protocol", "key_thread", "launcher", "media_mpris", "portal_bus",
+        "portal_protocol", "portal_shortcuts", "volume_pactl",
+        "x11_global_key",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
@@ -38,6 +42,7 @@ PINNED: dict[str, set[str]] = {
         "cpu_features", "llm_call_grammar", "llm_claims", "llm_composite", "llm_grammar",
         "llm_llama", "llm_openai", "llm_verdict", "openai_http", "verdict_server",
     },
+    "desktop_agent.adapters.mcp": {"mcp_client", "mcp_desk", "mcp_files"},
     "desktop_agent.adapters.models": {"model_files", "model_import", "model_resolver"},
     "desktop_agent.adapters.store": {
         "history_store", "settings_store", "sqlite_files", "store_connection", "store_records",
@@ -50,20 +55,22 @@ PINNED: dict[str, set[str]] = {
         "resample", "ring", "speech_chunk", "virtual",
     },
     "desktop_agent.cli": {
-        "ask", "bench", "desktop_entry", "exit_codes", "instance", "knowledge", "main", "models",
-        "parser",
+        "ask", "bench", "desktop_entry", "exit_codes", "instance", "knowledge", "main", "mcp",
+        "models", "parser",
     },
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
-        "llm_backend", "portal_key", "reflection", "replay", "runtime", "single_instance",
-        "tool_meanings",
+        "llm_backend", "mcp", "portal_key", "reflection", "replay", "runtime",
+        "single_instance", "speech_engines", "tool_meanings",
     },
     "desktop_agent.core": {
         "cancel", "clock", "conversation", "desktop", "embed", "errors", "knowledge", "listening",
-        "manifest", "ports", "privacy", "reflection", "setting_specs", "settings", "text", "tools",
-        "turns",
+        "manifest", "mcp", "ports", "privacy", "reflection", "setting_specs", "settings",
+        "speech_server", "text", "tools", "turns",
     },
+    "desktop_agent.core.speech_server": {"address"},
     "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
+    "desktop_agent.core.mcp": {"config", "retrieval", "tools"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
         "heard", "history", "knowledge_llm", "openai_chat", "prompts",
@@ -92,9 +99,9 @@ PINNED: dict[str, set[str]] = {
         "normalize_for_speech", "number_words", "passages", "spoken_forms", "vocabulary", "wer",
     },
     "desktop_agent.core.tools": {
-        "answer", "args", "calc", "calc_words", "catalog", "confirm", "decision", "offers",
-        "registry", "router", "semantic", "specs", "tool_def", "units", "weekday", "when",
-        "when_parts", "words", "write_actions",
+        "answer", "args", "calc", "calc_words", "catalog", "claimed", "confirm", "decision",
+        "launch", "media", "offers", "registry", "router", "semantic", "specs", "tool_def",
+        "units", "volume", "weekday", "when", "when_parts", "words", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",
@@ -103,8 +110,9 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.devtools": {
         "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",
-        "bench_facts", "bench_soak",
+        "bench_facts", "bench_mcp", "bench_soak",
         "bench_tools", "bench_turns", "bench_verdicts", "busy", "demo_view_model", "doctor",
+        "doctor_servers",
         "eval_asr", "eval_asr_capture", "eval_asr_partials", "eval_endpoint", "gui_screenshots",
         "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "soak_turns",
         "text_pdf",
@@ -113,7 +121,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.gui": {
         "a11y", "actions_presenter", "alarm_notice", "confirm_card", "conversation",
         "evidence_panel", "folder_list", "heard_panel", "latency", "ledger_panel", "main_window",
-        "menus", "meters", "privacy_menu", "ptt", "settings_dialog", "shortcut_sheet",
+        "menus", "meters", "privacy_menu", "ptt", "server_test", "settings_dialog",
+        "shortcut_sheet",
         "state_diagram", "status", "theme", "tray", "turn_gate", "window_panes", "window_remote",
     },
     "desktop_agent.runtime": {

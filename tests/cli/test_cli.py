@@ -220,3 +220,25 @@ def test_no_display_gives_a_clear_message() -> None:
     assert proc.returncode == 3
     assert "no display" in proc.stderr and "desktop-agent ask --wav" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_doctor_warns_with_a_fix_when_the_desktop_tools_lack_their_pieces(
+        tmp_path: Path) -> None:
+    env = {"DESKTOP_AGENT_CONFIG_DIR": str(tmp_path), "PULSE_SERVER": f"unix:{tmp_path}/none",
+           "DBUS_SESSION_BUS_ADDRESS": f"unix:path={tmp_path}/no-bus", "DISPLAY": "",
+           "WAYLAND_DISPLAY": ""}
+    proc = _run(["doctor", "--quick", "--json"], env=env, timeout=120)
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    for name, code in (("desktop volume", "no_sound_server"),
+                       ("desktop media", "no_session_bus"), ("desktop open", "no_display")):
+        assert checks[name]["status"] == "warn" and code in checks[name]["detail"], checks[name]
+        assert checks[name]["fix"]
+
+
+def test_doctor_reads_the_sound_server_s_volume(tmp_path: Path, pulse_server: str) -> None:
+    subprocess.run(["pactl", "set-sink-volume", "@DEFAULT_SINK@", "42%"], check=True, timeout=10)
+    proc = _run(["doctor", "--quick", "--json"],
+                env={"DESKTOP_AGENT_CONFIG_DIR": str(tmp_path), "PULSE_SERVER": pulse_server},
+                timeout=120)
+    volume = next(c for c in json.loads(proc.stdout)["checks"] if c["name"] == "desktop volume")
+    assert volume["status"] == "ok" and volume["detail"].startswith("default output at 42 %")

@@ -15,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 HEAVY = ("numpy", "PySide6", "shiboken6", "sounddevice", "faster_whisper", "llama_cpp", "piper",
-         "onnxruntime", "onnx", "ctranslate2", "soxr", "platformdirs", "pypdf", "tomli_w")
+         "onnxruntime", "onnx", "ctranslate2", "soxr", "platformdirs", "pypdf", "tomli_w", "mcp",
+         "mcp_types", "jsonschema")
 
 PROBE = """
 import json, sys

@@ -115,3 +115,18 @@ def test_run_one_records_what_was_offered_and_how(llm: Any) -> None:
                                                                    "set_timer")
     assert (by_meaning.offered, by_meaning.by_meaning) == (("set_timer",), True)
     assert (rules_only.offered, rules_only.by_meaning, rules_only.tool) == ((), False, None)
+
+
+def test_the_desktop_held_out_set_is_read_in_the_catalog_s_names() -> None:
+    from desktop_agent.devtools.bench_tools import catalog_form
+
+    utts = load_utterances(name="desktop")
+    assert len(utts) == 68 and all(u.set == "desktop" for u in utts)
+    named = {u.tool for u in utts if u.tool}
+    assert {"set_volume", "open_location", "open_app", "media_control"} <= named
+    assert "volume" not in named and "open_target" not in named
+    assert catalog_form("volume", {"action": "set", "percent": 40}) == (
+        "set_volume", {"setting": "40 percent"})
+    assert catalog_form("volume", {"action": "mute"}) == ("set_volume", {"setting": "mute"})
+    assert catalog_form("open_app", {"name": ["Firefox"]}) == ("open_app", {"app": ["Firefox"]})
+    assert catalog_form(None, {}) == (None, {})

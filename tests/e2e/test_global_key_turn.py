@@ -24,7 +24,8 @@ pytestmark = [pytest.mark.models, pytest.mark.slow, pytest.mark.pulse, pytest.ma
 
 
 class ControllerKey:
-    """The talk key's entry points on the controller (what ``WindowRemote`` reaches)."""
+    """The talk key's entry points on the controller (what ``WindowRemote`` reaches), with
+    its listening cues: the start cue plays into the echo path as the user starts to speak."""
 
     def __init__(self, controller: Any) -> None:
         self.controller = controller
@@ -35,12 +36,14 @@ class ControllerKey:
         self.calls.append("start")
         self.held = True
         self.controller.ptt_press()
+        self.controller.play_cue("start")
         return "Listening."
 
     def ptt_stop(self) -> str:
         self.calls.append("stop")
         self.held = False
         self.controller.ptt_release()
+        self.controller.play_cue("stop")
         return "Stopped listening."
 
 

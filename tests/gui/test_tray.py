@@ -132,9 +132,10 @@ def test_talk_on_the_real_window_is_the_talk_key(window: MainWindow,
                                                 vm: RecordingViewModel) -> None:
     tray = AgentTray(WindowRemote(window), window.action_quit, vm, QIcon(), window)
     tray.action_talk.trigger()
-    assert window.ptt_held and vm.names() == ["ptt_press"]
+    assert window.ptt_held and vm.calls == [("ptt_press", None), ("play_cue", "start")]
     tray.action_talk.trigger()
-    assert not window.ptt_held and vm.names() == ["ptt_press", "ptt_release"]
+    assert not window.ptt_held
+    assert vm.calls[2:] == [("ptt_release", None), ("play_cue", "stop")]
 
 
 @pytest.mark.qt_log_ignore("does not support raise")  # the offscreen platform has no stacking

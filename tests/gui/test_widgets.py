@@ -82,6 +82,12 @@ def test_heard_panel_shows_exact_heard_text_and_keeps_newest(qtbot) -> None:
     assert "(4 words)" in panel.dropped_label.text()
     assert not panel.show_report(_report(2, "older", "cut"))
     assert panel.heard_label.text() == "The tower is tall.  It"
+    assert "estimated" not in panel.cut_label.text()
+    remote = HeardReport(TurnId(4), "Rome is old.", "Rome is", "old.", 0.8, True,
+                         approximate=True)  # a remote voice: no alignments
+    assert panel.show_report(remote)
+    assert panel.cut_label.text().endswith("(word positions estimated)")
+    assert "0.8 seconds, about." in panel.heard_label.accessibleDescription()
 
 
 def test_latency_waterfall_last_turn_and_history(qtbot) -> None:

@@ -1,7 +1,8 @@
 """The control socket's commands on the real window: the same entry points as its keys.
 
 ``WindowRemote`` drives a real ``MainWindow`` wired to a recording view model: ``ptt start``
-must do exactly what the talk key does (the button text, ``ptt_press``), ``cancel`` drops the
+must do exactly what the talk key does (the button text, ``ptt_press``) plus the listening cue
+(whoever uses it may not be looking), ``cancel`` drops the
 turn and answers a waiting card with Cancel, ``show`` unminimises, ``quit`` closes.
 """
 
@@ -32,12 +33,14 @@ def test_ptt_start_and_stop_are_the_talk_key(qtbot: Any, window: MainWindow,
     vm.calls.clear()
     remote: InstanceTarget = WindowRemote(window)
     assert remote.ptt_start() == "Listening."
-    assert (window.ptt_held, window.ptt_button.text(), vm.names()) == by_key
+    assert by_key[2] == ["ptt_press"]  # the window's own key: no cue, they are looking
+    assert (window.ptt_held, window.ptt_button.text()) == by_key[:2]
+    assert vm.calls == [("ptt_press", None), ("play_cue", "start")]
     assert window.ptt_button.text() == PTT_LISTENING
     assert remote.ptt_start() == "Already listening."
     assert remote.ptt_stop() == "Stopped listening."
-    assert remote.ptt_stop() == "Was not listening."
-    assert vm.names() == ["ptt_press", "ptt_release"]
+    assert remote.ptt_stop() == "Was not listening."  # no cue for what did not happen
+    assert vm.calls[2:] == [("ptt_release", None), ("play_cue", "stop")]
     assert not window.ptt_held
 
 
@@ -45,7 +48,7 @@ def test_toggle_presses_then_releases(window: MainWindow, vm: RecordingViewModel
     remote = WindowRemote(window)
     assert [remote.ptt_toggle() for _ in range(3)] == [
         "Listening.", "Stopped listening.", "Listening."]
-    assert vm.names() == ["ptt_press", "ptt_release", "ptt_press"]
+    assert [n for n in vm.names() if n != "play_cue"] == ["ptt_press", "ptt_release", "ptt_press"]
 
 
 def test_cancel_drops_the_turn_before_the_key_comes_up(window: MainWindow,
@@ -53,7 +56,7 @@ def test_cancel_drops_the_turn_before_the_key_comes_up(window: MainWindow,
     remote = WindowRemote(window)
     remote.ptt_start()
     assert remote.ptt_cancel() == "Cancelled."
-    assert vm.names() == ["ptt_press", "cancel_turn", "ptt_release"]
+    assert vm.names() == ["ptt_press", "play_cue", "cancel_turn", "ptt_release", "play_cue"]
     assert not window.ptt_held and window.ptt_button.text() != PTT_LISTENING
 
 

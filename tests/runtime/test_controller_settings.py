@@ -110,3 +110,18 @@ def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> N
                           stable=False, trailing_silence_s=0.0, at_s=2.0))
     assert llm.prefixes[-1] == "What is the"
     c.shutdown()
+
+
+def test_the_listening_cue_follows_the_setting(qtbot: Any) -> None:
+    c = make_controller()
+    played: list[str] = []
+    c.driver.play_cue = played.append
+    c.play_cue("start")
+    c.play_cue("stop")
+    c.play_cue("bogus")  # not a cue: nothing
+    base = Settings()
+    c.apply_settings(dataclasses.replace(
+        base, shortcuts=dataclasses.replace(base.shortcuts, cues=False)))
+    c.play_cue("start")
+    assert played == ["start", "stop"]
+    c.driver.close()

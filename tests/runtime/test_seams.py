@@ -211,6 +211,28 @@ def test_only_an_apology_reports_that_it_was_spoken(rig: Rig, qtbot: Any) -> Non
     assert rig.fed[0].turn_id == TURN
 
 
+def test_a_listening_cue_plays_whole_and_the_next_reply_plays_after_it(rig: Rig,
+                                                                       qtbot: Any) -> None:
+    rig.driver.play_cue("start")
+    out: list[np.ndarray] = []
+
+    def cue_played() -> bool:
+        out.append(rig.player.render(800))  # the device pulls 50 ms at a time
+        return len(out) > 1 and not out[-1].any() and any(b.any() for b in out)
+
+    qtbot.waitUntil(cue_played, timeout=5000)
+    audio = np.concatenate(out)
+    sounding = np.flatnonzero(np.abs(audio) > 1e-3)
+    assert 0.08 < (sounding[-1] - sounding[0]) / 16_000 <= 0.1  # two 50 ms notes
+    assert 0.1 < float(np.abs(audio).max()) <= 0.12  # soft: -18 dBFS at most
+    rig.driver.keep(rig.chunk(4, 0, "Hello."))  # the reply's key is newer: not refused
+    rig.driver.play(cmd.PlayChunk(turn_id=TURN, job=JobId(9), chunk_index=0))
+    key = rig.driver.monitor.key(JobId(9))
+    qtbot.waitUntil(lambda: rig.player.status(key) is not None)
+    status = rig.player.status(key)
+    assert status is not None and status.enqueued_samples == 160
+
+
 class FakeSpans:
     """The machine's bounded span store: the newest ``kept`` spans and a total count."""
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Final
 
 from desktop_agent.core.errors import SettingsError
-from desktop_agent.core.settings import Settings
+from desktop_agent.core.settings import KEPT_TABLES, Settings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     import tomli_w
 
     path = path or default_settings_path()
-    text = _HEADER + tomli_w.dumps(settings.to_dict())
+    text = _HEADER + tomli_w.dumps({**settings.to_dict(), **_kept_tables(path)})
     tmp_name = ""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -106,6 +106,15 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             "Check that the folder exists and is writable, then save again.",
         ) from err
     return path
+
+
+def _kept_tables(path: Path) -> dict[str, object]:
+    """The tables another parser reads (``[mcp]``), as the file has them now."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    return {k: data[k] for k in KEPT_TABLES if isinstance(data.get(k), dict)}
 
 
 def _backup(path: Path) -> Path | None:

@@ -38,6 +38,9 @@ class HeardReport:
     """Seconds of this turn's audio played before the cut (0.0 if nothing was played)."""
     interrupted: bool
     """True when a barge-in (or error) cut the reply; False when it played to the end."""
+    approximate: bool = False
+    """True when a played chunk's word positions were estimated, not aligned by the voice
+    (a remote voice sends none): the cut may be off by a word."""
     heard_written: str = ""
     """``heard_text`` in the reply's written form (digits, not 'two thirty p m'): what the
     history should keep. Whole written words whose spoken words were all heard; '' when
@@ -162,10 +165,13 @@ def heard_so_far(
     remaining = max(0, played_samples)
     cut_at_s = 0.0
     cut = False
+    approximate = False
     for chunk in chunks:
         tokens = chunk.text.split()
         played = min(remaining, max(0, chunk.n_samples))
         remaining -= played
+        if played > 0 and not getattr(chunk, "aligned", True):
+            approximate = True
         if chunk.sample_rate > 0:
             cut_at_s += played / chunk.sample_rate
         timings = _timings_for(chunk, tokens)
@@ -191,5 +197,6 @@ def heard_so_far(
         unheard_text=unheard_text,
         cut_at_s=cut_at_s,
         interrupted=interrupted,
+        approximate=approximate,
         heard_written=" ".join(w for w in written if w),
     )

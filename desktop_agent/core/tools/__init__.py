@@ -4,7 +4,8 @@ The catalog (one ``ToolDef`` per tool, read by everything else), the router and 
 built-in tools' offer rules, tools by meaning for the requests no rule reads, arguments
 from the user's words, the decision protocol every LLM backend shares (note, call schema,
 parsing), the registry rules, the write path (read back, confirm), the calculator, units
-and time phrases.
+and time phrases, the desktop tools' rules (volume, media keys, open an application or a
+place), and the rule that no reply claims an action no tool took.
 """
 
 __all__ = [
@@ -13,8 +14,11 @@ __all__ = [
     "calc",
     "calc_words",
     "catalog",
+    "claimed",
     "confirm",
     "decision",
+    "launch",
+    "media",
     "offers",
     "registry",
     "router",
@@ -22,6 +26,7 @@ __all__ = [
     "specs",
     "tool_def",
     "units",
+    "volume",
     "weekday",
     "when",
     "when_parts",

@@ -3,7 +3,8 @@
 A turn decides on a tool in four steps, all here except the model's own run:
 
 1. ``offer_tools``: the router's candidates for the newest user message (``offered_tools``;
-   a run that answers a tool's result, or anything but the user, is offered none). When
+   a run that answers a tool's result, or anything but the user, is offered none), and at
+   most three of the user's own MCP tools found by their words (``your_tools``). When
    the rules offer nothing, ``tools_by_meaning`` may: the tool whose examples the request
    is nearest to (``core.tools.semantic``; only when the composition root gave a
    ``MeaningRouter``, which also drops a rule's argument-less candidate the request is not
@@ -33,11 +34,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from desktop_agent.core.mcp.config import SEPARATOR
+from desktop_agent.core.mcp.retrieval import ToolIndex
 from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
 from desktop_agent.core.privacy import said
 from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded
 from desktop_agent.core.tools.catalog import BUILTIN
-from desktop_agent.core.tools.router import candidate_tools, is_request
+from desktop_agent.core.tools.offers import strip_lead
+from desktop_agent.core.tools.router import MAX_REQUEST_CHARS, candidate_tools, is_request
 from desktop_agent.core.tools.semantic import MeaningRouter
 from desktop_agent.core.tools.tool_def import Catalog
 
@@ -80,12 +84,37 @@ def offer_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
     it"); without, exactly ``offered_tools``.
     """
     rules = offered_tools(messages, tools, catalog)
+    own = your_tools(messages, tools, catalog)
     if meanings is None:
-        return Offer(rules)
+        return Offer(rules + own)
     if rules:
-        return Offer(meanings.veto(messages[-1].content, rules))
+        return Offer(meanings.veto(messages[-1].content, rules) + own)
+    if own:
+        return Offer(own)
     found = tools_by_meaning(messages, tools, meanings, catalog)
     return Offer(found, by_meaning=bool(found))
+
+
+def your_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
+               catalog: Catalog = BUILTIN) -> tuple[ToolSpec, ...]:
+    """The user's own (MCP) tools among ``tools`` a request could need, at most three.
+
+    Tools with no catalog entry and a ``server__tool`` name are found by their words
+    (``core.mcp.retrieval``, BM25) for a request (not a statement or text read aloud; a
+    command that opens with one of their words counts: "commit my changes"); never pasted
+    into the prompt all at once.
+    """
+    last = messages[-1] if messages else None
+    if last is None or last.role != "user" or not last.content:
+        return ()
+    text = " ".join(last.content.split())
+    own = [t for t in tools if t.name not in catalog and SEPARATOR in t.name]
+    if not own or len(text) > MAX_REQUEST_CHARS:
+        return ()
+    index = ToolIndex(own)
+    if not is_request(text) and not index.commands(strip_lead(text)):
+        return ()
+    return index.candidates(text)
 
 
 def tools_by_meaning(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],

@@ -116,15 +116,20 @@ class ToolRegistry:
             self.add(tool)
 
     def add(self, tool: Tool) -> None:
-        """Register ``tool``; names are unique."""
+        """Register ``tool``; names are unique. Runs on: any thread.
+
+        The table is replaced, never changed in place: a worker reading ``specs`` on
+        another thread while your own tools are added sees the old table or the new one.
+        """
         if tool.spec.name in self._tools:
             raise ValueError(f"tool {tool.spec.name!r} registered twice")
-        self._tools[tool.spec.name] = tool
+        self._tools = {**self._tools, tool.spec.name: tool}
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
         """Specs for the LLM prompt, in a stable order (prefix caching needs it)."""
-        return tuple(self._tools[name].spec for name in sorted(self._tools))
+        table = self._tools  # one table for the whole read (``add`` replaces it)
+        return tuple(table[name].spec for name in sorted(table))
 
     def spec(self, name: str) -> ToolSpec | None:
         """The spec registered as ``name``, or None."""

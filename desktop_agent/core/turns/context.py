@@ -99,6 +99,11 @@ class Reply:
     """A grounded answer's spoken units, by chunk index."""
     reflect: ReflectState | None = None
     """Verdict-gated speech of this reply (None: not reflected)."""
+    acted: bool = False
+    """True once a tool of this turn ran and answered without an error: only then may the
+    model's words say that something was done (``core.tools.claimed``)."""
+    claim_refused: bool = False
+    """True once a clause claimed an action with no tool behind it: the rest is not spoken."""
 
 
 @dataclass(slots=True)

@@ -174,6 +174,9 @@ class ToolResult:
     """True when the tool failed in an expected way; ``content`` then says why (the LLM is told)."""
     action: PreparedAction | None = None
     """For a PREPARE or REVISE job that succeeded: the validated action to read back."""
+    final: bool = False
+    """An error whose ``content`` is the user's whole answer (nothing the model could fix:
+    no such application): the write path speaks it instead of asking the model."""
     at_s: float
 
 

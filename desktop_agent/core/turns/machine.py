@@ -33,7 +33,7 @@ handler.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from desktop_agent.core.cancel import TurnId
@@ -97,8 +97,9 @@ class TurnStateMachine:
         chunker_factory: Callable[[], Chunker] = PunctuationChunker,
         strict: bool = False,
         transitions: frozenset[tuple[State, State]] = DECLARED_TRANSITIONS,
-        write_tools: frozenset[str] = WRITE_TOOLS,
+        write_tools: Container[str] = WRITE_TOOLS,
         session: str = "s",
+        tools: frozenset[str] | None = None,
     ) -> None:
         """Create a machine in LISTENING with no turn yet.
 
@@ -109,15 +110,18 @@ class TurnStateMachine:
             strict: Raise ``UndeclaredTransitionError`` on an undeclared edge (tests);
                 otherwise go to ERROR with code 'undeclared_transition'.
             transitions: The declared (source, target) edges.
-            write_tools: Names of the tools that change things: a call to one is read
+            write_tools: Names of the tools that change things (the app's grows when your
+                own tools' servers have listed theirs): a call to one is read
                 back and runs only after a confirmation (see ``write_path``).
             session: Prefix of the idempotency keys; unique per app start, so a key is
                 never reused after a restart.
+            tools: Names of the tools this app has (None: every catalog tool); a reply
+                that claims an action no tool took says whether one exists for it.
         """
         policy = policy or TurnPolicy()
         core = self._core = TurnCore(history, policy=policy, chunker_factory=chunker_factory,
                                      strict=strict, transitions=transitions)
-        output = ReplyOutput(core)
+        output = ReplyOutput(core, tools=tools)
         reflection = Reflection(core, output)
         runs = ReplyRuns(core, output, reflection)
         self._write = WritePath(core, output, runs, write_tools=write_tools,

@@ -94,7 +94,9 @@ class Reflection:
         r.speaking = False
         stop_llm_run(self._core, reply)  # the rest is the reflector's
         for clause in reply.chunker.flush():
-            self._output.synthesize(reply, clause)
+            self._output.speak_model(reply, clause, at_s)
+        if reply.claim_refused:
+            return  # the refusal ended the reply
         self._begin_reflection(reply, at_s)
 
     def _opening_end(self, text: str) -> int | None:

@@ -205,6 +205,8 @@ class ReplyRuns:
             return
         self._take_token(head, at_s)
         assert reply is not None
+        if reply.claim_refused:
+            return  # the opening claimed an action: the refusal ended the reply
         self._reflection.end_opening(reply, event.at_s if at_s is None else at_s)
 
     def _take_token(self, event: LlmToken, at_s: float | None) -> None:
@@ -219,7 +221,7 @@ class ReplyRuns:
         reply.text += event.text
         for clause in reply.chunker.push(event.text):
             if _speakable(clause):
-                self._output.synthesize(reply, clause)
+                self._output.speak_model(reply, clause, when)
 
     def on_llm_tool_call(self, event: LlmToolCall, at_s: float | None = None) -> None:
         """The model called a read tool: speak what came before, run the tool."""
@@ -231,7 +233,9 @@ class ReplyRuns:
         when = event.at_s if at_s is None else at_s
         self.first_output(reply, when)
         for clause in reply.chunker.flush():  # speak what came before the call
-            self._output.synthesize(reply, clause)
+            self._output.speak_model(reply, clause, when)
+        if reply.claim_refused:
+            return
         if not self.tool_call_allowed(reply, when):
             return
         if core.policy.speak_tool_results:
@@ -290,7 +294,9 @@ class ReplyRuns:
             self.say(reply, NOT_CAUGHT, when)
             return
         for clause in reply.chunker.flush():
-            self._output.synthesize(reply, clause)
+            self._output.speak_model(reply, clause, when)
+        if reply.claim_refused:
+            return  # the refusal ended the reply
         if self._reflection.run_ended(reply, when):
             return  # reflection takes it from here (reflect.py)
         reply.llm_done = True
@@ -305,6 +311,7 @@ class ReplyRuns:
             self._core.ignore(event)
             return
         call = self.end_tool_job(reply, event.job)
+        reply.acted = reply.acted or not event.is_error
         if self._core.policy.speak_tool_results and not event.is_error and not reply.tools:
             self._record_tool(reply, call, event.content)
             self.say(reply, event.content, event.at_s)  # a read tool's own sentence

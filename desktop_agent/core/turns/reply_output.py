@@ -10,9 +10,11 @@ import logging
 
 from desktop_agent.core.conversation.heard import HeardReport, heard_so_far
 from desktop_agent.core.knowledge.records import Disposition
+from desktop_agent.core.privacy import said
 from desktop_agent.core.reflection.gate import join_heard
+from desktop_agent.core.tools.claimed import asks_action, claims_action, unbacked_reply
 from desktop_agent.core.turns.base import TurnCore
-from desktop_agent.core.turns.commands import PlayChunk, Synthesize
+from desktop_agent.core.turns.commands import CancelLlm, PlayChunk, Synthesize
 from desktop_agent.core.turns.context import Reply
 from desktop_agent.core.turns.events import (
     LlmToken,
@@ -24,6 +26,7 @@ from desktop_agent.core.turns.events import (
 from desktop_agent.core.turns.reports import PublishHeard, PublishUnit
 from desktop_agent.core.turns.spoken_units import UnitSlot
 from desktop_agent.core.turns.states import Stage, State
+from desktop_agent.core.turns.stopping import stop_llm_run
 
 _LOGGER = logging.getLogger(__name__)
 REPLYING = (State.PROCESSING, State.WAITING_FOR_TOOL, State.ASSISTANT_SPEAKING)
@@ -36,9 +39,16 @@ class ReplyOutput:
     Runs on: GUI thread (one owner; no locks).
     """
 
-    def __init__(self, core: TurnCore) -> None:
-        """Work through ``core``, the machine's shared core."""
+    def __init__(self, core: TurnCore, *, tools: frozenset[str] | None = None) -> None:
+        """Work through ``core``, the machine's shared core.
+
+        Args:
+            core: The machine's shared core.
+            tools: Names of the tools this app has (None: every catalog tool), for what a
+                refused action claim says (``core.tools.claimed.unbacked_reply``).
+        """
         self._core = core
+        self._tools = tools
 
     # --- a grounded answer's spoken units ---------------------------------------------------
 
@@ -97,6 +107,46 @@ class ReplyOutput:
                             *reply.units.cancel_pending(queued)]:
             self._core.emit(PublishUnit(turn_id=self._core.turn_id, unit=slot.unit,
                                         disposition=final, at_s=at_s))
+
+    # --- the model's own words: never an action no tool took ------------------------------
+
+    def speak_model(self, reply: Reply, clause: str, at_s: float) -> None:
+        """Speak a clause of the model's own text, unless it claims an action no tool took.
+
+        Every clause the model streams (runs, continuations, the reflected opening) comes
+        through here, whatever tools exist: when the request could ask for an action
+        (``core.tools.claimed.asks_action``), a clause that says it did, is doing or will now
+        do something (``claims_action``) while no tool of this turn has answered without an
+        error is never spoken; the run is stopped and the reply says
+        what the app cannot do instead (``unbacked_reply``). Text the app itself speaks (a
+        tool's sentence, a read-back, the filler) does not come through here.
+        """
+        if reply.claim_refused:
+            return
+        request = self._core.ctx.user_text()
+        if not reply.acted and asks_action(request) and claims_action(clause, request):
+            self._refuse_claim(reply, clause, request, at_s)
+            return
+        self.synthesize(reply, clause)
+
+    def _refuse_claim(self, reply: Reply, clause: str, request: str, at_s: float) -> None:
+        core = self._core
+        _LOGGER.info("turn %d: not spoken, an action claimed with no tool run: %s",
+                     core.turn_id, said(clause))
+        reply.claim_refused = True
+        stop_llm_run(core, reply)
+        r = reply.reflect
+        if r is not None and r.job is not None:
+            core.emit(CancelLlm(turn_id=core.turn_id, job=r.job))
+            core.end_job(r.job)
+        reply.reflect = None  # nothing more is said, so nothing more is reflected
+        reply.chunker = core.chunker_factory()  # the rest of the claim is dropped
+        sentence = unbacked_reply(request, available=self._tools)
+        reply.text = sentence
+        self.synthesize(reply, sentence)
+        reply.llm_done = True
+        reply.continuation_due = False
+        self.maybe_finish(at_s)
 
     # --- synthesis and playback -------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Protocol
 
-from desktop_agent.core.errors import AgentError
+from desktop_agent.core.errors import AgentError, NotFoundAnswer
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.tools.write_actions import PreparedAction
@@ -45,6 +45,9 @@ class ToolAnswer:
     content: str
     is_error: bool = False
     action: PreparedAction | None = None
+    final: bool = False
+    """The content is the user's answer as it is (``NotFoundAnswer``): spoken, the model is
+    not asked."""
 
 
 NO_DESK = "Sorry, I can't change anything right now: my notes and timers are not available."
@@ -75,7 +78,7 @@ def respond(tools: ToolRegistry, desk: WriteDesk | None, command: RunTool) -> To
     except AgentError as exc:
         if mode is ToolMode.EXECUTE:
             return ToolAnswer(f"Sorry, that did not work: {exc.message}", True)
-        return ToolAnswer(exc.message, True)
+        return ToolAnswer(exc.message, True, final=isinstance(exc, NotFoundAnswer))
     except Exception as exc:  # a bug in a tool: still an answer, and logged
         _LOGGER.exception("turn=%d tool %s (%s) failed", command.turn_id, command.call.name,
                           mode.value)

@@ -24,6 +24,7 @@ through itself.
 from __future__ import annotations
 
 import logging
+from collections.abc import Container
 
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.confirm import (
@@ -68,7 +69,7 @@ class WritePath:
     """
 
     def __init__(self, core: TurnCore, output: ReplyOutput, runs: ReplyRuns, *,
-                 write_tools: frozenset[str], gate: ConfirmGate) -> None:
+                 write_tools: Container[str], gate: ConfirmGate) -> None:
         """Wire the write path.
 
         Args:
@@ -130,6 +131,9 @@ class WritePath:
         if event.action is None:  # the proposal did not validate
             if mode is ToolMode.REVISE:
                 runs.start_llm_run()  # not a change after all: an ordinary turn
+                return
+            if event.final:  # nothing to fix ("no application called X"): said as it is
+                runs.say(reply, event.content, event.at_s)
                 return
             runs.back_to_model(reply, call, event.content, event.at_s)  # the model is told why
             return

@@ -17,6 +17,7 @@ class Chunk:
     n_samples: int
     sample_rate: int = 1000
     words: tuple[WordTiming, ...] = ()
+    aligned: bool = True
 
 
 T = TurnId(7)
@@ -93,3 +94,10 @@ def test_timings_that_do_not_match_the_text_are_replaced_by_an_estimate() -> Non
 def test_a_reply_played_to_the_end_is_not_interrupted() -> None:
     report = heard_so_far(T, [HELLO], 400, interrupted=False)
     assert not report.interrupted and report.cut_at_s == pytest.approx(0.4)
+
+
+def test_a_cut_in_an_estimated_chunk_is_marked_approximate() -> None:
+    estimated = Chunk("Rome is old.", 300, aligned=False)  # a remote voice's: no alignments
+    assert not heard_so_far(T, [HELLO, estimated], 200).approximate  # cut in the aligned one
+    report = heard_so_far(T, [HELLO, estimated], 450)
+    assert report.approximate and report.heard_text.startswith("Hello brave world.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_agent.core.ports import ToolSpec
-from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.router import candidate_tools, is_request
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
 
 
@@ -58,3 +58,11 @@ def test_candidates_keep_spec_order_and_only_known_tools() -> None:
                           (extra, *BUILTIN_SPECS))
     assert [s.name for s in got] == ["set_timer"]
     assert candidate_tools("set a timer for 5 minutes", ()) == ()
+
+
+@pytest.mark.parametrize("text", [
+    "turn it down", "mute", "pause the music", "next song", "go back a track",
+    "open the calculator", "launch the text editor", "go to example dot org",
+])
+def test_the_desktop_s_imperatives_are_requests(text: str) -> None:
+    assert is_request(text)

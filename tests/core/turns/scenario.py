@@ -79,6 +79,8 @@ class Script:
     utterances: list[Utterance] = field(default_factory=list)
     replies: dict[tuple[str, str], ScriptedReply] = field(default_factory=dict)
     tools: dict[str, str] = field(default_factory=dict)
+    tool_errors: set[str] = field(default_factory=set)
+    """Tools whose result is an error (``ToolResult.is_error``)."""
     partials: list[tuple[float, str, bool, float]] = field(default_factory=list)
     reflect_s: float = 0.05
     """Seconds from ``Reflect`` to ``Reflected``."""
@@ -126,9 +128,11 @@ class Script:
             key = ("user", normalise_for_compare(user))
         self.replies[key] = ScriptedReply(text, tool_call, fail_code, hang, units)
 
-    def tool(self, name: str, result: str) -> None:
-        """The fake tool ``name`` returns ``result``."""
+    def tool(self, name: str, result: str, *, is_error: bool = False) -> None:
+        """The fake tool ``name`` returns ``result`` (as an error with ``is_error``)."""
         self.tools[name] = result
+        if is_error:
+            self.tool_errors.add(name)
 
 
 def run_scenario(

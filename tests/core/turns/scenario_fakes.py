@@ -259,7 +259,8 @@ class Simulator:
                 done,
                 lambda: (
                     e.ToolResult(
-                        turn_id=tid, job=job, call_id=call.call_id, content=result, at_s=done
+                        turn_id=tid, job=job, call_id=call.call_id, content=result, at_s=done,
+                        is_error=call.name in s.tool_errors,
                     )
                     if self.alive(job, done)
                     else None

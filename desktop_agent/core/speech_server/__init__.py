@@ -1,0 +1,3 @@
+"""Speech engines on another computer: their addresses and what the settings allow."""
+
+__all__ = ["address"]

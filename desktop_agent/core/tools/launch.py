@@ -1,0 +1,195 @@
+"""The open tools' rules: "open Abacus Pro", "open example dot org", "open my tax folder".
+
+Two confirmed writes. ``open_app`` finds an installed application by its .desktop entry's
+``Name``, ``GenericName`` and ``Keywords`` (``best_app``; entries marked ``NoDisplay`` or
+``Hidden`` are never offered) and starts its ``Exec`` line without field codes
+(``exec_argv``). ``open_location`` opens a spoken web address (``spoken_address``: "example
+dot org" -> https://example.org) or a folder or file found under the user's own folders, with
+the desktop's default handler. The adapter (``adapters/desktop/launcher.py``) reads the
+files and starts the programs; everything here is pure: stdlib only.
+
+Only applications from the menu and only http(s) addresses and the user's own files are ever
+opened: never a command the words spell out, never a script or a .desktop file as a target.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from desktop_agent.core.tools.write_actions import PreparedAction, WriteContext
+
+OPEN_APP_HINT: Final = 'open_app needs "app": the name of the application to open.'
+OPEN_LOCATION_HINT: Final = ('open_location needs "target": a web address like "example dot '
+                             'org", or the name of a folder or file.')
+_VERB: Final = r"(?P<verb>open|start|launch|run|fire\s+up|bring\s+up)"
+_POLITE: Final = r"^(?:(?:please|hey|ok|okay|so|now)[, ]+)*(?:(?:can|could|would|will)\s+you\s+" \
+                 r"(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like)\s+to\s+)?"
+_OPEN: Final = re.compile(rf"{_POLITE}{_VERB}\s+(?:up\s+)?(?P<what>.+?)"
+                          r"(?:\s+(?:for\s+me|please|now|app|application|program))*[.!?]*$",
+                          re.IGNORECASE)
+_WEB: Final = re.compile(r"\s+(?:in|with|on)\s+(?:the|my|a)\s+(?:web\s+)?browser$|\s+website$"
+                         r"|\s+web\s*site$|\s+page$", re.IGNORECASE)
+_LOCATION: Final = re.compile(r"\b(?:folder|directory|file|document|downloads|documents|"
+                              r"pictures|photos|music\s+folder|videos|desktop\s+folder)\b",
+                              re.IGNORECASE)
+_DOT: Final = re.compile(r"\s+dot\s+|(?<=\w)\.(?=\w)", re.IGNORECASE)
+_HOST: Final = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}$")
+_NOT_APP: Final = re.compile(r"\b(?:timer|reminder|alarm|note|notes|the\s+door|the\s+window|"
+                             r"a\s+bank\s+account|up\s+about)\b", re.IGNORECASE)
+_FILLER_WORDS: Final = frozenset({
+    "the", "a", "an", "my", "app", "application", "program", "please", "for", "me", "up",
+    "folder", "directory", "file", "document", "called", "named", "thing", "new", "window",
+})
+FIELD_CODES: Final = re.compile(r"%[fFuUdDnNickvm]")
+"""Exec field codes (Desktop Entry spec): dropped, as the app is opened with no file."""
+
+
+@dataclass(frozen=True, slots=True)
+class DesktopEntry:
+    """One application's .desktop entry, as far as opening it by name needs."""
+
+    desktop_id: str
+    """'org.gnome.Calculator.desktop' (subfolders joined with '-')."""
+    name: str
+    exec_line: str
+    generic_name: str = ""
+    keywords: tuple[str, ...] = ()
+    hidden: bool = False
+    """NoDisplay or Hidden: not in the menu, never opened by name."""
+
+
+def parse_desktop_entry(text: str, desktop_id: str) -> DesktopEntry | None:
+    """The application in a .desktop file's text, or None (not an application, no Exec)."""
+    group, keys = "", dict[str, str]()
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            group = line.strip("[]")
+            continue
+        if group == "Desktop Entry" and "=" in line:
+            key, value = line.split("=", 1)
+            keys.setdefault(key.strip(), value.strip())  # the unlocalised key only
+    if keys.get("Type") != "Application" or not keys.get("Exec") or not keys.get("Name"):
+        return None
+    hidden = any(keys.get(k, "").lower() == "true" for k in ("NoDisplay", "Hidden"))
+    return DesktopEntry(desktop_id=desktop_id, name=keys["Name"], exec_line=keys["Exec"],
+                        generic_name=keys.get("GenericName", ""),
+                        keywords=tuple(k for k in keys.get("Keywords", "").split(";") if k),
+                        hidden=hidden)
+
+
+def exec_argv(exec_line: str) -> list[str]:
+    """The program and arguments of an Exec line, field codes dropped ('%%' is '%')."""
+    argv = shlex.split(exec_line.replace("%%", "\0"))
+    out = [FIELD_CODES.sub("", a).replace("\0", "%") for a in argv]
+    return [a for a in out if a]
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9+]+", text.lower()) if w not in _FILLER_WORDS]
+
+
+def app_score(entry: DesktopEntry, said: str) -> float:
+    """How well the words ``said`` name ``entry`` (0: not at all).
+
+    A word of the name counts 3, of the generic name 2, a keyword 1; the score is the share
+    of the said words matched, weighted, so "text editor" finds the entry whose generic
+    name is "Text Editor" before one that only has "text" as a keyword.
+    """
+    words = _words(said)
+    if not words or entry.hidden:
+        return 0.0
+    name, generic = set(_words(entry.name)), set(_words(entry.generic_name))
+    keywords = {w for k in entry.keywords for w in _words(k)}
+    score = 0.0
+    for w in words:
+        score += 3 if w in name else 2 if w in generic else 1 if w in keywords else 0
+    matched = sum(1 for w in words if w in name | generic | keywords)
+    if matched < len(words):
+        return 0.0  # every word said must name it: "abacus pro" is not "abacus"
+    whole = 1.0 if set(words) == name else 0.0  # the exact name wins a tie
+    return score / len(words) + whole
+
+
+def best_app(entries: Iterable[DesktopEntry], said: str) -> DesktopEntry | None:
+    """The menu application the words ``said`` name best, or None."""
+    scored = [(app_score(e, said), -len(e.name), e.desktop_id, e) for e in entries]
+    scored = [s for s in scored if s[0] > 0]
+    return max(scored, key=lambda s: s[:3])[3] if scored else None
+
+
+def spoken_address(said: str) -> str | None:
+    """A web address from spoken words ('example dot org' -> 'https://example.org'), or None."""
+    text = said.strip().lower().rstrip(".!?")
+    text = re.sub(r"^(?:https?://|the\s+(?:web\s*site|page)\s+)", "", text)
+    text = re.sub(r"\s+slash\s+", "/", text)
+    host, _, path = _DOT.sub(".", text).replace(" ", "").partition("/")
+    if not _HOST.match(host):
+        return None
+    return f"https://{host}" + (f"/{path}" if path else "")
+
+
+def _target(text: str) -> str | None:
+    match = _OPEN.match(text.strip())
+    if match is None or _NOT_APP.search(text):
+        return None
+    what = match.group("what").strip()
+    if match.group("verb").lower() in ("start", "run") and not re.match(
+            r"(?:the|my)\s", what, re.IGNORECASE) and not re.search(
+            r"\b(?:app|application|program)\b", text, re.IGNORECASE):
+        return None  # "start a conversation", "run a mile": not an application
+    return _WEB.sub("", what).strip(" ,")
+
+
+def open_app_args(text: str) -> dict[str, Any] | None:
+    """Words rule of ``open_app``: ``{'app': <its name as said>}``, or None."""
+    what = _target(text)
+    if not what or spoken_address(what) or _LOCATION.search(what) or _WEB.search(text):
+        return None
+    words = [w for w in what.split() if w.lower() not in ("the", "my", "a", "an")]
+    return {"app": " ".join(words)} if words else None
+
+
+def open_location_args(text: str) -> dict[str, Any] | None:
+    """Words rule of ``open_location``: ``{'target': <address or folder as said>}``, or None."""
+    what = _target(text)
+    if not what or not (spoken_address(what) or _LOCATION.search(what)):
+        return None
+    return {"target": re.sub(r"^(?:the|my|a)\s+", "", what, flags=re.IGNORECASE)}
+
+
+def asks_open_app(text: str) -> bool:
+    """Router rule: could ``text`` ask to open an application?"""
+    return open_app_args(text) is not None
+
+
+def asks_open_location(text: str) -> bool:
+    """Router rule: could ``text`` ask to open a web address, folder or file?"""
+    return open_location_args(text) is not None
+
+
+def folder_words(said: str) -> list[str]:
+    """The words that name a folder or file ('my tax folder' -> ['tax'])."""
+    return _words(said)
+
+
+def open_app_action(args: Mapping[str, Any], _ctx: WriteContext) -> PreparedAction:
+    """The read-back before the app is found ("Open calculator?"); the desk replaces it."""
+    app = str(args["app"])
+    return PreparedAction("open_app", {"app": app}, f"Open {app}?")
+
+
+def open_location_action(args: Mapping[str, Any], _ctx: WriteContext) -> PreparedAction:
+    """The read-back of an address ("Open https://example.org?"); a folder's is the desk's."""
+    target = str(args["target"])
+    url = spoken_address(target)
+    if url is not None:
+        return PreparedAction("open_location", {"target": target, "url": url},
+                              f"Open {url} in your browser?")
+    return PreparedAction("open_location", {"target": target}, f"Open {target}?")
