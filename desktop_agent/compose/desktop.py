@@ -66,7 +66,6 @@ def _choices() -> Any:
     from desktop_agent.adapters.audio.audio_devices import list_devices
     from desktop_agent.adapters.desktop.autostart import this_command
     from desktop_agent.adapters.models.model_resolver import load_manifest
-    from desktop_agent.adapters.speech_server.probe import probe_server
     from desktop_agent.runtime.view_api import SettingsChoices
 
     try:
@@ -81,8 +80,19 @@ def _choices() -> Any:
         llm_models=tuple(s.model_id for s in manifest.by_role("llm")),
         tts_models=tuple(s.model_id for s in manifest.by_role("tts")),
         command=str(this_command()),
-        test_server=probe_server,
+        test_server=_test_server,
     )
+
+
+def _test_server(section: str, values: dict[str, Any]) -> str:
+    """Settings' "Test" button: the language model's server, or a speech server."""
+    if section == "llm":
+        from desktop_agent.adapters.llm.llm_probe import probe_llm_server
+
+        return probe_llm_server(values)
+    from desktop_agent.adapters.speech_server.probe import probe_server
+
+    return probe_server(section, values)
 
 
 def main_window_app(script: WindowScript | None = None, *, instance: Any = None,

@@ -1,4 +1,5 @@
-"""A "Test" button for a speech server in Settings: one round trip, the answer beside it.
+"""A "Test" button for a server in Settings (the language model's, speech recognition's,
+the voice's): one round trip, the answer beside it.
 
 The check runs on a thread of its own (a server that does not answer takes up to its
 timeout) and its answer comes back through a queued signal; the result is plain text a
@@ -24,14 +25,15 @@ CLEAR_TEXT_WARNING = ("This address is outside your local network, and Wyoming h
                       "text. Use a server on your own network, or a tunnel (SSH, WireGuard).")
 
 ServerTester = Callable[[str, dict[str, Any]], str]
-"""(section 'asr' or 'tts', its values now) -> what the server said; raises AgentError."""
+"""(section 'llm', 'asr' or 'tts', its values now) -> what the server said; raises
+AgentError."""
 
 
 class ServerTestRow(QWidget):
     """The button and its result, for the server of ``section``.
 
     Args:
-        section: 'asr' or 'tts'.
+        section: 'llm', 'asr' or 'tts'.
         title: How the server is named to the user ('speech recognition server').
         values: The section's values as the editors hold them now.
         tester: The check.
@@ -47,7 +49,7 @@ class ServerTestRow(QWidget):
         self.button = QPushButton("Test")
         self.button.setAccessibleName(f"Test the {title}")
         self.button.setAccessibleDescription(
-            "Asks the server to describe itself and, for a voice, to say one word")
+            "Asks the server for one short answer, as the settings hold it now")
         self.result = QLabel("Not tested yet.")
         self.result.setWordWrap(True)
         self.result.setTextFormat(Qt.TextFormat.PlainText)
@@ -79,7 +81,8 @@ class ServerTestRow(QWidget):
         """Run the check now (the button is off until it answers)."""
         values = self._values()
         self.button.setEnabled(False)
-        self.result.setText(f"Testing {values.get('uri', '')}\u2026")
+        where = values.get("uri") or values.get("server_url") or ""
+        self.result.setText(f"Testing {where}\u2026")
         threading.Thread(target=self._run, args=(values,), daemon=True,
                          name=f"test-{self.section}-server").start()
 

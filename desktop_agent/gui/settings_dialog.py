@@ -139,11 +139,12 @@ class SettingsDialog(QDialog):
 
     # -- building -------------------------------------------------------------------------
     def _add_server_tests(self, sections: dict[str, QFormLayout]) -> None:
-        """A "Test" row under each speech server's settings (where the app can test)."""
+        """A "Test" row under each server's settings: the language model's and the two
+        speech servers' (where the composition root gave a check)."""
         tester = self._choices.test_server
         if tester is None:
             return
-        for section in ("asr", "tts"):
+        for section in ("llm", "asr", "tts"):
             if section not in sections:
                 continue
             row = ServerTestRow(section, SECTION_TITLES[section].lower(),

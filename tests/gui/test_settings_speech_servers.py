@@ -35,6 +35,7 @@ def test_each_server_is_tested_with_what_the_editors_hold(qtbot: Any) -> None:
 
     dialog = SettingsDialog(Settings(), SettingsChoices(test_server=tester))
     qtbot.addWidget(dialog)
+    assert set(dialog.server_tests) == {"llm", "asr", "tts"}
     asr, tts = dialog.server_tests["asr"], dialog.server_tests["tts"]
     assert asr.button.accessibleName() == "Test the speech recognition server"
     dialog.set_value("asr.uri", "tcp://192.168.1.20:10300")

@@ -13,6 +13,7 @@ __all__ = [
     "llm_grammar",
     "llm_llama",
     "llm_openai",
+    "llm_probe",
     "llm_verdict",
     "openai_http",
     "verdict_server",

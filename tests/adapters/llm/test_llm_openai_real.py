@@ -125,3 +125,20 @@ def test_the_reflector_on_the_real_server_answers_in_the_verdict_schema(
     data = json.loads(judge.last_raw)
     assert data["verdict"] in ("good", "refine", "repair", "working")
     assert isinstance(data["guidance"], str)
+
+
+def test_the_settings_test_button_asks_the_real_server(server: LlamaServer,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_agent.adapters.llm.llm_probe import probe_llm_server
+    from desktop_agent.core.errors import LlmError
+
+    said = probe_llm_server({"server_url": server.url, "server_model": "", "api_key_env": ""})
+    assert said.startswith(f"127.0.0.1:{server.port} answered") or " answered '" in said, said
+    assert said.endswith(" ms")
+    monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
+    with pytest.raises(LlmError) as no_key:
+        probe_llm_server({"server_url": server.url, "api_key_env": "NO_SUCH_KEY_VAR"})
+    assert no_key.value.code == "server_key_missing" and "NO_SUCH_KEY_VAR" in no_key.value.fix
+    with pytest.raises(LlmError) as down:
+        probe_llm_server({"server_url": "http://127.0.0.1:9/v1"}, timeout_s=2.0)
+    assert down.value.code.startswith("server_"), down.value.describe()
