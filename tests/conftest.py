@@ -109,3 +109,27 @@ def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from tests.audio.pulse import start_pulse
 
     yield from start_pulse(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def _default_sink_level_kept(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test on the suite's PulseAudio that turns the default sink down (the volume tools
+    do) gives the level back: the echo and flush tests after it measure against unity."""
+    if "pulse_server" not in request.fixturenames:
+        yield
+        return
+    import re
+
+    from tests.audio.pulse import pactl
+
+    def level() -> tuple[str, str]:
+        volume = pactl("get-sink-volume", "@DEFAULT_SINK@", check=False)
+        found = re.search(r"(\d+)%", volume)
+        return (found.group(1) + "%" if found else "100%",
+                "1" if "yes" in pactl("get-sink-mute", "@DEFAULT_SINK@", check=False) else "0")
+
+    before = level()
+    yield
+    if level() != before:
+        pactl("set-sink-volume", "@DEFAULT_SINK@", before[0], check=False)
+        pactl("set-sink-mute", "@DEFAULT_SINK@", before[1], check=False)
