@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.adapters.mcp.conftest import make_git_repo, need_mcp, server_program
+from tests.e2e.test_turn_real import _say
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 
@@ -44,14 +45,6 @@ def runtime(qtbot: Any, models: Any, tmp_path: Path, monkeypatch: pytest.MonkeyP
     rt.repo = repo
     yield rt
     rt.shutdown()
-
-
-def _say(qtbot: Any, rt: Any, audio: Any) -> None:
-    c = rt.controller
-    c.ptt_press()
-    start = rt.backend.inject(audio)
-    qtbot.waitUntil(lambda: rt.backend.samples > start + len(audio) + 1600, timeout=20_000)
-    c.ptt_release()
 
 
 def test_a_spoken_question_is_answered_by_the_servers_read_tool(

@@ -11,7 +11,6 @@ Runs on: the TTS worker thread.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -21,12 +20,15 @@ from desktop_agent.adapters.speech_server.wyoming_link import (
     WyomingLink,
     parse_uri,
 )
-from desktop_agent.adapters.tts.tts_piper import WARM_UP_TEXT, estimate_word_timings
+from desktop_agent.adapters.tts.tts_piper import (
+    WARM_UP_TEXT,
+    estimate_word_timings,
+    spoken_sentences,
+)
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import AgentError, TtsError
 from desktop_agent.core.ports import SpeechChunk
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 ASSUMED_RATE = 22050
 """The sample rate reported before the server's first audio (Piper's medium voices)."""
 
@@ -68,12 +70,7 @@ class WyomingTts:
 
     def synthesize(self, text: str, cancel: CancelToken | None = None) -> Iterator[SpeechChunk]:
         """One SpeechChunk per sentence of ``text``, each from its own request."""
-        for sentence in _SENTENCE_END.split(text.strip()):
-            if cancel is not None and cancel.cancelled:
-                return
-            sentence = sentence.strip()
-            if not any(ch.isalnum() for ch in sentence):
-                continue
+        for sentence in spoken_sentences(text, cancel):
             audio = self._speak(sentence)
             if len(audio):
                 words = estimate_word_timings(sentence.split(), len(audio))

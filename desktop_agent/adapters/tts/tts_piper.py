@@ -120,12 +120,7 @@ class PiperTts:
         """One SpeechChunk per sentence of ``text``. Runs on: the TTS worker thread."""
         import numpy as np
 
-        for sentence in _SENTENCE_END.split(text.strip()):
-            if cancel is not None and cancel.cancelled:
-                return
-            sentence = sentence.strip()
-            if not any(ch.isalnum() for ch in sentence):
-                continue
+        for sentence in spoken_sentences(text, cancel):
             try:
                 parts = list(self._voice.synthesize(sentence, syn_config=self._syn,
                                                     include_alignments=self.aligned))
@@ -138,6 +133,20 @@ class PiperTts:
             words, aligned = _word_timings(sentence, parts)
             yield SpeechChunk(text=sentence, audio=audio, sample_rate=self.sample_rate,
                               words=words, aligned=aligned)
+
+
+def spoken_sentences(text: str, cancel: CancelToken | None = None) -> Iterator[str]:
+    """The sentences of ``text`` that have something to say, until ``cancel`` fires.
+
+    Shared by every voice that speaks a reply sentence by sentence (Piper here, a Wyoming
+    server's in adapters/speech_server/tts_wyoming.py).
+    """
+    for sentence in _SENTENCE_END.split(text.strip()):
+        if cancel is not None and cancel.cancelled:
+            return
+        sentence = sentence.strip()
+        if any(ch.isalnum() for ch in sentence):
+            yield sentence
 
 
 def _word_timings(sentence: str, parts: list[Any]) -> tuple[tuple[WordTiming, ...], bool]:
