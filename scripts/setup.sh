@@ -91,20 +91,22 @@ build_llama_server() {
 # Tests: xdotool (keys typed into Xvfb: the screen-reader tests, the global push-to-talk key
 # under X11), dbus-daemon, at-spi2-core, python3-gi, gir1.2-atspi-2.0 (the screen-reader
 # view through AT-SPI), desktop-file-utils (the menu entry), real recorded voices (asterisk,
-# pocketsphinx-testdata: eval asr).
+# pocketsphinx-testdata: eval asr). xclip: "read this to me" reads the selection and "copy
+# that" fills the clipboard through it (X11; Wayland uses wl-clipboard when installed).
 # Real recorded voices with their texts (eval asr, endpointing tests): asterisk-core-sounds-en(-wav),
 # pocketsphinx-testdata.
 APT_PKGS=(libspeexdsp1 libportaudio2 libasound2-plugins pulseaudio pulseaudio-utils xvfb xauth
     libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xinerama0
     libxcb-randr0 libxcb-shape0 libxcb-xkb1 libxcb-cursor0 libxkbcommon-x11-0 libxkbcommon0
     libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core
-    xdotool dbus-daemon at-spi2-core python3-gi gir1.2-atspi-2.0 desktop-file-utils
+    xdotool dbus-daemon at-spi2-core python3-gi gir1.2-atspi-2.0 desktop-file-utils xclip
     cmake g++ make git asterisk-core-sounds-en-wav asterisk-core-sounds-en pocketsphinx-testdata)
 # Tests only: the desktop portal (Debian 12: 1.16, with GlobalShortcuts) and python3-dbusmock, a
 # fake desktop behind it (tests/adapters/desktop/portal_desktop.py); xdg-utils (xdg-open, the
 # tests of "open example dot org" with a private mimeapps.list). Not for run/install: the
-# user's desktop brings its own portal and xdg-open.
-if [ "$MODE" = test ]; then APT_PKGS+=(xdg-desktop-portal python3-dbusmock xdg-utils); fi
+# user's desktop brings its own portal and xdg-open. xterm: a real terminal that text is typed
+# into (the typing and dictation tests).
+if [ "$MODE" = test ]; then APT_PKGS+=(xdg-desktop-portal python3-dbusmock xdg-utils xterm); fi
 if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
 
 missing=()

@@ -25,7 +25,7 @@ def _ask(args: argparse.Namespace) -> int:
 
     from desktop_agent.adapters.audio.audio_files import read_audio, write_wav
     from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
-    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
+    from desktop_agent.adapters.desktop.desktop_tools import LastReply, add_desktop_tools
     from desktop_agent.adapters.mcp.mcp_files import load_mcp_config
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME, default_store_path
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
@@ -49,7 +49,8 @@ def _ask(args: argparse.Namespace) -> int:
     if note:
         print(f"warning: {note}", file=sys.stderr)
     # your notes and timers (a write is only read back here), and the desktop, as the app's
-    tools = add_desktop_tools(builtin_tools(store))
+    last_reply = LastReply()
+    tools = add_desktop_tools(builtin_tools(store), last_answer=last_reply)
     desk, own = wire_mcp(tools, DesktopDesk(StoreDesk(store), log=store), store,
                          load_mcp_config())  # and your own tools (MCP)
     folders = args.knowledge if args.knowledge is not None else settings.knowledge_folders
@@ -67,6 +68,7 @@ def _ask(args: argparse.Namespace) -> int:
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                           max_tokens=args.max_tokens, desk=desk,
                           knowledge=index, proposer=proposer) as executor:
+        last_reply.bind(executor.machine.history)
         keep_history(store, settings, executor.machine.history)  # as Privacy says
         turn = executor.ask_text(args.text) if audio is None else executor.ask_audio(audio)
         pending = executor.machine.pending_action(executor.machine_time())

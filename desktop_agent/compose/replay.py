@@ -133,7 +133,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
     """
     from desktop_agent.adapters.audio.audio_files import read_audio
     from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
-    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
+    from desktop_agent.adapters.desktop.desktop_tools import LastReply, add_desktop_tools
     from desktop_agent.adapters.store.store_sqlite import FILE_NAME
     from desktop_agent.adapters.store.tools_builtin import builtin_tools
     from desktop_agent.adapters.store.write_desk import StoreDesk
@@ -159,7 +159,9 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
             print(f"warning: {note}", file=sys.stderr)
         if store.error is not None:  # locked or too new: nothing to replay against
             raise store.error
-        tools = add_desktop_tools(builtin_tools(store, clocks.now))  # as the app's
+        last_reply = LastReply()
+        tools = add_desktop_tools(builtin_tools(store, clocks.now),
+                                  last_answer=last_reply)  # as the app's
         desk, own = wire_mcp(tools, DesktopDesk(StoreDesk(store, clocks.now), log=store),
                              store, mcp)
         roles = ("asr", "llm", "tts") if any(s.kind == "wav" for s in steps) else ("llm", "tts")
@@ -171,6 +173,7 @@ def run_replay(script: Path, *, data_dir: Path | None = None, settings: Settings
                               max_tokens=max_tokens, clock=clocks.mono,
                               desk=desk, wall=clocks.now,
                               session=uuid.uuid4().hex[:12]) as executor:
+            last_reply.bind(executor.machine.history)
             keep_history(store, settings or Settings(), executor.machine.history,
                          wall=clocks.wall)
             for index, step in enumerate(steps, 1):

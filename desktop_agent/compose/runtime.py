@@ -86,7 +86,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     started in the background once the rest is built (``compose.mcp.AppTools``).
     """
     from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
-    from desktop_agent.adapters.desktop.desktop_tools import add_desktop_tools
+    from desktop_agent.adapters.desktop.desktop_tools import LastReply, add_desktop_tools
     from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
     from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
@@ -118,7 +118,8 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
-    tools = add_desktop_tools(builtin_tools(store))  # the real sound server, desktop
+    last_reply = LastReply()  # "copy that": bound to the history below
+    tools = add_desktop_tools(builtin_tools(store), last_answer=last_reply)  # the real desktop
     notices: list[Callable[[AgentError], None]] = []  # the controller's, once it exists
 
     def notify(error: AgentError) -> None:  # from a worker thread: a queued signal emit
@@ -164,6 +165,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.runtime.history_keeper import HistoryKeeper
 
     history = controller.machine.history
+    last_reply.bind(history)
     controller.history_keeper = HistoryKeeper(
         keep_history(store, settings, history, purge=False), history.clear,
         controller.sig_error.emit, parent=controller)

@@ -24,10 +24,11 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.adapters.speech_server": {"asr_wyoming", "fallback", "probe", "tts_wyoming",
                                              "wyoming_link"},
     "desktop_agent.adapters.desktop": {
-        "autostart", "child_env", "desktop_desk", "desktop_tools", "instance_client",
+        "autostart", "child_env", "clipboard_xclip", "desktop_desk", "desktop_tools",
+        "instance_client",
         "instance_protocol", "key_thread", "launcher", "media_mpris", "portal_bus",
         "portal_protocol", "portal_shortcuts", "volume_pactl",
-        "x11_global_key",
+        "x11_global_key", "x11_typing",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},
     "desktop_agent.adapters.asr": {"asr_whisper"},
@@ -99,9 +100,10 @@ PINNED: dict[str, set[str]] = {
         "normalize_for_speech", "number_words", "passages", "spoken_forms", "vocabulary", "wer",
     },
     "desktop_agent.core.tools": {
-        "answer", "args", "calc", "calc_words", "catalog", "claimed", "confirm", "decision",
-        "launch", "media", "offers", "registry", "router", "semantic", "specs", "tool_def",
-        "units", "volume", "weekday", "when", "when_parts", "words", "write_actions",
+        "answer", "args", "calc", "calc_words", "catalog", "catalog_desktop", "claimed",
+        "clipboard", "confirm", "decision", "launch", "media", "offers", "registry", "router",
+        "semantic", "specs", "tool_def", "type_text", "units", "volume", "weekday", "when",
+        "when_parts", "words", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",

@@ -1,10 +1,15 @@
-"""The write path's desk for the desktop's writes: open an application, an address, a place.
+"""The write path's desk for the desktop's writes: open an application, an address, a place,
+type words into the focused window.
 
 Implements ``core.turns.tool_desk.WriteDesk`` in front of another desk (the store's): the
-desktop's writes (``open_app``, ``open_location``) are prepared and executed here, every
+desktop's writes (``open_app``, ``open_location``, ``type_text``) are prepared and executed
+here, every
 other write goes on to ``inner``. Preparing finds what the words name (the menu entry, the
 folder), so the read-back names the real thing ("Open Abacus Pro?") and what executes after
-"yes" is exactly that: the entry's command, the address, the path, as read back. When the
+"yes" is exactly that: the entry's command, the address, the path, the text, as read back.
+``type_text`` notes which window had the focus when it was asked, and types only if that
+window still has it (a click on the card's Confirm button would move the focus: say "yes"),
+never into the assistant's own window. When the
 words name nothing there, the answer says so as it is (``NotFoundAnswer``: spoken, the model
 is not asked again). Executing
 goes through the action log's ``execute_once`` when there is one (the store's: once per
@@ -21,14 +26,16 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol
 
 from desktop_agent.adapters.desktop.launcher import Launcher
+from desktop_agent.adapters.desktop.x11_typing import DesktopTypist
 from desktop_agent.core.errors import AgentError, NotFoundAnswer
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.confirm import prepare
 from desktop_agent.core.tools.launch import exec_argv, folder_words
+from desktop_agent.core.tools.type_text import FOCUS_IS_MINE, FOCUS_MOVED, OWN_WINDOW, Typist
 from desktop_agent.core.tools.write_actions import PreparedAction
 from desktop_agent.core.turns.tool_desk import WriteDesk
 
-DESKTOP_WRITES: Final = frozenset({"open_app", "open_location"})
+DESKTOP_WRITES: Final = frozenset({"open_app", "open_location", "type_text"})
 """The writes this desk runs itself."""
 KEPT_KEYS: Final = 64
 """Idempotency keys remembered without an action log (the newest)."""
@@ -59,17 +66,19 @@ class DesktopDesk:
     """
 
     def __init__(self, inner: WriteDesk | None, *, log: ActionLog | None = None,
-                 launcher: Launcher | None = None) -> None:
+                 launcher: Launcher | None = None, typist: Typist | None = None) -> None:
         """Wire the desk.
 
         Args:
             inner: The desk of every other write (None: they are unavailable).
             log: The action log (the store) that runs each action once per key.
             launcher: The menu and folders (default: the user's, from the environment).
+            typist: Types into the focused window (default: XTest, or wtype on Wayland).
         """
         self._inner = inner
         self._log = log
         self._launcher = launcher or Launcher()
+        self._typist = typist if typist is not None else DesktopTypist()
         self._done: OrderedDict[str, str] = OrderedDict()
 
     def _other(self) -> WriteDesk:
@@ -82,6 +91,8 @@ class DesktopDesk:
         if call.name not in DESKTOP_WRITES:
             return self._other().prepare(call)
         action = prepare(call, dt.datetime.now().astimezone())  # validated, words kept
+        if action.tool == "type_text":
+            return self._prepare_typing(action)
         if action.tool == "open_app":
             said = str(action.args["app"])
             entry = self._launcher.find_app(said)
@@ -104,6 +115,16 @@ class DesktopDesk:
         return PreparedAction("open_location", {"target": said, "path": str(place)},
                               f"Open {kind} {place.name} in {place.parent.name or '/'}?")
 
+    def _prepare_typing(self, action: PreparedAction) -> PreparedAction:
+        """The read-back of the exact text, with the window that has the focus now."""
+        try:
+            window = self._typist.focused()
+        except AgentError as exc:  # no display: said as it is, nothing to fix by asking again
+            raise NotFoundAnswer(exc.code, exc.message) from None
+        if window == OWN_WINDOW:
+            raise NotFoundAnswer("typing_own_window", FOCUS_IS_MINE)
+        return PreparedAction("type_text", {**action.args, "window": window}, action.read_back)
+
     def revise(self, action: PreparedAction, text: str) -> PreparedAction:
         """A spoken change: the desktop's writes take none (a new request replaces them)."""
         if action.tool in DESKTOP_WRITES:
@@ -125,6 +146,10 @@ class DesktopDesk:
 
     def _run(self, action: PreparedAction) -> str:
         args = action.args
+        if action.tool == "type_text":
+            if self._typist.focused() != str(args.get("window", "")):
+                return FOCUS_MOVED
+            return self._typist.type(str(args["text"])) or "Typed."
         if action.tool == "open_app":
             self._launcher.launch([str(a) for a in args["argv"]])
             return f"Opening {args['name']}."

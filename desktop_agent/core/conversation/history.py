@@ -147,6 +147,7 @@ class History:
         self._sink: ExchangeSink | None = None
         self._recorded = 0  # exchanges recorded so far (their seq)
         self._first_seq = 0  # a prompt starts at this exchange or later (the last trim)
+        self._last_reply = ""
 
     @property
     def system(self) -> ChatMessage:
@@ -174,6 +175,14 @@ class History:
         """Most exchanges stored (the newest)."""
         return self._exchanges.maxlen or 0
 
+    @property
+    def last_reply(self) -> str:
+        """The newest reply the user heard ('' before the first, and after ``clear``).
+
+        Runs on: any thread (one attribute read whole: "copy that" on the tool thread).
+        """
+        return self._last_reply
+
     def set_sink(self, sink: ExchangeSink | None) -> None:
         """Tell ``sink`` every exchange recorded from now on (None: nobody).
 
@@ -186,6 +195,7 @@ class History:
         """Forget the conversation (the system prompt stays)."""
         self._exchanges.clear()
         self._first_seq = self._recorded + 1
+        self._last_reply = ""
 
     def set_token_counter(self, count_tokens: TokenCounter | None, *, framing_tokens: int = 0
                           ) -> None:
@@ -237,6 +247,8 @@ class History:
                 ChatMessage(role="assistant", content=assistant_text, interrupted=interrupted)
             )
         stored = tuple(exchange)
+        if assistant_text.strip():
+            self._last_reply = assistant_text
         self._recorded += 1
         self._exchanges.append(_Exchange(stored, render_for_prompt(stored), seq=self._recorded))
         if self._sink is not None:

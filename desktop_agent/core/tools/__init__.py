@@ -5,7 +5,8 @@ built-in tools' offer rules, tools by meaning for the requests no rule reads, ar
 from the user's words, the decision protocol every LLM backend shares (note, call schema,
 parsing), the registry rules, the write path (read back, confirm), the calculator, units
 and time phrases, the desktop tools' rules (volume, media keys, open an application or a
-place), and the rule that no reply claims an action no tool took.
+place, read the selection, copy the last answer, type into the focused window), and the
+rule that no reply claims an action no tool took.
 """
 
 __all__ = [
@@ -14,7 +15,9 @@ __all__ = [
     "calc",
     "calc_words",
     "catalog",
+    "catalog_desktop",
     "claimed",
+    "clipboard",
     "confirm",
     "decision",
     "launch",
@@ -25,6 +28,7 @@ __all__ = [
     "semantic",
     "specs",
     "tool_def",
+    "type_text",
     "units",
     "volume",
     "weekday",

@@ -59,6 +59,8 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
         return None  # a spoken request is short; long text is read aloud, not asked
     if entry.words is None:
         return None if entry.takes_arguments else {}
+    if entry.verbatim:
+        return entry.words(_PLEASE.sub("", text.strip()))
     return entry.words(_request(text))
 
 

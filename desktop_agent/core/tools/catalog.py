@@ -15,7 +15,8 @@ How to add a tool
    in core, ``answer(args, now) -> str`` (one spoken sentence, never JSON), and nothing else
    has to change. Anything that needs the outside world runs in an adapter: name it in
    ``executor`` (``"builtin"``: ``adapters/store/tools_builtin.py``; ``"desktop"``:
-   ``adapters/desktop/desktop_tools.py``, its writes in ``desktop_desk.py``; by tool name). A new
+   ``adapters/desktop/desktop_tools.py``, its writes in ``desktop_desk.py``; by tool name; the
+   desktop's entries are in ``core.tools.catalog_desktop``, joined in here). A new
    module also goes in ``core/tools/__init__.py``'s ``__all__`` and in
    ``tests/arch/test_public_names.py``, as every module does.
 2. Write its router rule, ``offered(text) -> bool``: keyword patterns that say a request
@@ -45,26 +46,18 @@ rendered from them, and byte-identical prompts let llama.cpp reuse its cache.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from desktop_agent.core.tools import launch, media, offers, volume, weekday, words
+from desktop_agent.core.tools import offers, weekday, words
 from desktop_agent.core.tools import write_actions as wa
+from desktop_agent.core.tools.catalog_desktop import DESKTOP_READS, DESKTOP_WRITES
 from desktop_agent.core.tools.offers import alarm_tools, note_tools, picked_by
+from desktop_agent.core.tools.tool_def import SHORT as _SHORT
+from desktop_agent.core.tools.tool_def import TEXT as _TEXT
 from desktop_agent.core.tools.tool_def import Catalog, Risk, ToolDef
+from desktop_agent.core.tools.tool_def import schema as _obj
 
-
-def _obj(required: dict[str, dict[str, Any]], optional: dict[str, dict[str, Any]] | None = None
-         ) -> dict[str, Any]:
-    props = {**required, **(optional or {})}
-    return {"type": "object", "properties": props, "required": list(required),
-            "additionalProperties": False}
-
-
-_TEXT: Final = {"type": "string", "minLength": 1, "maxLength": 200}
-_SHORT: Final = {"type": "string", "maxLength": 60}
 _BUILTIN: Final = "builtin"
-_DESKTOP: Final = "desktop"
-"""The desktop tools' executor (``adapters/desktop/desktop_tools.py``)."""
 
 BUILTIN: Final = Catalog([
     # --- reads ----------------------------------------------------------------------------
@@ -174,45 +167,7 @@ BUILTIN: Final = Catalog([
             "on what day is the 31st of October", "what day was the 1st of this month",
             "will the 3rd be a Saturday", "is November the 5th a weekday",
         )),
-    ToolDef(
-        # Runs at once like a read: a volume change is undone by the next one, and the
-        # answer says the new level.
-        name="set_volume",
-        description="Change the sound volume of the computer (setting: the user's words, "
-                    "e.g. '30 percent', 'up', 'down', 'mute', 'unmute').",
-        parameters=_obj({"setting": _SHORT}), risk=Risk.READ, offered=volume.asks_volume,
-        words=volume.volume_args, executor=_DESKTOP,
-        examples=(
-            "set the volume to thirty percent", "turn it down", "turn the volume up",
-            "mute the sound", "unmute", "make it louder", "it's too loud",
-            "volume to fifty percent", "can you make the sound quieter",
-            "turn the sound back on", "put the volume at half", "turn the volume up by twenty",
-            "a bit quieter please", "crank the volume up", "silence the speakers",
-            "lower the volume", "set the sound to 80 percent",
-        )),
-    ToolDef(
-        # Runs at once like a read: a media key is undone by the next one.
-        name="media_control",
-        description="Play, pause, skip to the next or go back to the previous track in the "
-                    "media player (action: 'play', 'pause', 'next' or 'previous').",
-        parameters=_obj({"action": _SHORT}), risk=Risk.READ, offered=media.asks_media,
-        words=media.media_args, executor=_DESKTOP,
-        examples=(
-            "pause the music", "next song", "skip this track", "play the previous song",
-            "resume the music", "stop the music", "go back a song", "unpause",
-            "hit pause", "keep playing", "skip ahead", "pause the podcast",
-            "play the next track", "continue playing", "pause it",
-        )),
-    ToolDef(
-        name="now_playing",
-        description="What the media player is playing now (title and artist).",
-        parameters=_obj({}), risk=Risk.READ, offered=media.asks_now_playing,
-        executor=_DESKTOP, alone_is_sure=True,
-        examples=(
-            "what's playing", "what song is this", "who is singing", "what's this song",
-            "what am I listening to", "what's the name of this song", "who sings this",
-            "which track is this", "what music is on", "what's playing right now",
-        )),
+    *DESKTOP_READS,
     # --- writes ---------------------------------------------------------------------------
     ToolDef(
         name="add_note",
@@ -308,35 +263,7 @@ BUILTIN: Final = Catalog([
             "remove the reminder for the dentist", "scrap the tea timer",
             "call off the reminder about the parcel", "forget about the 10 minute timer",
         )),
-    ToolDef(
-        name="open_app",
-        description="Open an application installed on the computer (app: its name or what "
-                    "it is, in the user's words, e.g. 'calculator', 'text editor').",
-        parameters=_obj({"app": _SHORT}), risk=Risk.WRITE, offered=launch.asks_open_app,
-        words=launch.open_app_args, executor=_DESKTOP, read_back=launch.open_app_action,
-        hint=launch.OPEN_APP_HINT, confirm_verb="open it",
-        examples=(
-            "open the calculator", "start the text editor", "launch firefox",
-            "open Abacus Pro", "can you open the terminal", "fire up the music player",
-            "open the file manager", "bring up the settings app", "run the image viewer",
-            "open LibreOffice Writer", "launch the mail app", "open the calendar app",
-        )),
-    ToolDef(
-        name="open_location",
-        description="Open a web address or one of the user's folders or files (target: the "
-                    "address or the folder's name as the user said it, e.g. 'example dot "
-                    "org', 'tax folder').",
-        parameters=_obj({"target": _TEXT}), risk=Risk.WRITE,
-        offered=launch.asks_open_location, words=launch.open_location_args,
-        executor=_DESKTOP, read_back=launch.open_location_action,
-        hint=launch.OPEN_LOCATION_HINT, confirm_verb="open it",
-        examples=(
-            "open example dot org", "open my tax folder", "open the downloads folder",
-            "open wikipedia dot org in the browser", "open bbc dot co dot uk",
-            "open the file called budget", "open my photos folder",
-            "go to example dot com", "open the documents folder", "open the holiday folder",
-            "open github dot com", "open my invoices folder",
-        )),
+    *DESKTOP_WRITES,
 ])
 """Every built-in tool, reads first."""
 

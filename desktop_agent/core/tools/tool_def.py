@@ -28,6 +28,20 @@ _NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 """A tool name: it is written into JSON and a grammar, so no spaces or quotes."""
 
 
+TEXT: Final = {"type": "string", "minLength": 1, "maxLength": 200}
+"""The schema of a text argument (a note, a query)."""
+SHORT: Final = {"type": "string", "maxLength": 60}
+"""The schema of a short argument (a duration, a label, a setting)."""
+
+
+def schema(required: dict[str, dict[str, Any]], optional: dict[str, dict[str, Any]] | None = None
+           ) -> dict[str, Any]:
+    """An entry's ``parameters``: an object of ``required`` and ``optional`` properties."""
+    props = {**required, **(optional or {})}
+    return {"type": "object", "properties": props, "required": list(required),
+            "additionalProperties": False}
+
+
 class Risk(Enum):
     """What running a tool may do."""
 
@@ -69,6 +83,9 @@ class ToolDef:
     """A write's verb in the plainer second question ("Say yes to start it, or no.")."""
     revised: str = ""
     """The argument a spoken change ("make it 6 pm") replaces; '': it cannot be revised."""
+    verbatim: bool = False
+    """Its ``words`` rule gets the request with only the politeness it opens with removed:
+    a closing "thank you" may be part of its text ("type thank you")."""
     alone_is_sure: bool = False
     """Offered alone and with no arguments said, it is called without asking the model: its
     router rule is specific enough, and a decision run costs ~1.3 s on two cores."""

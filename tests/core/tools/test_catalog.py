@@ -33,7 +33,7 @@ def test_the_views_of_the_builtin_catalog() -> None:
     assert [s.name for s in BUILTIN_SPECS][:3] == ["get_current_time", "calculate",
                                                    "convert_units"]
     assert WRITE_TOOLS == {"add_note", "delete_notes", "set_timer", "set_reminder",
-                           "cancel_timer", "open_app", "open_location"}
+                           "cancel_timer", "open_app", "open_location", "type_text"}
     reads = [t.writes for t in BUILTIN]
     assert reads == sorted(reads), "reads come before writes"
     for entry in BUILTIN:

@@ -39,14 +39,15 @@ what it was."""
 DESKTOP_VERBS = re.compile(
     r"^(?:open|launch|run|fire up|bring up|go to|go back|play|pause|resume|unpause|skip|next"
     r"|previous|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's"
-    r"|it's too)\b",
+    r"|it's too|copy|type|key in|recite|speak)\b",
     re.IGNORECASE)
-"""The desktop's imperatives, requests since the desktop tools (issue 21): a pinned
+"""The desktop's imperatives ('copy that', 'type: ...' since the selection and typing tools),
+requests since the desktop tools (issue 21): a pinned
 utterance that starts with one was no request then and is one now, on purpose."""
 
 
 DESKTOP_TOOLS = frozenset({"set_volume", "media_control", "now_playing", "open_app",
-                           "open_location"})
+                           "open_location", "read_selection", "copy_last_answer", "type_text"})
 
 
 def _first(diffs: list[str]) -> str:

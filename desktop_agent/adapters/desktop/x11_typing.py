@@ -1,0 +1,241 @@
+"""Typing text into the focused window: XTest on X11, ``wtype`` or the clipboard on Wayland.
+
+``DesktopTypist`` is the ``core.tools.type_text.Typist`` the app, ``ask`` and ``replay``
+use (and dictation). On X11 each character becomes key presses sent through the XTEST
+extension (python-xlib's ``xtest.fake_input``), as a keyboard would send them, so every
+X11 program takes them as typing:
+
+- the character's keysym (Latin-1 keysyms are their code points, the rest are Unicode
+  keysyms ``0x01000000 + code point``) is looked up in the keyboard map; found at level 1,
+  2 (Shift), 3 or 4 (AltGr, ``ISO_Level3_Shift``, with or without Shift), the key is pressed
+  with those modifiers held;
+- a character the keyboard map does not have (an é on a US layout, an emoji) is typed
+  through a spare keycode (one with no keysym at all) remapped to it for the time being,
+  as xdotool does. A program reads the map when it handles the key, maybe after we have
+  moved on, so a remap is kept until the next ``type`` call starts, and a
+  spare keycode is reused within one call only when all of them are taken;
+- a line break is Shift+Return (a new line without sending a message or running a command);
+  Enter alone is never pressed. A tab is Tab.
+
+Under Wayland, X11 programs cannot type into other windows: ``wtype`` (virtual-keyboard
+protocol: wlroots compositors, KDE) types when installed; otherwise the text goes to the
+clipboard and the answer says to paste it, quoting it.
+
+Errors are spoken answers with a code: no display, no python-xlib, no XTEST, the X server
+gone. Runs on: the tool thread (or the dictation worker): one ``type`` at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from typing import Any, Final
+
+from desktop_agent.adapters.desktop.child_env import CHILD_TIMEOUT_S, child_env
+from desktop_agent.adapters.desktop.clipboard_xclip import XclipClipboard
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.type_text import OWN_WINDOW
+
+SHIFT_L: Final = 0xFFE1
+LEVEL3: Final = 0xFE03
+"""ISO_Level3_Shift (AltGr)."""
+RETURN: Final = 0xFF0D
+TAB: Final = 0xFF09
+NO_DISPLAY: Final = ("no_display", "There is no desktop display here to type into.",
+                     "run me inside your desktop session")
+NO_XLIB: Final = ("typing_no_xlib", "I can't type here: python-xlib is not installed.",
+                  "reinstall desktop_agent (pip install python-xlib)")
+NO_XTEST: Final = ("typing_no_xtest", "I can't type here: the X server has no XTEST "
+                   "extension.", "enable XTEST in the X server's configuration")
+X_GONE: Final = ("typing_x_failed", "I couldn't reach the display to type.",
+                 "check that your desktop session is running")
+
+
+
+
+def _pid_of(conn: Any, window: Any) -> int | None:
+    """The ``_NET_WM_PID`` of ``window`` or of the nearest ancestor that has one."""
+    atom = conn.intern_atom("_NET_WM_PID")
+    root = conn.screen().root
+    for _depth in range(32):
+        prop = window.get_full_property(atom, 0)
+        if prop is not None and len(prop.value):
+            return int(prop.value[0])
+        parent = window.query_tree().parent
+        if not hasattr(parent, "id") or parent.id in (0, root.id):
+            return None
+        window = parent
+    return None
+
+
+def _fail(what: tuple[str, str, str]) -> AgentError:
+    code, message, fix = what
+    return AgentError(code, message, fix)
+
+
+def keysym_of(char: str) -> int:
+    """The X keysym that types ``char`` (Return for a line break, Tab for a tab)."""
+    code = ord(char)
+    if char == "\n":
+        return RETURN
+    if char == "\t":
+        return TAB
+    if 0x20 <= code <= 0x7E or 0xA0 <= code <= 0xFF:
+        return code
+    return 0x01000000 + code
+
+
+class X11Keys:
+    """One typing run's connection: keysyms to keycodes, modifiers, spare keycodes."""
+
+    def __init__(self, conn: Any, remapped: list[int]) -> None:
+        """Use ``conn`` (open, XTEST checked).
+
+        ``remapped``: the spare keycodes an earlier run bound (kept in place for its window
+        to read): given their empty map back first, then listed again by this run's binds.
+        """
+        from Xlib import X
+        from Xlib.ext import xtest
+
+        self._conn, self._x, self._xtest = conn, X, xtest
+        for keycode in remapped:
+            conn.change_keyboard_mapping(keycode, [(0, 0)])
+        remapped.clear()
+        self.remapped = remapped
+        info = conn.display.info
+        low, high = info.min_keycode, info.max_keycode
+        self._table: dict[int, list[tuple[int, int]]] = {}
+        self._spare: list[int] = []
+        for offset, syms in enumerate(conn.get_keyboard_mapping(low, high - low + 1)):
+            if not any(syms):
+                self._spare.insert(0, low + offset)  # the highest first, as xdotool
+            for index, sym in enumerate(syms):
+                if sym:
+                    self._table.setdefault(sym, []).append((low + offset, index))
+        self._bound: dict[int, int] = {}
+        """Keysym -> the spare keycode bound to it in this run."""
+
+    def _code(self, keysym: int) -> int:
+        return next((c for c, i in self._table.get(keysym, ()) if i == 0), 0)
+
+    def _press(self, keycode: int, modifiers: list[int]) -> None:
+        fake, conn, x = self._xtest.fake_input, self._conn, self._x
+        for mod in modifiers:
+            fake(conn, x.KeyPress, mod)
+        fake(conn, x.KeyPress, keycode)
+        fake(conn, x.KeyRelease, keycode)
+        for mod in reversed(modifiers):
+            fake(conn, x.KeyRelease, mod)
+        conn.sync()
+
+    def _spare_for(self, keysym: int) -> int:
+        if keysym in self._bound:
+            return self._bound[keysym]
+        if not self._spare:
+            raise AgentError("typing_no_keycode", "Your keyboard map has no free key to type "
+                             "that character with.", "type it yourself")
+        keycode = self._spare.pop(0)  # the least recently bound when all are taken
+        self._spare.append(keycode)
+        self._bound = {k: c for k, c in self._bound.items() if c != keycode}
+        self._conn.change_keyboard_mapping(keycode, [(keysym, keysym)])
+        self._conn.sync()
+        self._bound[keysym] = keycode
+        if keycode not in self.remapped:
+            self.remapped.append(keycode)
+        return keycode
+
+    def type_char(self, char: str) -> None:
+        """Press and release what types ``char``."""
+        keysym = keysym_of(char)
+        shift, level3 = self._code(SHIFT_L), self._code(LEVEL3)
+        if char == "\n":
+            self._press(self._code(RETURN), [shift] if shift else [])
+            return
+        mods_of: dict[int, list[int]] = {0: [], 1: [shift], 4: [level3], 5: [level3, shift]}
+        for keycode, index in self._table.get(keysym, ()):
+            mods = mods_of.get(index)
+            if mods is not None and all(mods):
+                self._press(keycode, mods)
+                return
+        self._press(self._spare_for(keysym), [])
+
+
+class DesktopTypist:
+    """Types into the focused window of this desktop session (X11 or Wayland).
+
+    Runs on: the tool thread (one ``type`` at a time).
+    """
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        """Use the display of ``env`` (default: this process's environment, each call)."""
+        self._env = env
+        self._remapped: list[int] = []
+
+    def _environ(self) -> dict[str, str]:
+        return child_env(os.environ if self._env is None else self._env)
+
+    def _open(self, env: Mapping[str, str]) -> Any:
+        try:
+            from Xlib import display, error
+        except ImportError:
+            raise _fail(NO_XLIB) from None
+        try:
+            conn = display.Display(env["DISPLAY"])
+        except (error.DisplayError, OSError):
+            raise _fail(X_GONE) from None
+        if not conn.has_extension("XTEST"):
+            conn.close()
+            raise _fail(NO_XTEST)
+        return conn
+
+    def focused(self) -> str:
+        """The X window that has the focus ('' under Wayland or without a display).
+
+        ``OWN_WINDOW`` when it is one of this process's own windows (its top-level window's
+        ``_NET_WM_PID``): typing there would press the assistant's own keys.
+        """
+        env = self._environ()
+        if env.get("WAYLAND_DISPLAY") or not env.get("DISPLAY"):
+            return ""
+        conn = self._open(env)
+        try:
+            focus = conn.get_input_focus().focus
+            if not hasattr(focus, "id"):
+                return str(focus)  # None or PointerRoot: the window under the pointer
+            return OWN_WINDOW if _pid_of(conn, focus) == os.getpid() else str(focus.id)
+        finally:
+            conn.close()
+
+    def type(self, text: str) -> str:
+        """Type ``text`` into the focused window; '' when typed, else what happened instead."""
+        env = self._environ()
+        if env.get("WAYLAND_DISPLAY"):
+            return self._type_wayland(text, env)
+        if not env.get("DISPLAY"):
+            raise _fail(NO_DISPLAY)
+        conn = self._open(env)
+        try:
+            keys = X11Keys(conn, self._remapped)  # the last run's remaps undone: long read
+            for char in text:
+                keys.type_char(char)
+        except (ConnectionError, OSError):
+            raise _fail(X_GONE) from None
+        finally:
+            conn.close()
+        return ""
+
+    def _type_wayland(self, text: str, env: Mapping[str, str]) -> str:
+        if shutil.which("wtype", path=env.get("PATH")) is not None:
+            newline = ["wtype", "-M", "shift", "-k", "Return", "-m", "shift"]
+            runs: list[list[str]] = []
+            for n, line in enumerate(text.split("\n")):
+                runs += ([newline] if n else []) + ([["wtype", "--", line]] if line else [])
+            if all(subprocess.run(argv, env=dict(env), capture_output=True, check=False,
+                                  timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL
+                                  ).returncode == 0 for argv in runs):
+                return ""
+        XclipClipboard(env).copy(text)
+        return (f'I can\'t type into other windows here, so "{text}" is on the clipboard: '
+                "paste it with Control V.")

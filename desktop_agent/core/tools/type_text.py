@@ -1,0 +1,91 @@
+"""The typing tool's rules: "type: see you at nine" types the words into the focused app.
+
+``type_text`` is a confirmed write: the read-back and the confirmation card show exactly the
+text that will be typed, and nothing is typed before the user's "yes". The adapter
+(``adapters/desktop/x11_typing.py``: XTest on X11; ``wtype`` or the clipboard under Wayland)
+types it as key presses into the window that has the focus. Enter is never pressed: a line
+break is typed as Shift+Enter, which adds a line without sending a chat message or running
+a command line. Pure: stdlib only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final, Protocol
+
+from desktop_agent.core.tools.offers import strip_lead
+from desktop_agent.core.tools.write_actions import PreparedAction, WriteContext
+
+TYPE_TEXT_HINT: Final = 'type_text needs "text": the exact words to type, as the user said them.'
+OWN_WINDOW: Final = "own"
+"""``Typist.focused`` when the focus is on the assistant's own window."""
+FOCUS_IS_MINE: Final = ("My own window has the focus, so I typed nothing. Click into the "
+                        "window you want to type into, then ask again with the talk key.")
+FOCUS_MOVED: Final = ("The window that had the focus when you asked no longer has it, so I "
+                      "typed nothing. Click back into it and ask again.")
+MAX_TYPED_CHARS: Final = 200
+"""The longest text typed in one request (the schema's limit too)."""
+
+_TARGET: Final = (r"(?:\s+(?:in|into|on|in\s+to)\s+(?:the|this|that|my)\s+(?:window|app|"
+                  r"application|chat|message|box|field|document|editor|terminal|form|"
+                  r"text\s+box|search\s+box|focused\s+window))?")
+_TYPE: Final = re.compile(
+    r"^(?:type\s+out|type\s+in|key\s+in|type)(?!\s+of\b)"
+    r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
+    rf"\s*[:,;-]?\s+(?P<text>.+?){_TARGET}(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
+_QUOTES: Final = "\"'“”‘’«»"
+
+
+class Typist(Protocol):
+    """Types text into the focused window (an adapter: ``adapters/desktop/x11_typing.py``)."""
+
+    def focused(self) -> str:
+        """Which window has the focus now.
+
+        '' when that cannot be told (under Wayland); ``OWN_WINDOW`` for one of the
+        assistant's own windows.
+        """
+        ...
+
+    def type(self, text: str) -> str:
+        """Type ``text`` into the focused window; how it went ('' when it was typed).
+
+        A non-empty answer says what happened instead (under Wayland without wtype: the
+        text was put on the clipboard for the user to paste).
+        """
+        ...
+
+
+def clean_text(text: str) -> str:
+    """The words to type: quotes around them and one closing full stop dropped.
+
+    Whisper ends every sentence with a full stop; "type: see you at nine" means the four
+    words. A question or exclamation mark is kept, as are the capitals Whisper wrote.
+    """
+    out = text.strip()
+    if len(out) >= 2 and out[0] in _QUOTES and out[-1] in _QUOTES + ".":
+        out = out[1:].rstrip(".").rstrip(_QUOTES)
+    if out.endswith(".") and not out.endswith(".."):
+        out = out[:-1]
+    return out.strip().strip(_QUOTES).strip()
+
+
+def type_text_args(text: str) -> dict[str, Any] | None:
+    """Words rule of ``type_text``: ``{'text': <the words after 'type'>}``, or None."""
+    match = _TYPE.match(strip_lead(text.strip()))
+    if match is None:
+        return None
+    words = clean_text(match.group("text"))
+    return {"text": words} if words else None
+
+
+def asks_type_text(text: str) -> bool:
+    """Router rule: does ``text`` ask to type words into the focused app?"""
+    return type_text_args(text) is not None
+
+
+def type_text_action(args: Mapping[str, Any], _ctx: WriteContext) -> PreparedAction:
+    """The read-back: exactly the text, quoted ('Type "see you at nine"?')."""
+    text = clean_text(str(args["text"])) or str(args["text"]).strip()
+    return PreparedAction("type_text", {"text": text}, f'Type "{text}" into the focused window?')
