@@ -1,4 +1,5 @@
-"""``desktop-agent ptt start|stop|toggle|cancel``, ``show``, ``quit``: reach the running app.
+"""``desktop-agent ptt start|stop|toggle|cancel``, ``dictate start|stop|toggle``, ``show``,
+``quit``: reach the running app.
 
 Each sends one line over the control socket (adapters/desktop/instance_client.py) and prints
 the app's answer. Nothing here imports Qt or an engine, and nothing starts the app: with none
@@ -15,11 +16,11 @@ import time
 from typing import Any, Final
 
 from desktop_agent.adapters.desktop.instance_client import send
-from desktop_agent.adapters.desktop.instance_protocol import PTT_ACTIONS, Request
+from desktop_agent.adapters.desktop.instance_protocol import DICTATE_ACTIONS, PTT_ACTIONS, Request
 from desktop_agent.cli.exit_codes import EXIT_FAILED, EXIT_NO_INSTANCE, EXIT_OK
 from desktop_agent.core.errors import AgentError
 
-COMMANDS: Final = ("ptt", "show", "quit")
+COMMANDS: Final = ("ptt", "dictate", "show", "quit")
 """The subcommands that talk to the running app."""
 
 
@@ -29,11 +30,16 @@ def add_parser(sub: Any) -> None:
     ptt.add_argument("action", choices=PTT_ACTIONS,
                      help="start: press the talk key; stop: release it; toggle: press if up, "
                           "else release; cancel: drop the turn")
+    dictate = sub.add_parser("dictate", help="dictate into the window that has the focus "
+                                             "(bind it to a shortcut)")
+    dictate.add_argument("action", choices=DICTATE_ACTIONS,
+                         help="start: listen, and type the words into the focused window "
+                              "once stopped; stop: stop listening; toggle: either")
     show = sub.add_parser("show", help="raise the running app's window")
     quit_ = sub.add_parser("quit", help="close the running app")
     show.set_defaults(action="")
     quit_.set_defaults(action="")
-    for parser in (ptt, show, quit_):
+    for parser in (ptt, dictate, show, quit_):
         parser.add_argument("--timing", action="store_true",
                             help="print the round trip in milliseconds to stderr")
 
@@ -56,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """The quick path for ``ptt``, ``show`` and ``quit``: only their own parser is built."""
+    """The quick path for ``ptt``, ``dictate``, ``show`` and ``quit``: only their own parser
+    is built."""
     parser = argparse.ArgumentParser(prog="desktop-agent")
     add_parser(parser.add_subparsers(dest="command", required=True))
     return run(parser.parse_args(argv))

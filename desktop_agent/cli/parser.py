@@ -11,6 +11,7 @@
     desktop-agent knowledge index|list|search|bench   your documents' index
     desktop-agent mcp list|call        your own tools (MCP servers), from a terminal
     desktop-agent ptt start|stop|toggle|cancel   push-to-talk in the running app
+    desktop-agent dictate start|stop|toggle      dictate into the focused window
     desktop-agent show | quit          raise or close the running app
     desktop-agent install-desktop-entry   add the app to the desktop's menu
     desktop-agent eval asr --dir DIR   speech recognition accuracy on NAME.wav + NAME.txt pairs

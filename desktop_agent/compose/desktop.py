@@ -160,7 +160,9 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
     watch_autostart(window)
     if server is not None:
         server.attach(remote)
-    global_key = _global_key(app, settings, remote, window, view_model)
+    global_keys = [k for k in (_global_key(app, settings, remote, window, view_model),
+                               _dictate_key(app, settings, view_model)) if k is not None]
+    _show_dictation(window, view_model)
     if runtime is not None and runtime.indexing is not None:
         _show_indexing(window, runtime.indexing)
     for notice in notices:
@@ -174,8 +176,8 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
     finally:
         if server is not None:
             server.close()
-        if global_key is not None:
-            global_key.stop()
+        for key in global_keys:
+            key.stop()
         if runtime is not None:
             runtime.shutdown()
         if instance is not None:
@@ -226,24 +228,62 @@ def _global_key(app: Any, settings: Any, remote: Any, window: Any, view_model: A
     """The global talk key on a real display: X11's grab in an X11 session, the desktop
     portal's shortcut under Wayland; None offscreen or where neither can work (logged, and
     the `ptt` command is the way: docs/anywhere.md)."""
+    return _start_key(app, settings.shortcuts.global_push_to_talk, remote,
+                      lambda: bool(window.ptt_held), view_model, None)
+
+
+def _dictate_key(app: Any, settings: Any, view_model: Any) -> Any:
+    """The global dictation key (``[shortcuts] global_dictate``), on the same backends as the
+    talk key; None when none is set, or it is the talk key itself (said in the window)."""
+    from desktop_agent.compose.global_key import DictateKey
+    from desktop_agent.core.errors import DesktopError
+    from desktop_agent.runtime.view_api import ErrorNotice
+
+    text = settings.shortcuts.global_dictate
+    if not text.strip():
+        return None
+    if text.strip().lower() == settings.shortcuts.global_push_to_talk.strip().lower():
+        view_model.sig_error.emit(ErrorNotice.from_error(DesktopError(
+            "dictate_key_is_talk_key", "The dictation key is the push-to-talk key, so it "
+            "only talks.", "choose another key in Settings -> Shortcuts")))
+        return None
+    target = DictateKey(view_model.dictate)
+    return _start_key(app, text, target, lambda: target.on, view_model,
+                      ("dictate", "Dictate into the focused window"))
+
+
+def _start_key(app: Any, text: str, target: Any, held: Callable[[], bool], view_model: Any,
+               portal_shortcut: tuple[str, str] | None) -> Any:
+    """Grab ``text`` for ``target`` (X11), or ask the portal for it (Wayland); None offscreen
+    or where neither can work."""
     if app.platformName() not in ("xcb", "wayland"):
         return None  # offscreen (tests, headless): no desktop to grab a key on
     from desktop_agent.adapters.desktop.x11_global_key import session_problem
     from desktop_agent.runtime.view_api import ErrorNotice
 
-    text = settings.shortcuts.global_push_to_talk
     kwargs: dict[str, Any] = {
-        "held": lambda: bool(window.ptt_held),
+        "held": held,
         "notify": lambda exc: view_model.sig_error.emit(ErrorNotice.from_error(exc)),
     }
     problem = session_problem(os.environ)
     if problem is not None and problem.code == "global_key_wayland" and text.strip():
         from desktop_agent.compose.portal_key import start_portal_key
 
-        return start_portal_key(text, remote, **kwargs)
+        return start_portal_key(text, target, shortcut=portal_shortcut, **kwargs)
     from desktop_agent.compose.global_key import start_global_key
 
-    return start_global_key(text, remote, **kwargs)
+    return start_global_key(text, target, **kwargs)
+
+
+def _show_dictation(window: Any, view_model: Any) -> None:
+    """Dictation's steps in the status bar: seen and read by a screen reader, and never
+    taking the focus from the window typed into. Runs on: GUI thread."""
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel()
+    label.setAccessibleName("Dictation status")
+    window.statusBar().addPermanentWidget(label)
+    view_model.sig_dictation.connect(lambda status: label.setText(status.text))
 
 
 def _serve(instance: Any) -> Any:

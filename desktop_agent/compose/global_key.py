@@ -36,6 +36,29 @@ class TalkTarget(Protocol):
     def ptt_stop(self) -> str: ...  # noqa: D102
 
 
+class DictateKey:
+    """The dictation key's target: its press starts dictation, its release stops it.
+
+    Runs on: GUI thread.
+    """
+
+    def __init__(self, dictate: Callable[[str], str]) -> None:
+        """Act through ``dictate`` ('start' or 'stop'; the view model's)."""
+        self._dictate = dictate
+        self.on = False
+        """True between a start and its stop (the key's ``held``)."""
+
+    def ptt_start(self) -> str:
+        """Start dictating."""
+        self.on = True
+        return self._dictate("start")
+
+    def ptt_stop(self) -> str:
+        """Stop dictating: the words are typed once transcribed."""
+        self.on = False
+        return self._dictate("stop")
+
+
 class _Bridge(QObject):
     """Carries the listener thread's edges to the GUI thread (queued connections)."""
 

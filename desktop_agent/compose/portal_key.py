@@ -35,9 +35,11 @@ a desktop without GlobalShortcuts is only logged: the ptt command is the way the
 def start_portal_key(text: str, target: TalkTarget, held: Callable[[], bool],
                      notify: Callable[[AgentError], None], *, bus_address: str | None = None,
                      parent_window: str = "",
-                     clock: Callable[[], float] = time.monotonic) -> GlobalTalkKey | None:
+                     clock: Callable[[], float] = time.monotonic,
+                     shortcut: tuple[str, str] | None = None) -> GlobalTalkKey | None:
     """Ask the desktop portal for the talk key for ``target``; None when it cannot start.
 
+    ``shortcut``: the portal shortcut's id and description (default: push-to-talk's).
     Runs on: GUI thread (returns at once; the portal answers on its own thread).
     """
     from desktop_agent.adapters.desktop.portal_shortcuts import PortalGlobalKey
@@ -48,7 +50,9 @@ def start_portal_key(text: str, target: TalkTarget, held: Callable[[], bool],
                                  Qt.ConnectionType.QueuedConnection)
     listener = PortalGlobalKey(key_text=text, on_press=key.on_press, on_release=key.on_release,
                                on_error=key.bridge.sig_error.emit, bus_address=bus_address,
-                               parent_window=parent_window)
+                               parent_window=parent_window,
+                               **({} if shortcut is None else {
+                                   "shortcut_id": shortcut[0], "description": shortcut[1]}))
     problem = listener.start()
     if problem is not None:
         report(problem, notify)

@@ -175,6 +175,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     if (trim := trimmer()) is not None:  # freed engine buffers go back after each turn
         controller.heap_keeper = HeapKeeper(trim, parent=controller)
         controller.sig_state_changed.connect(controller.heap_keeper.on_state)
+    _dictation(controller)
     if store_note:
         controller.notices_at_start.append(ErrorNotice("store_rebuilt", store_note))
     for warning in mcp.warnings if mcp is not None else ():  # a broken mcp.json, with its line
@@ -190,6 +191,23 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
         own_tools = AppTools(mcp, tools, desk, write_names, store)
         own_tools.start()  # returns at once; the tools join when the servers list them
     return Runtime(controller, backend, engines.threads, indexing, own_tools)
+
+
+def _dictation(controller: Any) -> None:
+    """Dictation into the focused window, on the controller's own turns (runtime/dictation.py).
+
+    Runs on: GUI thread.
+    """
+    from desktop_agent.adapters.desktop.clipboard_xclip import XclipClipboard
+    from desktop_agent.adapters.desktop.x11_typing import DesktopTypist
+    from desktop_agent.runtime.dictation import Dictation, DictationHost
+
+    machine = controller.machine
+    host = DictationHost(press=controller.ptt_press, release=controller.ptt_release,
+                         cue=controller.play_cue, cancel=controller.cancel_turn,
+                         state=lambda: machine.state, turn_id=lambda: int(machine.turn_id))
+    controller.dictation = Dictation(host, DesktopTypist(), XclipClipboard().copy)
+    controller.dictation.sig_status.connect(controller.sig_dictation.emit)
 
 
 def _device_backend(settings: Settings) -> AudioBackend:

@@ -103,6 +103,7 @@ SETTING_SPECS: Final[tuple[SettingSpec, ...]] = (
     _s("knowledge.folders", "Knowledge folders", "Folders of your documents (Markdown, text, PDF) that answers come from; absolute paths.", "folders"),  # noqa: E501
     _s("knowledge.proposer", "Document answers chosen by", "lexical: the best-ranked sentence (fast; as accurate on the project's checks); model: the local model picks among the best sentences (about 1.5 s slower on 2 cores).", "choice", choices=PROPOSERS),  # noqa: E501
     _s("shortcuts.global_push_to_talk", "Global push-to-talk key", "Held to talk while any program has focus (X11 sessions), e.g. Ctrl+Alt+Space or F9; empty = none. Space, letters and digits need Ctrl, Alt or Super.", "shortcut"),  # noqa: E501
+    _s("shortcuts.global_dictate", "Global dictation key", "Held (or tapped, then tapped again) to dictate into the window you are in: the words are typed there, never Enter. Empty = none; desktop-agent dictate toggle works either way.", "shortcut"),  # noqa: E501
     _s("shortcuts.cues", "Listening cues", "A soft tone when the global key or the ptt command starts or stops listening, so you know without looking.", "bool"),  # noqa: E501
     _s("desktop.start_at_login", "Start at login", "Start hidden in the tray (minimised without one) when you log in: an autostart entry in ~/.config/autostart; off removes it.", "bool"),  # noqa: E501
 )  # fmt: skip

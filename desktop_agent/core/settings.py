@@ -209,6 +209,10 @@ class ShortcutsSettings(_Section):
     global_push_to_talk: str = "Ctrl+Alt+Space"
     """Held to talk from any program (an X11 grab; core/desktop/shortcut.py reads the text);
     '' = none. Stored in its canonical text ('ctrl+alt+space' -> 'Ctrl+Alt+Space')."""
+    global_dictate: str = ""
+    """Held (or tapped, then tapped again) to dictate into the focused window from any
+    program: the same backends as ``global_push_to_talk``; '' = none (``desktop-agent
+    dictate`` still works). Stored in its canonical text."""
     cues: bool = True
     """A soft tone when the global key or ``desktop-agent ptt`` starts or stops listening."""
 

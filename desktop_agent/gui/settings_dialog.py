@@ -181,9 +181,10 @@ class SettingsDialog(QDialog):
         keys = sorted({(a.text().replace("&", ""),
                         a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
                        for a in actions if not a.shortcut().isEmpty()})
-        talk, global_key = (str(self.value(k) or "") for k in
-                            ("interaction.ptt_key", "shortcuts.global_push_to_talk"))
-        text = shortcut_sheet(keys, talk or "Space", global_key, self._choices.command)
+        talk, global_key, dictate = (str(self.value(k) or "") for k in (
+            "interaction.ptt_key", "shortcuts.global_push_to_talk", "shortcuts.global_dictate"))
+        text = shortcut_sheet(keys, talk or "Space", global_key, self._choices.command,
+                              dictate)
         if text != self.shortcut_sheet.toPlainText():
             self.shortcut_sheet.setPlainText(text)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 
 def shortcut_sheet(window_keys: Sequence[tuple[str, str]], talk_key: str, global_key: str,
-                   command: str) -> str:
+                   command: str, dictate_key: str = "") -> str:
     """The sheet.
 
     Args:
@@ -22,6 +22,7 @@ def shortcut_sheet(window_keys: Sequence[tuple[str, str]], talk_key: str, global
         talk_key: the in-window push-to-talk key (``interaction.ptt_key``).
         global_key: ``shortcuts.global_push_to_talk`` ('' = none).
         command: the absolute path of the running ``desktop-agent``.
+        dictate_key: ``shortcuts.global_dictate`` ('' = none).
     """
     cmd = shlex.quote(command)
     lines = ["In the window:", f"  {talk_key}: hold to talk (push-to-talk)"]
@@ -32,8 +33,12 @@ def shortcut_sheet(window_keys: Sequence[tuple[str, str]], talk_key: str, global
                      "speak (X11; KDE, GNOME 48+ and Hyprland through the desktop portal)")
     else:
         lines.append("  No global key is set (Shortcuts > Global push-to-talk key).")
+    if dictate_key.strip():
+        lines.append(f"  {dictate_key}: hold (or tap, then tap again) to dictate into the "
+                     "window you are in")
     lines += [
-        f"  {cmd} ptt toggle | start | stop | cancel, bound to a key of your desktop:",
+        f"  {cmd} ptt toggle | start | stop | cancel, bound to a key of your desktop,",
+        f"  and {cmd} dictate toggle | start | stop to dictate into the focused window:",
         "",
         "GNOME (Settings > Keyboard > Custom Shortcuts > +; toggle: GNOME runs a command on "
         "press only):",

@@ -3,7 +3,8 @@
 ``desktop-agent ptt start`` is the talk key going down (the window's ``PttKeyFilter`` signal,
 so the button, the announcement and ``view_model.ptt_press`` follow exactly as for the key),
 ``ptt stop`` the key coming up (each with the soft listening cue, since whoever uses them may
-not be looking at the window: ``[shortcuts] cues``), ``ptt cancel`` drops the turn (and
+not be looking at the window: ``[shortcuts] cues``), ``dictate`` starts or stops dictation
+into the focused window (``runtime/dictation.py``), ``ptt cancel`` drops the turn (and
 answers a waiting confirmation card with Cancel, as its Esc does), ``show`` raises the
 window, ``quit`` is the Agent menu's Quit. No second path into the runtime: only the
 window's own entry points.
@@ -60,6 +61,10 @@ class WindowRemote:
             card.trigger()
             return "Cancelled, and the pending action with it."
         return "Cancelled."
+
+    def dictate(self, action: str) -> str:
+        """Dictation into the window that has the focus (its cues are the runtime's)."""
+        return self._window.view_model.dictate(action)
 
     def show(self, activation_token: str) -> str:
         """Unminimise, raise and activate the window."""

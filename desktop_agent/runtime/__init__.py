@@ -9,6 +9,7 @@ __all__ = [
     "controller",
     "controller_commands",
     "controller_ports",
+    "dictation",
     "extras",
     "headless",
     "headless_io",

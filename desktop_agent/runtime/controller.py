@@ -41,6 +41,7 @@ from desktop_agent.runtime.capture_router import CaptureRouter
 from desktop_agent.runtime.command_table import HandlerTable, command_table
 from desktop_agent.runtime.controller_commands import ControllerCommands
 from desktop_agent.runtime.controller_ports import Ledger
+from desktop_agent.runtime.dictation import Dictation
 from desktop_agent.runtime.extras import Extras
 from desktop_agent.runtime.heap_keeper import HeapKeeper
 from desktop_agent.runtime.history_keeper import HistoryKeeper
@@ -143,6 +144,8 @@ class AgentController(AgentViewModel):
         """The kept history on disk (set by the composition root; None keeps nothing)."""
         self.heap_keeper: HeapKeeper | None = None
         """Gives freed memory back after each turn (composed where glibc has malloc_trim)."""
+        self.dictation: Dictation | None = None
+        """Dictation into other windows (set by the composition root; None: unavailable)."""
 
     def attach(self, parts: ControllerParts) -> None:
         """Take the collaborators built around this controller; build the command table.
@@ -235,6 +238,14 @@ class AgentController(AgentViewModel):
         """Push-to-talk released. Runs on: GUI thread."""
         self.feed(ev.PttReleased(turn_id=self.machine.turn_id, at_s=time.monotonic()))
 
+    def dictate(self, action: str) -> str:
+        """Dictation: 'start', 'stop' or 'toggle'; what happened. Runs on: GUI thread."""
+        if self.dictation is None:
+            return super().dictate(action)
+        run = {"start": self.dictation.start, "stop": self.dictation.stop,
+               "toggle": self.dictation.toggle}.get(action)
+        return run() if run is not None else f"Unknown dictation action {action!r}."
+
     def play_cue(self, kind: str) -> None:
         """Sound the listening cue ``kind`` ('start' or 'stop') unless cues are off.
 
@@ -323,6 +334,8 @@ class AgentController(AgentViewModel):
             # Today's date and time zone are in every turn's prompt (changes at midnight).
             self.machine.history.set_system(
                 dated_system_prompt(datetime.datetime.now().astimezone()))
+        if isinstance(event, ev.AsrFinal) and self.dictation is not None:
+            event = self.dictation.take_final(event)  # dictated words never reach the model
         if isinstance(event, ev.AsrPartial):
             if self.barge_tracker.take_partial(event):
                 return  # a transcript of barge-in audio: the tracker's, not the machine's
@@ -355,6 +368,8 @@ class AgentController(AgentViewModel):
             self.pipeline.trace.mark(self.pipeline.history.end,
                                      f"{t.source.name}->{t.target.name} {t.cause}")
         self.recorder.on_transition(t)
+        if self.dictation is not None:
+            self.dictation.on_transition(t)
         if t.target is State.ERROR:
             self.sig_error.emit(error_notice(t.cause))
         elif t.source is State.ERROR:

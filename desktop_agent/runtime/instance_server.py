@@ -54,6 +54,9 @@ class InstanceTarget(Protocol):
     def ptt_cancel(self) -> str:
         """Drop the turn."""
 
+    def dictate(self, action: str) -> str:
+        """Dictation into the focused window: 'start', 'stop' or 'toggle'."""
+
     def show(self, activation_token: str) -> str:
         """Bring the window to the front (``activation_token``: the launcher's, or '')."""
 
@@ -132,6 +135,9 @@ class InstanceServer(QObject):
         handlers: dict[str, Callable[[], str]] = {
             "ptt start": target.ptt_start, "ptt stop": target.ptt_stop,
             "ptt toggle": target.ptt_toggle, "ptt cancel": target.ptt_cancel,
+            "dictate start": lambda: target.dictate("start"),
+            "dictate stop": lambda: target.dictate("stop"),
+            "dictate toggle": lambda: target.dictate("toggle"),
             "show": lambda: target.show(parsed.activation_token), "quit": target.quit,
         }
         try:

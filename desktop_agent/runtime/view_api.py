@@ -157,6 +157,9 @@ class AgentViewModel(QObject):
     """LoadProgress: an engine started loading, became ready, or failed."""
     sig_caption = Signal(str)
     """Caption of what the assistant is saying now ('' clears it)."""
+    sig_dictation = Signal(object)
+    """DictationStatus (runtime/dictation.py): a step of dictation ('listening', 'typing',
+    'typed', 'not_typed'), for the status bar; never takes the focus."""
     sig_action_changed = Signal(object)
     """PublishAction: a write waits for confirmation ('pending': show the card), ran
     ('executed': log it) or was dropped ('cleared': hide the card)."""
@@ -208,6 +211,13 @@ class AgentViewModel(QObject):
 
         Runs on: GUI thread.
         """
+
+    def dictate(self, action: str) -> str:
+        """Dictation into the window that has the focus: 'start', 'stop' or 'toggle'.
+
+        Returns what happened, in words (for ``desktop-agent dictate``). Runs on: GUI thread.
+        """
+        return "Dictation is not available here."
 
     @Slot()
     def cancel_turn(self) -> None:

@@ -70,7 +70,7 @@ PINNED: dict[str, set[str]] = {
         "speech_server", "text", "tools", "turns",
     },
     "desktop_agent.core.speech_server": {"address"},
-    "desktop_agent.core.desktop": {"key_repeat", "shortcut", "tap_hold"},
+    "desktop_agent.core.desktop": {"dictation", "key_repeat", "shortcut", "tap_hold"},
     "desktop_agent.core.mcp": {"config", "retrieval", "tools"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {
@@ -129,7 +129,8 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.runtime": {
         "alarm_clock", "audio_workers", "bargein_tracker", "capture_router", "command_table",
-        "controller", "controller_commands", "controller_ports", "extras", "headless",
+        "controller", "controller_commands", "controller_ports", "dictation", "extras",
+        "headless",
         "headless_io", "headless_jobs", "headless_turn", "headless_units", "heap_keeper",
         "history_keeper", "instance_server", "jobs", "knowledge_worker", "live_settings",
         "llm_worker", "payloads", "playback_driver", "playback_monitor", "recorder", "spans",

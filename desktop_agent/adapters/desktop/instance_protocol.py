@@ -35,7 +35,10 @@ from desktop_agent.core.errors import AgentError
 
 PTT_ACTIONS: Final = ("start", "stop", "toggle", "cancel")
 """``desktop-agent ptt ACTION``: press, release, press-or-release, drop the turn."""
-COMMANDS: Final = (*(f"ptt {a}" for a in PTT_ACTIONS), "show", "quit")
+DICTATE_ACTIONS: Final = ("start", "stop", "toggle")
+"""``desktop-agent dictate ACTION``: start dictating into the focused window, stop, either."""
+COMMANDS: Final = (*(f"ptt {a}" for a in PTT_ACTIONS),
+                   *(f"dictate {a}" for a in DICTATE_ACTIONS), "show", "quit")
 """Every command the running app answers, as the words of the command line."""
 MAX_LINE: Final = 4096
 """Longest request line, bytes (newline included); a longer one is a bad request."""

@@ -105,7 +105,8 @@ class PortalGlobalKey:
                  on_bound: Callable[[PortalBinding], None] | None = None,
                  on_error: Callable[[DesktopError], None] | None = None,
                  key_text: str = "", app_id: str = APP_ID, bus_address: str | None = None,
-                 parent_window: str = "", reply_timeout_s: float = 25.0) -> None:
+                 parent_window: str = "", reply_timeout_s: float = 25.0,
+                 shortcut_id: str = SHORTCUT_ID, description: str = DESCRIPTION) -> None:
         """Prepare; nothing is opened until ``start()``.
 
         Args:
@@ -118,6 +119,8 @@ class PortalGlobalKey:
             bus_address: the session bus (default: ``DBUS_SESSION_BUS_ADDRESS``).
             parent_window: the dialog's window ('x11:<hex id>', 'wayland:<handle>', '').
             reply_timeout_s: how long a D-Bus call may take to be answered.
+            shortcut_id, description: the shortcut's id and its words in the desktop's
+                dialog ('push-to-talk'; dictation's key is 'dictate').
         """
         self._on_press = on_press
         self._on_release = on_release
@@ -129,6 +132,7 @@ class PortalGlobalKey:
         self._bus_address = bus_address
         self._parent_window = parent_window
         self._reply_timeout_s = reply_timeout_s
+        self._id, self._description = shortcut_id, description
         self._worker = KeyThread()
         self._tokens = itertools.count(1)
         self._token_prefix = f"desktop_agent_{secrets.token_hex(4)}"
@@ -253,21 +257,21 @@ class PortalGlobalKey:
         listed = self._listed(link, lambda token: new_method_call(
             shortcuts, "ListShortcuts", "oa{sv}",
             (self._session, {"handle_token": ("s", token)})))
-        if listed is not None and SHORTCUT_ID in listed:
+        if listed is not None and self._id in listed:
             # Listed = live in this session: ListShortcuts reports the session's own shortcuts
             # (xdp-kde loads the app's saved ones at CreateSession). Not bound again: a bind
             # can open the desktop's dialog (every one did, on older Plasma).
             self._bound(listed, newly=False)
             return
-        props: dict[str, tuple[str, str]] = {"description": ("s", DESCRIPTION)}
+        props: dict[str, tuple[str, str]] = {"description": ("s", self._description)}
         if self.trigger:
             props["preferred_trigger"] = ("s", self.trigger)
         results = self._request(link, "bind", lambda token: new_method_call(
             shortcuts, "BindShortcuts", "oa(sa{sv})sa{sv}",
-            (self._session, [(SHORTCUT_ID, props)], self._parent_window,
+            (self._session, [(self._id, props)], self._parent_window,
              {"handle_token": ("s", token)})), None)  # the user answers a dialog: no limit
         bound = rules.shortcut_entries(results)
-        if bound is not None and SHORTCUT_ID not in bound:
+        if bound is not None and self._id not in bound:
             raise _Halt(rules.refused())  # the dialog let the user leave it out
         self._bound(bound, newly=True)
 
@@ -282,7 +286,7 @@ class PortalGlobalKey:
         return rules.shortcut_entries(results) or {}
 
     def _bound(self, entries: dict[str, dict[str, Any]] | None, *, newly: bool) -> None:
-        binding = PortalBinding(self._session, rules.trigger_description(entries), newly,
+        binding = PortalBinding(self._session, rules.trigger_description(entries, self._id), newly,
                                 self._version)
         _LOGGER.info("portal global key bound: %s (session %s, version %d, asked now: %s)",
                      binding.trigger_description or "key not named", self._session,
@@ -353,7 +357,7 @@ class PortalGlobalKey:
         found = fields(msg)
         edge = rules.shortcut_edge(found["sender"], found["interface"], found["member"],
                                    msg.body, portal_owner=self._portal_owner,
-                                   session_handle=self._session)
+                                   session_handle=self._session, shortcut_id=self._id)
         if edge is not None:
             self._report(self._hold.feed(edge))
             return

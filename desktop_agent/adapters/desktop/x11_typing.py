@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -172,6 +173,7 @@ class DesktopTypist:
         """Use the display of ``env`` (default: this process's environment, each call)."""
         self._env = env
         self._remapped: list[int] = []
+        self._lock = threading.Lock()  # the tool thread and dictation's may both type
 
     def _environ(self) -> dict[str, str]:
         return child_env(os.environ if self._env is None else self._env)
@@ -215,6 +217,11 @@ class DesktopTypist:
             return self._type_wayland(text, env)
         if not env.get("DISPLAY"):
             raise _fail(NO_DISPLAY)
+        with self._lock:
+            self._type_x11(text, env)
+        return ""
+
+    def _type_x11(self, text: str, env: Mapping[str, str]) -> None:
         conn = self._open(env)
         try:
             keys = X11Keys(conn, self._remapped)  # the last run's remaps undone: long read
@@ -224,7 +231,6 @@ class DesktopTypist:
             raise _fail(X_GONE) from None
         finally:
             conn.close()
-        return ""
 
     def _type_wayland(self, text: str, env: Mapping[str, str]) -> str:
         if shutil.which("wtype", path=env.get("PATH")) is not None:

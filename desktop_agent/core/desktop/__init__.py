@@ -1,3 +1,3 @@
-"""The desktop around the app: global shortcut text, key auto-repeat. Pure, no X11 here."""
+"""The desktop around the app: shortcut text, key auto-repeat, dictation's words. Pure."""
 
-__all__ = ["key_repeat", "shortcut", "tap_hold"]
+__all__ = ["dictation", "key_repeat", "shortcut", "tap_hold"]

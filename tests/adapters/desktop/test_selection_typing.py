@@ -46,15 +46,21 @@ def wait_for(done: object, what: str) -> None:
         time.sleep(0.02)
 
 
-@pytest.fixture(scope="module")
-def x(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Xvfb]:
+def start_x(tmp: Path) -> Xvfb:
+    """A private Xvfb whose ``env`` is this process's environment on its display."""
     for tool in ("xclip", "xterm"):
         if shutil.which(tool) is None:
             unavailable(tool, "not installed (apt-get install xclip xterm, or bash "
                               "scripts/setup.sh test)")
-    server = Xvfb(tmp_path_factory.mktemp("xvfb"))
+    server = Xvfb(tmp)
     server.env = {**{k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"},
                   "DISPLAY": server.display}
+    return server
+
+
+@pytest.fixture(scope="module")
+def x(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Xvfb]:
+    server = start_x(tmp_path_factory.mktemp("xvfb"))
     yield server
     server.close()  # the xclip owners end with their X server
 

@@ -1,0 +1,78 @@
+"""Dictation through the whole app (issue 21): real models, a real recording, a real terminal.
+
+A private Xvfb where an xterm running ``cat > FILE`` has the focus; the app on a virtual
+sound card. ``dictate("start")`` (what ``desktop-agent dictate start`` and the global
+dictation key call), a real recording (Allison Smith's "You are currently the only person
+in this conference.", asterisk-core-sounds-en-wav) played into the mic, ``dictate("stop")``:
+the words are typed into the terminal, Enter is never pressed, no model answers and nothing
+is spoken. The file holds exactly the text the status reports as typed, made of the
+transcript (``dictated_text``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_agent.core.desktop.dictation import dictated_text
+from desktop_agent.core.turns.states import State
+from tests.adapters.desktop.test_selection_typing import Terminal, start_x
+from tests.adapters.desktop.test_x11_global_key import Xvfb
+from tests.needs import unavailable
+
+pytestmark = [pytest.mark.models, pytest.mark.slow]
+
+RECORDING = Path("/usr/share/asterisk/sounds/en_US_f_Allison/conf-onlyperson.wav")
+
+
+@pytest.fixture
+def x(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Xvfb]:
+    server = start_x(tmp_path)
+    monkeypatch.setenv("DISPLAY", server.display)  # the app's typist reads it at each use
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    yield server
+    server.close()
+
+
+def test_dictation_types_the_words_into_the_focused_terminal(qtbot: Any, models: Any,
+                                                            x: Xvfb, tmp_path: Path) -> None:
+    from desktop_agent.adapters.audio.audio_files import read_audio
+    from desktop_agent.audio.virtual import VirtualAudio
+    from desktop_agent.compose.runtime import build_runtime
+    from desktop_agent.core.settings import Settings
+
+    if not RECORDING.is_file():
+        unavailable("the real recordings", f"{RECORDING} is missing: apt-get install "
+                                           "asterisk-core-sounds-en-wav")
+    audio = read_audio(RECORDING)
+    term = Terminal(x, tmp_path)
+    rt = build_runtime(Settings(), VirtualAudio(), echo_cancellation=False,
+                       store_path=tmp_path / "store.sqlite3")
+    try:
+        c = rt.controller
+        c.start()
+        qtbot.waitUntil(c.loaded, timeout=120_000)
+        statuses: list[Any] = []
+        heard: list[Any] = []
+        c.sig_dictation.connect(statuses.append)
+        c.sig_heard.connect(heard.append)
+        assert c.dictate("start") == "Dictating."
+        assert c.dictate("start") == "Already dictating."
+        start = rt.backend.inject(audio)
+        qtbot.waitUntil(lambda: rt.backend.samples > start + len(audio) + 3200, timeout=20_000)
+        assert c.dictate("stop") == "Stopped dictating."
+        qtbot.waitUntil(lambda: any(s.kind in ("typed", "not_typed") for s in statuses[1:]),
+                        timeout=60_000)
+        done = statuses[-1]
+        assert done.kind == "typed", done
+        assert "only person" in done.heard.lower()
+        assert done.typed == dictated_text(done.heard)
+        assert c.machine.state is State.LISTENING and not heard  # no reply, nothing spoken
+        assert c.machine.history.exchanges == 0  # the words never reached the conversation
+        assert term.text() == done.typed  # exactly, and no Enter: cat got no line end
+    finally:
+        rt.shutdown()
+        term.close()
