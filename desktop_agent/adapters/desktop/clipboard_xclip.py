@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Mapping
 from typing import Final
 
@@ -34,13 +35,10 @@ NO_PROGRAM: Final = ("no_clipboard_program", "I can't reach the clipboard: the x
                      "is not installed.", "install xclip (or wl-clipboard under Wayland)")
 NO_ANSWER: Final = ("clipboard_no_answer", "The program that holds the selection did not "
                     "answer, so I have nothing to read.", "select or copy the text again")
+POLL_S: Final = 0.02
+"""How often a copy looks whether the clipboard serves it yet."""
 COPY_FAILED: Final = ("clipboard_copy_failed", "I couldn't put that on the clipboard.",
                       "check that your desktop session is running")
-
-
-def _fail(what: tuple[str, str, str]) -> AgentError:
-    code, message, fix = what
-    return AgentError(code, message, fix)
 
 
 class XclipClipboard:
@@ -64,7 +62,7 @@ class XclipClipboard:
         if self._wayland(env, "wl-paste"):
             return [["wl-paste", "--primary", "--no-newline"], ["wl-paste", "--no-newline"]]
         if not env.get("DISPLAY"):
-            raise _fail(NO_DISPLAY)
+            raise AgentError(*NO_DISPLAY)
         return [["xclip", "-o", "-selection", "primary"],
                 ["xclip", "-o", "-selection", "clipboard"]]
 
@@ -77,9 +75,9 @@ class XclipClipboard:
                 done = subprocess.run(argv, env=env, capture_output=True, timeout=CHILD_TIMEOUT_S,
                                       check=False, stdin=subprocess.DEVNULL)
             except FileNotFoundError:
-                raise _fail(NO_PROGRAM) from None
+                raise AgentError(*NO_PROGRAM) from None
             except subprocess.TimeoutExpired:
-                raise _fail(NO_ANSWER) from None
+                raise AgentError(*NO_ANSWER) from None
             text = done.stdout.decode("utf-8", errors="replace")
             if done.returncode == 0 and text.strip():
                 return text  # an empty or absent selection: exit 1 ("target not available")
@@ -89,11 +87,12 @@ class XclipClipboard:
         """Put ``text`` on the clipboard; a forked xclip (or wl-copy) keeps serving it."""
         env = self._environ()
         if self._wayland(env, "wl-copy"):
-            argv = ["wl-copy"]
+            argv, paste = ["wl-copy"], ["wl-paste", "--no-newline"]
         elif env.get("DISPLAY"):
             argv = ["xclip", "-selection", "clipboard", "-i"]
+            paste = ["xclip", "-o", "-selection", "clipboard"]
         else:
-            raise _fail(NO_DISPLAY)
+            raise AgentError(*NO_DISPLAY)
         try:
             # The child owns the selection until another copy: its own session, no pipes
             # left open to us (a pipe held by the forked owner would block this call).
@@ -101,12 +100,30 @@ class XclipClipboard:
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     start_new_session=True)
         except FileNotFoundError:
-            raise _fail(NO_PROGRAM) from None
+            raise AgentError(*NO_PROGRAM) from None
         try:
             proc.communicate(text.encode("utf-8"), timeout=CHILD_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-            raise _fail(COPY_FAILED) from None
+            raise AgentError(*COPY_FAILED) from None
         if proc.returncode != 0:
-            raise _fail(COPY_FAILED)
+            raise AgentError(*COPY_FAILED)
+        _wait_served(text, paste, env)
+
+
+def _wait_served(text: str, paste: list[str], env: Mapping[str, str]) -> None:
+    """Return once the clipboard serves ``text``: xclip forks before its child takes the
+    selection, so a paste right after the copy returned could still get the old text."""
+    want = text.encode("utf-8")
+    deadline = time.monotonic() + CHILD_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            done = subprocess.run(paste, env=dict(env), capture_output=True, check=False,
+                                  timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired):
+            break
+        if done.returncode == 0 and done.stdout == want:
+            return
+        time.sleep(POLL_S)
+    raise AgentError(*COPY_FAILED)

@@ -71,11 +71,6 @@ def _pid_of(conn: Any, window: Any) -> int | None:
     return None
 
 
-def _fail(what: tuple[str, str, str]) -> AgentError:
-    code, message, fix = what
-    return AgentError(code, message, fix)
-
-
 def keysym_of(char: str) -> int:
     """The X keysym that types ``char`` (Return for a line break, Tab for a tab)."""
     code = ord(char)
@@ -182,14 +177,14 @@ class DesktopTypist:
         try:
             from Xlib import display, error
         except ImportError:
-            raise _fail(NO_XLIB) from None
+            raise AgentError(*NO_XLIB) from None
         try:
             conn = display.Display(env["DISPLAY"])
         except (error.DisplayError, OSError):
-            raise _fail(X_GONE) from None
+            raise AgentError(*X_GONE) from None
         if not conn.has_extension("XTEST"):
             conn.close()
-            raise _fail(NO_XTEST)
+            raise AgentError(*NO_XTEST)
         return conn
 
     def focused(self) -> str:
@@ -216,7 +211,7 @@ class DesktopTypist:
         if env.get("WAYLAND_DISPLAY"):
             return self._type_wayland(text, env)
         if not env.get("DISPLAY"):
-            raise _fail(NO_DISPLAY)
+            raise AgentError(*NO_DISPLAY)
         with self._lock:
             self._type_x11(text, env)
         return ""
@@ -228,7 +223,7 @@ class DesktopTypist:
             for char in text:
                 keys.type_char(char)
         except (ConnectionError, OSError):
-            raise _fail(X_GONE) from None
+            raise AgentError(*X_GONE) from None
         finally:
             conn.close()
 

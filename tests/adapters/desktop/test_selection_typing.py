@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,9 +39,9 @@ from tests.needs import unavailable
 WAIT_S = 20.0
 
 
-def wait_for(done: object, what: str) -> None:
+def wait_for(done: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + WAIT_S
-    while not done():  # type: ignore[operator]
+    while not done():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.02)
 
@@ -66,10 +66,16 @@ def x(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Xvfb]:
 
 
 def own(x: Xvfb, selection: str, text: str) -> None:
-    """``text`` owned as ``selection`` by a forked xclip, as a program that selected it."""
+    """``text`` owned as ``selection`` by a forked xclip, as a program that selected it.
+
+    xclip's parent exits before its child owns the selection: wait until it serves ``text``.
+    """
     subprocess.run(["xclip", "-selection", selection, "-i"], input=text.encode(), env=x.env,
                    check=True, timeout=WAIT_S, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
+    wait_for(lambda: subprocess.run(["xclip", "-o", "-selection", selection], env=x.env,
+                                    capture_output=True, timeout=WAIT_S).stdout == text.encode(),
+             f"xclip to own the {selection} selection")
 
 
 def clear(x: Xvfb) -> None:
