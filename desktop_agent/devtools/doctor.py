@@ -191,8 +191,26 @@ def _desktop_checks() -> list[Check]:
                              "opened from here.", "run the assistant inside your desktop session")
         return "xdg-open and a display"
 
+    def selection() -> str:
+        wayland = bool(os.environ.get("WAYLAND_DISPLAY"))
+        if wayland and shutil.which("wl-paste") and shutil.which("wl-copy"):
+            found = "wl-clipboard"
+        elif shutil.which("xclip"):
+            found = "xclip"
+        else:
+            raise AgentError("no_clipboard_program", "neither xclip nor wl-clipboard is "
+                             "installed: the selection cannot be read nor an answer copied.",
+                             "install xclip (wl-clipboard under Wayland)")
+        if wayland:
+            how = "wtype" if shutil.which("wtype") else "the clipboard (no wtype)"
+            return f"{found}; typing through {how}"
+        if not os.environ.get("DISPLAY"):
+            raise AgentError("no_display", "no desktop display: nothing can be read, copied "
+                             "or typed from here.", "run the assistant inside your session")
+        return f"{found}; typing through XTest"
+
     checks = [_timed("desktop volume", volume), _timed("desktop media", media),
-              _timed("desktop open", opening)]
+              _timed("desktop open", opening), _timed("desktop selection", selection)]
     for check in checks:
         if check.status == "error":
             check.status = "warn"  # the app works without them; each tool says what is missing

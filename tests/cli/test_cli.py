@@ -230,7 +230,8 @@ def test_doctor_warns_with_a_fix_when_the_desktop_tools_lack_their_pieces(
     proc = _run(["doctor", "--quick", "--json"], env=env, timeout=120)
     checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
     for name, code in (("desktop volume", "no_sound_server"),
-                       ("desktop media", "no_session_bus"), ("desktop open", "no_display")):
+                       ("desktop media", "no_session_bus"), ("desktop open", "no_display"),
+                       ("desktop selection", "no_display")):
         assert checks[name]["status"] == "warn" and code in checks[name]["detail"], checks[name]
         assert checks[name]["fix"]
 
