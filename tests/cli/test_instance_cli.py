@@ -90,7 +90,7 @@ def test_help_lists_the_commands() -> None:
                           env={**OWN_ENV, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0
-    for name in ("ptt", "show", "quit"):
+    for name in ("ptt", "dictate", "show", "quit"):
         assert f"\n    {name} " in done.stdout
     done = subprocess.run([sys.executable, "-m", "desktop_agent", "ptt", "hold"], cwd=ROOT,
                           env={**OWN_ENV, "PYTHONPATH": str(ROOT)},

@@ -145,3 +145,52 @@ def test_the_app_picks_the_x11_grab_or_the_portal_by_session(
     monkeypatch.setattr(portal_key, "start_portal_key", lambda *a, **k: picked.append("portal"))
     desktop._global_key(_App(platform), Settings(), Target(), window=None, view_model=None)
     assert picked == ([] if expected is None else [expected])
+
+
+class _ViewModel:
+    """What the dictation key needs of the view model: ``dictate``, and the notices."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.notices: list[Any] = []
+        self.sig_error = self
+
+    def emit(self, notice: Any) -> None:
+        self.notices.append(notice)
+
+    def dictate(self, action: str) -> str:
+        self.calls.append(action)
+        return action
+
+
+def test_on_x11_the_dictation_key_starts_and_stops_dictation(
+        qtbot: Any, xvfb: Xvfb, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from desktop_agent.compose import desktop
+    from desktop_agent.core.settings import Settings
+
+    monkeypatch.setenv("DISPLAY", xvfb.display)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("XDG_SESSION_TYPE", "x11")
+    settings = Settings()
+    settings = dataclasses.replace(settings, shortcuts=dataclasses.replace(
+        settings.shortcuts, global_dictate="Super+F10"))
+    window, vm = FocusedWindow(xvfb), _ViewModel()
+    key = desktop._dictate_key(_App("xcb"), settings, vm)
+    assert key is not None, vm.notices
+    try:
+        xvfb.xdotool("key", "super+F10")  # a tap: dictating
+        qtbot.waitUntil(lambda: vm.calls == ["start"], timeout=WAIT_MS)
+        xvfb.xdotool("key", "super+F10")  # a second tap: the words are typed
+        qtbot.waitUntil(lambda: vm.calls == ["start", "stop"], timeout=WAIT_MS)
+    finally:
+        key.stop()
+        window.close()
+    assert vm.notices == []
+    same = dataclasses.replace(settings, shortcuts=dataclasses.replace(
+        settings.shortcuts, global_dictate="ctrl+alt+space"))  # the talk key itself
+    assert desktop._dictate_key(_App("xcb"), same, vm) is None
+    assert [n.code for n in vm.notices] == ["dictate_key_is_talk_key"]
+    assert desktop._dictate_key(_App("xcb"), Settings(), vm) is None  # none set: nothing said
+    assert len(vm.notices) == 1

@@ -21,6 +21,9 @@ def test_the_sheet_names_every_key_and_binding_with_the_absolute_path() -> None:
     assert f"bindr = SUPER, T, exec, {quoted} ptt stop" in text  # Hyprland
     assert 'Mod+T { spawn "/opt/my apps/desktop-agent" "ptt" "toggle"; }' in text  # niri
     assert "No global key is set" in shortcut_sheet([], "F8", "", "/x/desktop-agent")
+    assert "dictate toggle | start | stop" in text
+    dictating = shortcut_sheet([], "F8", "", "/x/desktop-agent", "Ctrl+Alt+D")
+    assert "Ctrl+Alt+D: hold (or tap, then tap again) to dictate" in dictating
 
 
 def test_settings_shows_the_sheet_for_this_window_and_follows_the_edits(window: Any,
@@ -39,4 +42,7 @@ def test_settings_shows_the_sheet_for_this_window_and_follows_the_edits(window: 
     assert shortcuts and all(keys in text for keys in shortcuts)  # every window key listed
     dialog.set_value("shortcuts.global_push_to_talk", "Super+F9")
     qtbot.waitUntil(lambda: "Super+F9: tap to talk" in sheet.toPlainText(), timeout=5000)
+    dialog.set_value("shortcuts.global_dictate", "Super+F10")
+    qtbot.waitUntil(lambda: "Super+F10: hold (or tap, then tap again) to dictate"
+                    in sheet.toPlainText(), timeout=5000)
     dialog.reject()

@@ -67,6 +67,9 @@ class FakeTarget:
     def ptt_cancel(self) -> str:
         return self._did("ptt_cancel")
 
+    def dictate(self, action: str) -> str:
+        return self._did(f"dictate:{action}")
+
     def show(self, activation_token: str) -> str:
         return self._did(f"show:{activation_token}")
 
@@ -150,6 +153,8 @@ def test_ptt_toggle_from_the_cli_reaches_the_target(qtbot: Any, env: dict[str, s
 @pytest.mark.parametrize(("words", "call"), [
     (("ptt", "start"), "ptt_start"), (("ptt", "stop"), "ptt_stop"),
     (("ptt", "cancel"), "ptt_cancel"), (("show",), "show:tok-7"), (("quit",), "quit"),
+    (("dictate", "start"), "dictate:start"), (("dictate", "stop"), "dictate:stop"),
+    (("dictate", "toggle"), "dictate:toggle"),
 ])
 def test_each_command_calls_its_own_entry_point(qtbot: Any, env: dict[str, str],
                                                 server: InstanceServer, words: tuple[str, ...],
