@@ -21,6 +21,7 @@ from desktop_agent.core.desktop.dictation import dictated_text
 from desktop_agent.core.turns.states import State
 from tests.adapters.desktop.test_selection_typing import Terminal, start_x
 from tests.adapters.desktop.test_x11_global_key import Xvfb
+from tests.e2e.test_turn_real import runtime  # noqa: F401 - the app on its models, started
 from tests.needs import unavailable
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
@@ -37,24 +38,17 @@ def x(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Xvfb]:
     server.close()
 
 
-def test_dictation_types_the_words_into_the_focused_terminal(qtbot: Any, models: Any,
-                                                            x: Xvfb, tmp_path: Path) -> None:
+def test_dictation_types_the_words_into_the_focused_terminal(
+        qtbot: Any, x: Xvfb, runtime: Any, tmp_path: Path) -> None:  # noqa: F811
     from desktop_agent.adapters.audio.audio_files import read_audio
-    from desktop_agent.audio.virtual import VirtualAudio
-    from desktop_agent.compose.runtime import build_runtime
-    from desktop_agent.core.settings import Settings
 
     if not RECORDING.is_file():
         unavailable("the real recordings", f"{RECORDING} is missing: apt-get install "
                                            "asterisk-core-sounds-en-wav")
     audio = read_audio(RECORDING)
     term = Terminal(x, tmp_path)
-    rt = build_runtime(Settings(), VirtualAudio(), echo_cancellation=False,
-                       store_path=tmp_path / "store.sqlite3")
     try:
-        c = rt.controller
-        c.start()
-        qtbot.waitUntil(c.loaded, timeout=120_000)
+        rt, c = runtime, runtime.controller
         statuses: list[Any] = []
         heard: list[Any] = []
         c.sig_dictation.connect(statuses.append)
@@ -74,5 +68,4 @@ def test_dictation_types_the_words_into_the_focused_terminal(qtbot: Any, models:
         assert c.machine.history.exchanges == 0  # the words never reached the conversation
         assert term.text() == done.typed  # exactly, and no Enter: cat got no line end
     finally:
-        rt.shutdown()
         term.close()
