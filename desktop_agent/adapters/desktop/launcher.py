@@ -120,7 +120,9 @@ class Launcher:
         """The folder or file under the user's folders whose name holds every word said.
 
         Folders before files when "folder" is said (files before folders for "file"), then
-        the shallowest, then the shortest name. Hidden entries are never looked at.
+        the shallowest, then the shortest name. Hidden entries are never looked at, nor a
+        file that would run rather than open (a .desktop launcher, an executable): a spoken
+        name never starts a program that a download left in a folder.
         """
         words = folder_words(said)
         if not words:
@@ -151,6 +153,8 @@ class Launcher:
                 if not all(w in name for w in words):
                     continue
                 is_dir = path.is_dir()
+                if not is_dir and (name.endswith(".desktop") or os.access(path, os.X_OK)):
+                    continue
                 rank = (0 if is_dir != want_file else 1, depth, len(name), str(path))
                 if best is None or rank < best:
                     best, place = rank, path

@@ -80,7 +80,9 @@ _OPENER: Final = r"^(?:(?:sure|okay|ok|alright|all\s+right|right|certainly|of\s+
 _GERUND_START: Final = re.compile(rf"{_OPENER}(?:now\s+)?(?:{_alt(_ING)})\b", re.IGNORECASE)
 """'Opening example.org', 'Sure, setting the volume to 30 percent.'"""
 _GERUND_SUBJECT: Final = re.compile(
-    r"\b(?:is|are|was|were|can|could|takes?|requires?|helps?|means?|needs?|makes?|should)\b",
+    r"\b(?:is|are|was|were|can|could|takes?|requires?|helps?|means?|needs?|makes?|should"
+    r"|will|would|may|might|must|has|does|goes|starts|begins|works|depends|involves|gives"
+    r"|lets|keeps|comes|uses|seems|costs|allows|remains|becomes|saves|reduces|causes)\b",
     re.IGNORECASE)
 """A gerund as the subject of a sentence ('Setting up a garden is easy') claims nothing."""
 _DONE: Final = re.compile(
@@ -152,18 +154,16 @@ def claims_action(clause: str, request: str = "") -> bool:
     return bool(gerund or _FIRST_PERSON.search(text) or _DONE.search(text))
 
 
-_ANY_ACTION: Final = re.compile(rf"\b(?:{_alt(_BASE)}|{_alt(_ING)}|{_alt(_PAST)})\b",
-                                re.IGNORECASE)
-
-
 def asks_action(request: str, catalog: Catalog = BUILTIN) -> bool:
-    """True when ``request`` could ask for an action: an action's verb, or a tool's rule.
+    """True when ``request`` could ask for an action: it opens with an action's verb ("open
+    ...", "could you turn it down"), or a tool's rule offers a tool for it.
 
-    Only then is a reply checked for claimed actions: "Write a poem" may be answered "I've
-    created a short poem for you:", and "Tell me about Paris" with "Let me add that ...".
+    Only then is a reply checked for claimed actions. An action's verb elsewhere asks for
+    none: "What is a good way to save money?" may be answered "Saving money starts with a
+    budget", "Write a poem about turning off the lights" with "I turned off the lights".
     """
     text = " ".join(request.replace("’", "'").split())
-    return bool(text) and (_ANY_ACTION.search(text) is not None
+    return bool(text) and (bool(request_verb_phrase(text))
                            or any(tool.offered(text) for tool in catalog))
 
 

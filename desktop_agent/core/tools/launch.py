@@ -129,8 +129,9 @@ def spoken_address(said: str) -> str | None:
     text = said.strip().lower().rstrip(".!?")
     text = re.sub(r"^(?:https?://|the\s+(?:web\s*site|page)\s+)", "", text)
     text = re.sub(r"\s+slash\s+", "/", text)
-    host, _, path = _DOT.sub(".", text).replace(" ", "").partition("/")
-    if not _HOST.match(host):
+    host, _, path = _DOT.sub(".", text).partition("/")
+    host, path = host.strip(), path.replace(" ", "")
+    if not _HOST.match(host):  # words left around it: "the readme.md file" is a file
         return None
     return f"https://{host}" + (f"/{path}" if path else "")
 

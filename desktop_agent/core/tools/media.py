@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from desktop_agent.core.tools.offers import asks_about
+
 ACTIONS: Final = {"play": "Play", "pause": "Pause", "next": "Next", "previous": "Previous"}
 """Each action and the MPRIS method it calls."""
 NO_PLAYER: Final = "No media player is running, so there is nothing to play or pause."
@@ -99,8 +101,8 @@ def asks_media(text: str) -> bool:
 def media_args(text: str) -> dict[str, Any] | None:
     """Words rule: ``{'action': 'play'|'pause'|'next'|'previous'}``, or None."""
     text = text.strip()
-    if _NOT_MEDIA.search(text):
-        return None
+    if _NOT_MEDIA.search(text) or asks_about(text):
+        return None  # "how do I skip a song in Spotify?" is answered, not done
     for action, rule in (("previous", _PREVIOUS), ("next", _NEXT), ("pause", _PAUSE),
                          ("play", _PLAY)):
         if rule.search(text):

@@ -80,9 +80,13 @@ def desktop(tmp_path: Path) -> Iterator[Desktop]:
         (config / "mimeapps.list").write_text(
             "[Default Applications]\nx-scheme-handler/https=test-handler.desktop\n"
             "x-scheme-handler/http=test-handler.desktop\ninode/directory=test-handler.desktop\n")
+        shared = tmp_path / "no-system-apps"  # the system's MIME database, none of its apps:
+        shared.mkdir()  # xdg-mime reads a file's type from it when `mimetype` is installed
+        if Path("/usr/share/mime").is_dir():
+            (shared / "mime").symlink_to("/usr/share/mime")
         env = {k: v for k, v in os.environ.items() if k not in _DROP}
         env.update(HOME=str(home), XDG_DATA_HOME=str(data), XDG_CONFIG_HOME=str(config),
-                   XDG_DATA_DIRS=str(tmp_path / "no-system-apps"), DISPLAY=xvfb.display)
+                   XDG_DATA_DIRS=str(shared), DISPLAY=xvfb.display)
         yield Desktop(env, app_marker, handler_marker, tax)
     finally:
         xvfb.close()
@@ -168,3 +172,17 @@ def test_no_display_is_a_spoken_answer(desktop: Desktop) -> None:
         desk.execute(action, "k1")
     assert err.value.code == "no_display"
     assert err.value.message == "There is no desktop display here to open it on."
+
+
+def test_a_place_is_never_a_launcher_or_a_program(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    downloads = home / "Downloads"
+    downloads.mkdir(parents=True)
+    (downloads / "invoice.desktop").write_text("[Desktop Entry]\nExec=sh -c 'rm -rf ~'\n")
+    script = downloads / "invoice.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    launcher = Launcher({"HOME": str(home), "XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert launcher.find_place("the invoice file") is None
+    (downloads / "invoice.pdf").write_text("%PDF")
+    assert launcher.find_place("the invoice file") == downloads / "invoice.pdf"

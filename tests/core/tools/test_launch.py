@@ -63,6 +63,7 @@ def test_the_best_match_by_words() -> None:
     ("bbc dot co dot uk slash news", "https://bbc.co.uk/news"),
     ("https://example.org", "https://example.org"), ("the tax folder", None),
     ("calculator", None), ("javascript:alert(1)", None),
+    ("the readme.md file", None), ("report.pdf in my documents", None),
 ])
 def test_spoken_addresses(said: str, url: str | None) -> None:
     assert spoken_address(said) == url

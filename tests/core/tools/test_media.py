@@ -20,6 +20,7 @@ from desktop_agent.core.tools.media import (
     ("next song", "next"), ("skip this track", "next"), ("skip", "next"),
     ("play the previous song", "previous"), ("go back a song", "previous"),
     ("resume the music", "play"), ("unpause", "play"), ("keep playing", "play"),
+    ("could you skip this song?", "next"), ("can you pause the music", "pause"),
 ])
 def test_the_action_is_read_from_the_request(text: str, action: str) -> None:
     assert asks_media(text) and media_args(text) == {"action": action}
@@ -28,6 +29,8 @@ def test_the_action_is_read_from_the_request(text: str, action: str) -> None:
 @pytest.mark.parametrize("text", [
     "play some music", "pause the timer", "play a game", "what is the time",
     "turn the volume down", "what is this", "next Tuesday remind me to call",
+    "what was the last song you played?", "how do I skip this song in Spotify",
+    "why does the music pause when I get a call",
 ])
 def test_other_requests_are_not_media_keys(text: str) -> None:
     assert not asks_media(text) and not asks_now_playing(text)
