@@ -160,7 +160,8 @@ def test_a_tool_job_cancelled_while_queued_never_runs(qtbot: Any) -> None:
     worker.sig_event_reported.connect(got.append)
     late = CancelToken(TurnId(4))
     late.cancel("tool_timeout")  # the turn gave up while the job waited behind a slow tool
-    worker.run(ToolJob(TurnId(4), 12, ToolCall(name="set_volume", arguments={}, call_id="c1"), late))
+    call = ToolCall(name="set_volume", arguments={}, call_id="c1")
+    worker.run(ToolJob(TurnId(4), 12, call, late))
     assert ran == [] and got == []
-    worker.run(ToolJob(TurnId(5), 13, ToolCall(name="set_volume", arguments={}, call_id="c2"), CancelToken(TurnId(5))))
+    worker.run(ToolJob(TurnId(5), 13, call, CancelToken(TurnId(5))))
     assert ran == ["set_volume"] and len(got) == 1

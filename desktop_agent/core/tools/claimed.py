@@ -155,12 +155,13 @@ def claims_action(clause: str, request: str = "") -> bool:
 
 
 def asks_action(request: str, catalog: Catalog = BUILTIN) -> bool:
-    """True when ``request`` could ask for an action: it opens with an action's verb ("open
-    ...", "could you turn it down"), or a tool's rule offers a tool for it.
+    """True when ``request`` could ask for an action (an action's verb first, or a tool).
 
-    Only then is a reply checked for claimed actions. An action's verb elsewhere asks for
-    none: "What is a good way to save money?" may be answered "Saving money starts with a
-    budget", "Write a poem about turning off the lights" with "I turned off the lights".
+    It opens with an action's verb ("open ...", "could you turn it down"), or a tool's rule
+    offers a tool for it. Only then is a reply checked for claimed actions. An action's verb
+    elsewhere asks for none: "What is a good way to save money?" may be answered "Saving
+    money starts with a budget", "Write a poem about turning off the lights" with "I turned
+    off the lights".
     """
     text = " ".join(request.replace("’", "'").split())
     return bool(text) and (bool(request_verb_phrase(text))

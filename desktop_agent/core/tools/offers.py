@@ -85,11 +85,12 @@ _ASKS_ABOUT: Final = _rx(
 
 
 def asks_about(t: str) -> bool:
-    """A question about something ("is 80 percent volume safe?", "how do I skip a song in
-    Spotify"), not a request to act on it ("could you turn it down?" is a request).
+    """True for a question about something, not a request to act on it.
 
-    Tools that act at once (the volume, the media keys) are taken from the words only for a
-    request; a question is answered, or left to the model's decision.
+    "is 80 percent volume safe?", "how do I skip a song in Spotify" ask about; "could you
+    turn it down?" is a request. Tools that act at once (the volume, the media keys) are
+    taken from the words only for a request; a question is answered, or left to the
+    model's decision.
     """
     return bool(_ASKS_ABOUT.search(strip_lead(" ".join(t.replace("\u2019", "'").split()))))
 

@@ -92,8 +92,11 @@ def _digits(text: str) -> str:
 
 
 def asks_volume(text: str) -> bool:
-    """Router rule: could ``text`` ask to change the sound volume? (A question about the
-    volume, "is 80 percent safe for headphones?", does not: it is answered, not done.)"""
+    """Router rule: could ``text`` ask to change the sound volume?
+
+    A question about the volume ("is 80 percent safe for headphones?") does not: it is
+    answered, not done.
+    """
     if _NOT_VOLUME.search(text) or asks_about(text):
         return False
     return bool(_LOUDNESS.search(text) or (_VOLUME.search(text) and (
