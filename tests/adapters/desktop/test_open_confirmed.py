@@ -24,6 +24,7 @@ from desktop_agent.adapters.desktop.launcher import Launcher
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.args import arguments_from_words
+from desktop_agent.core.tools.launch import exec_argv
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
@@ -186,3 +187,38 @@ def test_a_place_is_never_a_launcher_or_a_program(tmp_path: Path) -> None:
     assert launcher.find_place("the invoice file") is None
     (downloads / "invoice.pdf").write_text("%PDF")
     assert launcher.find_place("the invoice file") == downloads / "invoice.pdf"
+
+
+def test_the_menu_s_rules_and_a_program_that_fails_at_once(tmp_path: Path) -> None:
+    apps = tmp_path / "data" / "applications"
+    apps.mkdir(parents=True)
+    entry = "[Desktop Entry]\nType=Application\nName={name}\nExec={exec}\n{more}\n"
+    for name, exec_, more in (
+            ("Gone Viewer", "gone-viewer", "TryExec=/nowhere/gone-viewer"),
+            ("Gnome Settings", "true", "OnlyShowIn=GNOME;"),
+            ("Broken Tool", "sh -c 'exit 3'", ""),
+            ("Top Monitor", "top", "Terminal=true")):
+        (apps / f"{name.split()[0].lower()}.desktop").write_text(
+            entry.format(name=name, exec=exec_, more=more))
+    own_bin = tmp_path / "bin"  # a terminal there is always one, whatever is installed
+    own_bin.mkdir()
+    (own_bin / "xterm").write_text("#!/bin/sh\n")
+    (own_bin / "xterm").chmod(0o755)
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_DATA_DIRS": str(tmp_path / "none"), "XDG_CURRENT_DESKTOP": "KDE",
+           "DISPLAY": ":99", "PATH": f"{own_bin}:{os.environ['PATH']}"}
+    launcher = Launcher(env)
+    assert launcher.find_app("gone viewer") is None  # its TryExec is not installed
+    assert launcher.find_app("settings") is None  # shown in GNOME's menu only
+    broken = launcher.find_app("broken tool")
+    assert broken is not None
+    with pytest.raises(AgentError) as failed:  # never "Opening Broken Tool." for it
+        launcher.launch(exec_argv(broken.exec_line, broken))
+    assert failed.value.code == "app_failed" and "exit code 3" in failed.value.message
+    desk = DesktopDesk(None, launcher=launcher)
+    top = desk.prepare(ToolCall("open_app", {"app": "top monitor"}, "c1"))
+    assert top.args["argv"][-1] == "top" and len(top.args["argv"]) > 1  # in a terminal
+    with pytest.raises(AgentError) as no_terminal:
+        DesktopDesk(None, launcher=Launcher({**env, "PATH": str(tmp_path / "data")})).prepare(
+            ToolCall("open_app", {"app": "top monitor"}, "c1"))
+    assert no_terminal.value.code == "no_terminal"
