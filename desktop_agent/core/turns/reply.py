@@ -312,6 +312,8 @@ class ReplyRuns:
             return
         call = self.end_tool_job(reply, event.job)
         reply.acted = reply.acted or not event.is_error
+        if event.is_error:
+            reply.tool_error = event.content
         if self._core.policy.speak_tool_results and not event.is_error and not reply.tools:
             self._record_tool(reply, call, event.content)
             self.say(reply, event.content, event.at_s)  # a read tool's own sentence
