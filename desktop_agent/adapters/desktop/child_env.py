@@ -80,16 +80,17 @@ def run_child(argv: Sequence[str], *, timeout_s: float = CHILD_TIMEOUT_S
                           timeout=timeout_s, check=False, stdin=subprocess.DEVNULL)
 
 
-def start_child(argv: Sequence[str], env: Mapping[str, str] | None = None
-                ) -> subprocess.Popen[bytes]:
+def start_child(argv: Sequence[str], env: Mapping[str, str] | None = None,
+                cwd: Path | None = None) -> subprocess.Popen[bytes]:
     """Start a program that lives on its own (an app, a browser) in the user's environment.
 
     It gets its own session (closing the assistant does not close it) and no pipes.
-    ``env`` is the environment to start from (default: this process's).
+    ``env`` is the environment to start from (default: this process's); ``cwd`` its working
+    folder (the user's home, as a menu starts it; default: the assistant's).
 
     Raises:
         FileNotFoundError: The program is not installed.
     """
     return subprocess.Popen(list(argv), env=child_env(env), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, cwd=cwd)

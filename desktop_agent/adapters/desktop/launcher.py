@@ -68,6 +68,10 @@ class Launcher:
     def _home(self) -> Path:
         return Path(self._getenv("HOME", str(Path.home())))
 
+    def _cwd(self) -> Path | None:
+        home = self._home()
+        return home if home.is_dir() else None
+
     # --- applications --------------------------------------------------------------------
 
     def app_dirs(self) -> list[Path]:
@@ -121,7 +125,7 @@ class Launcher:
             raise AgentError("app_missing", "That application has no command to start.")
         self._need_display()
         try:
-            child = start_child(argv, self._env)
+            child = start_child(argv, self._env, cwd=self._cwd())
         except (FileNotFoundError, PermissionError):
             raise AgentError("app_missing", f"I could not start {Path(argv[0]).name}: its "
                              "program is not installed any more.",
@@ -198,7 +202,7 @@ class Launcher:
         """Open an address, folder or file with the desktop's default handler (xdg-open)."""
         self._need_display()
         try:
-            child = start_child(["xdg-open", target], self._env)
+            child = start_child(["xdg-open", target], self._env, cwd=self._cwd())
         except FileNotFoundError:
             raise AgentError("no_xdg_open", "I can't open it: the xdg-open program is not "
                              "installed.", "install xdg-utils") from None

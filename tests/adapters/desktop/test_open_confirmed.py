@@ -197,7 +197,8 @@ def test_the_menu_s_rules_and_a_program_that_fails_at_once(tmp_path: Path) -> No
             ("Gone Viewer", "gone-viewer", "TryExec=/nowhere/gone-viewer"),
             ("Gnome Settings", "true", "OnlyShowIn=GNOME;"),
             ("Broken Tool", "sh -c 'exit 3'", ""),
-            ("Top Monitor", "top", "Terminal=true")):
+            ("Top Monitor", "top", "Terminal=true"),
+            ("Where App", f"sh -c 'pwd > {tmp_path}/where'", "")):
         (apps / f"{name.split()[0].lower()}.desktop").write_text(
             entry.format(name=name, exec=exec_, more=more))
     own_bin = tmp_path / "bin"  # a terminal there is always one, whatever is installed
@@ -215,6 +216,10 @@ def test_the_menu_s_rules_and_a_program_that_fails_at_once(tmp_path: Path) -> No
     with pytest.raises(AgentError) as failed:  # never "Opening Broken Tool." for it
         launcher.launch(exec_argv(broken.exec_line, broken))
     assert failed.value.code == "app_failed" and "exit code 3" in failed.value.message
+    where = launcher.find_app("where app")
+    assert where is not None
+    launcher.launch(exec_argv(where.exec_line, where))
+    assert _lines(tmp_path / "where", 1) == [str(tmp_path)]  # started in the user's home
     desk = DesktopDesk(None, launcher=launcher)
     top = desk.prepare(ToolCall("open_app", {"app": "top monitor"}, "c1"))
     assert top.args["argv"][-1] == "top" and len(top.args["argv"]) > 1  # in a terminal
