@@ -96,8 +96,10 @@ _NOT: Final = re.compile(r"\b(?:not|never|can't|cannot|can\s+not|couldn't|unable
                          r"|do\s+you\s+want|want\s+me\s+to|could\s+you|you\s+can)\b",
                          re.IGNORECASE)
 """Refusals, questions and instructions to the user: they claim nothing."""
-_POLITE: Final = re.compile(r"^(?:(?:please|hey|ok|okay|so|now)[, ]+)*"
-                            r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?",
+_POLITE: Final = re.compile(r"^(?:(?:please|hey|ok|okay|so|now|um|uh)[, ]+)*"
+                            r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+                            r"|i(?:'d|\s+would)\s+like\s+you\s+to\s+|i\s+(?:want|need)\s+you\s+to\s+"
+                            r"|go\s+ahead\s+and\s+)?(?:please\s+)?",
                             re.IGNORECASE)
 _IMPERATIVE: Final = re.compile(rf"^(?:{_alt(_BASE)})\b", re.IGNORECASE)
 _WORD: Final = re.compile(r"[a-z0-9']+")

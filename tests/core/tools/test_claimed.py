@@ -106,6 +106,7 @@ def test_when_a_tool_exists_the_reply_says_it_did_not_run() -> None:
     ("What is a good way to save money?", False), ("Explain how email is sent", False),
     ("Write a poem about turning off the lights", False),
     ("it's too loud in here", True), ("Could you open Firefox?", True),
+    ("I'd like you to book a table for two", True), ("I need you to send Anna a text", True),
 ])
 def test_only_a_request_that_could_ask_for_an_action_is_guarded(request_: str,
                                                                 asks: bool) -> None:
