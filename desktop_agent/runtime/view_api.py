@@ -165,6 +165,10 @@ class AgentViewModel(QObject):
     ``alarms`` again."""
     sig_alarm_fired = Signal(object)
     """AlarmRow: a timer ended or a reminder came due (it is being announced aloud)."""
+    sig_tool_used = Signal(int, str)
+    """(turn_id, tool name): a tool ran at once, without a read-back (a read, or a write
+    allowed to run unasked): the conversation shows "used NAME" under the turn (your own
+    tools as ``server__tool``)."""
     sig_reflection_changed = Signal(object)
     """PublishReflection: verdict-gated speech moved: a reflection started on the opening
     ('reflecting'), a verdict came back with its guidance ('verdict'), or a continuation or
