@@ -226,8 +226,15 @@ class McpSection(QGroupBox):
             return ""
         said = self._save(changed)
         self._saved.update(changed)
-        self.result.setText(said)
+        self._said(said)
         return said
+
+    def _said(self, text: str) -> None:
+        """Show ``text`` as the result, as its description too (a named label's text is
+        not read), and announce it."""
+        self.result.setText(text)
+        self.result.setAccessibleDescription(text)
+        announce(self.result, text)
 
     def _update_warning(self) -> None:
         text = too_many(sum(b.enabled_tools() for b in self.boxes.values()))
@@ -246,8 +253,7 @@ class McpSection(QGroupBox):
             said = self._import(path)
         except AgentError as err:
             said = f"{err.message} {err.fix}".strip()
-        self.result.setText(said)
-        announce(self.result, said)
+        self._said(said)
         self.refresh()
 
     def _pick_file(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import stat
-import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,15 +25,9 @@ from desktop_agent.compose.mcp_settings import McpSettings
 from desktop_agent.core.settings import Settings
 from desktop_agent.gui.settings_dialog import SettingsDialog
 from desktop_agent.runtime.view_api import SettingsChoices
-from tests.adapters.mcp.conftest import FIXTURE, need_mcp, server_program
+from tests.adapters.mcp.conftest import fixture_server, need_mcp, server_program, write_config
 
 pytestmark = pytest.mark.gui
-
-
-def _write_config(folder: Path, servers: dict[str, Any], settings: str) -> None:
-    folder.mkdir(exist_ok=True)
-    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-    (folder / "settings.toml").write_text(settings, encoding="utf-8")
 
 
 @pytest.fixture
@@ -47,8 +40,8 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pa
     uvx.write_text("#!/bin/sh\necho 'error: failed to fetch mcp-server-fetch' >&2\nexit 2\n")
     uvx.chmod(uvx.stat().st_mode | stat.S_IEXEC)
     folder = tmp_path / "config"
-    _write_config(folder, {
-        "fx": {"command": sys.executable, "args": [str(FIXTURE), str(tmp_path / "c.txt")]},
+    write_config(folder, {
+        "fx": fixture_server(tmp_path / "c.txt"),
         "git": {"command": server_program("mcp-server-git")},
         "fetch": {"command": str(uvx), "args": ["mcp-server-fetch"]},
     }, "[mcp.servers.fx]\ntrusted = true\ntimeout_s = 12\n")
@@ -98,8 +91,7 @@ def test_a_server_still_starting_is_shown_starting_then_running_with_its_tools(
         qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     need_mcp()
     folder = tmp_path / "config"
-    _write_config(folder, {"fx": {"command": sys.executable,
-                                  "args": [str(FIXTURE), str(tmp_path / "c.txt")]}}, "")
+    write_config(folder, {"fx": fixture_server(tmp_path / "c.txt")})
     monkeypatch.setenv("DESKTOP_AGENT_LOG_DIR", str(tmp_path / "log"))
     hub = McpHub(load_mcp_config(folder))
     hub.start()
@@ -141,7 +133,7 @@ def test_save_writes_the_choices_and_keeps_the_rest_of_the_table(
 def test_import_adds_another_assistants_servers_untrusted(
         qtbot: Any, tmp_path: Path) -> None:
     folder = tmp_path / "config"
-    _write_config(folder, {}, "")
+    write_config(folder, {}, "")
     claude = tmp_path / "claude_desktop_config.json"
     claude.write_text(json.dumps({"mcpServers": {
         "time": {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"]},
