@@ -16,8 +16,20 @@ _OFFLINE_ENV = {
 }
 
 
+OWN_ENV = "DESKTOP_AGENT_OWN_ENV"
+"""The names of the variables the app set for itself (comma-separated): programs it starts
+for the user do not get them (``adapters/desktop/child_env.py``)."""
+
+
+def mark_own(names: list[str]) -> None:
+    """Record ``names`` as set by the app, not by the user."""
+    own = [n for n in os.environ.get(OWN_ENV, "").split(",") if n]
+    os.environ[OWN_ENV] = ",".join(dict.fromkeys([*own, *names]))
+
+
 def force_offline() -> None:
     """Set the offline switches (idempotent; explicit user values are kept)."""
+    mark_own([key for key in _OFFLINE_ENV if key not in os.environ])
     for key, value in _OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
 

@@ -43,7 +43,7 @@ def _bench(args: argparse.Namespace) -> int:
         from desktop_agent.devtools.bench_mcp import run_bench as run_mcp
 
         return run_mcp(as_json=args.json, model=args.model, threads=args.threads,
-                       retrieval_only=args.retrieval_only)
+                       retrieval_only=args.retrieval_only, questions=args.questions)
     if args.suite == "tools":
         from desktop_agent.devtools.bench_tools import run_bench as run_tools
 

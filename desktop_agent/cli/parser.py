@@ -97,8 +97,8 @@ def _parser() -> argparse.ArgumentParser:
                             "desktop")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
     bench.add_argument("--questions", type=Path,
-                       help="(answers, facts) the questions JSONL (facts: default the "
-                            "held-out general-knowledge set)")
+                       help="(answers, facts, mcp) the questions JSONL (facts, mcp: default "
+                            "the held-out set)")
     bench.add_argument("--proposer", choices=["llm", "lexical"], default="lexical",
                        help="(answers) who proposes claims: the LLM or the word ranking")
     from desktop_agent.devtools.bench_soak import add_arguments as add_soak  # stdlib at import

@@ -13,6 +13,7 @@ __all__ = [
     "ledger",
     "llm_backend",
     "mcp",
+    "mcp_settings",
     "portal_key",
     "reflection",
     "replay",

@@ -11,7 +11,7 @@ controller here.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
 from typing import TYPE_CHECKING
 
 from desktop_agent.core.conversation.history import History
@@ -46,7 +46,8 @@ def build_controller(*, engines: Engines, backend: AudioBackend, pipeline: Captu
                      span_sink: Callable[[TurnSpan], None] | None = None,
                      count_tokens: Callable[[str], int] | None = None,
                      ledger: Ledger | None = None,
-                     write_tools: Container[str] | None = None) -> AgentController:
+                     write_tools: Container[str] | None = None,
+                     tool_limits_s: Mapping[str, float] | None = None) -> AgentController:
     """Build the turn machine, the controller around it, and its collaborators.
 
     Workers are not started here (``compose/runtime.py`` starts them once the controller
@@ -64,6 +65,8 @@ def build_controller(*, engines: Engines, backend: AudioBackend, pipeline: Captu
         ledger: The store's executed actions, timers and reminders (None: no store).
         write_tools: The names of the tools that change things (None: the built-in ones);
             the app's set grows when your own tools' servers have listed theirs.
+        tool_limits_s: Seconds the turn waits for a tool with its own limit (your own
+            tools': their server's ``timeout_s``); grows with them like ``write_tools``.
     """
     settings = settings or Settings()
     decider = BargeInDecider(barge_settings(settings))
@@ -73,6 +76,7 @@ def build_controller(*, engines: Engines, backend: AudioBackend, pipeline: Captu
         history, policy=policy or TurnPolicy(duck_gain_db=decider.settings.duck_gain_db,
                                              reflection=settings.interaction.reflection),
         chunker_factory=first_clause_chunker, session=uuid.uuid4().hex[:12],
+        tool_limits_s=tool_limits_s,
         **({} if write_tools is None else {"write_tools": write_tools}))
     controller = AgentController(machine=machine, settings=settings, backend=backend,
                                  pipeline=pipeline, ledger=ledger)

@@ -62,10 +62,11 @@ def run_gui(script: WindowScript | None = None, *, start_hidden: bool = False) -
     return main_window_app(script, instance=instance, start_hidden=start_hidden)
 
 
-def _choices() -> Any:
+def _choices(runtime: Any = None) -> Any:
     from desktop_agent.adapters.audio.audio_devices import list_devices
     from desktop_agent.adapters.desktop.autostart import this_command
     from desktop_agent.adapters.models.model_resolver import load_manifest
+    from desktop_agent.compose.mcp_settings import McpSettings
     from desktop_agent.runtime.view_api import SettingsChoices
 
     try:
@@ -73,6 +74,9 @@ def _choices() -> Any:
     except AgentError:
         devices = []
     manifest = load_manifest()
+    own = getattr(runtime, "own_tools", None)  # your own tools' servers, when started
+    hub = own.tools.hub if own is not None and own.tools is not None else None
+    mcp = McpSettings(hub.states if hub is not None else None)
     return SettingsChoices(
         input_devices=tuple(d.name for d in devices if d.input_channels > 0),
         output_devices=tuple(d.name for d in devices if d.output_channels > 0),
@@ -81,6 +85,7 @@ def _choices() -> Any:
         tts_models=tuple(s.model_id for s in manifest.by_role("tts")),
         command=str(this_command()),
         test_server=_test_server,
+        mcp_servers=mcp.servers, save_mcp=mcp.save, import_mcp=mcp.import_file,
     )
 
 
@@ -150,7 +155,7 @@ def main_window_app(script: WindowScript | None = None, *, instance: Any = None,
         notices.append(ErrorNotice.from_error(exc))
         view_model = AgentViewModel()
     window = MainWindow(view_model, settings, settings_path, save_settings=save_settings,
-                        choices=_choices())
+                        choices=_choices(runtime))
     from desktop_agent.gui.tray import make_tray
     from desktop_agent.gui.window_remote import WindowRemote
 

@@ -113,9 +113,15 @@ class AppTools:
 
     def __init__(self, config: McpConfig, registry: ToolRegistry, desk: RoutingDesk,
                  write_names: set[str], store: Any, *, wait_s: float = 60.0,
-                 log_dir: Path | None = None) -> None:
-        """Hold what the tools join; nothing starts before ``start``."""
+                 log_dir: Path | None = None,
+                 tool_limits: dict[str, float] | None = None) -> None:
+        """Hold what the tools join; nothing starts before ``start``.
+
+        ``tool_limits``: the turn machine's per-tool limits (each tool's server's
+        ``timeout_s`` goes in as it joins).
+        """
         self.config, self.registry, self.desk = config, registry, desk
+        self.tool_limits = {} if tool_limits is None else tool_limits
         self.write_names, self.store, self.wait_s = write_names, store, wait_s
         self.log_dir = log_dir
         self.tools: McpTools | None = None
@@ -140,6 +146,8 @@ class AppTools:
                 continue
             if offered.spec.writes:
                 self.write_names.add(offered.spec.name)  # before the registry offers it
+            if offered.spec.timeout_s is not None:
+                self.tool_limits[offered.spec.name] = offered.spec.timeout_s
             self.registry.add(Tool(offered.spec, _runner(tools, own, offered)))
         self.desk.mcp = own
         self.added.set()

@@ -147,6 +147,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
 
     desk = RoutingDesk(DesktopDesk(StoreDesk(store), log=store), None)  # + your own, listed
     write_names = set(WRITE_TOOLS)
+    tool_limits: dict[str, float] = {}  # your own tools' limits, once listed
     tool = ToolWorker(tools, desk)
     if backend is None:
         backend = _device_backend(settings)
@@ -159,7 +160,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     controller = build_controller(engines=engines, backend=backend, pipeline=pipeline,
                                   settings=settings, policy=policy, span_sink=sink,
                                   ledger=StoreLedger(store, time.time),
-                                  write_tools=write_names)
+                                  write_tools=write_names, tool_limits_s=tool_limits)
     notices.append(lambda error: controller.sig_error.emit(ErrorNotice.from_error(error)))
     from desktop_agent.compose.kept_history import keep_history
     from desktop_agent.runtime.history_keeper import HistoryKeeper
@@ -188,7 +189,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     indexing.follow(settings.knowledge_folders)
     own_tools = None
     if mcp is not None and mcp.enabled:  # nothing imported or started otherwise
-        own_tools = AppTools(mcp, tools, desk, write_names, store)
+        own_tools = AppTools(mcp, tools, desk, write_names, store, tool_limits=tool_limits)
         own_tools.start()  # returns at once; the tools join when the servers list them
     return Runtime(controller, backend, engines.threads, indexing, own_tools)
 

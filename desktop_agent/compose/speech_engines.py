@@ -16,7 +16,7 @@ from typing import Any
 
 from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
 from desktop_agent.adapters.tts.tts_piper import PiperTts
-from desktop_agent.core.errors import AgentError, AsrError, TtsError
+from desktop_agent.core.errors import AgentError
 from desktop_agent.core.settings import Settings
 
 _LOGGER = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ def make_asr(settings: Settings, local_path: Path | None, threads: int,
         notify(exc)
         return local
     engine = remote_first("speech recognition", remote, local, notify, asr_error)
-    _check_at_start(engine, notify, AsrError)
+    _check_at_start(engine, "asr", settings.asr)
     return engine
 
 
@@ -64,24 +64,23 @@ def make_tts(settings: Settings, local_path: Path | None, threads: int,
         notify(exc)
         return local
     engine = remote_first("voice", remote, local, notify, tts_error)
-    _check_at_start(engine, notify, TtsError)
+    _check_at_start(engine, "tts", settings.tts)
     return engine
 
 
-def _check_at_start(engine: Any, notify: Notify, kind: type[AgentError]) -> None:
-    """Describe the server once: a server down at start switches to local, with a notice.
+def _check_at_start(engine: Any, section: str, config: Any) -> None:
+    """Check the server once (``probe_server``, as doctor does): a server down at start, or
+    without the configured voice, switches to local with a notice.
 
-    For the voice, one short sentence is spoken and dropped as well: it checks that the
-    configured voice exists there and learns its sample rate.
+    The voice's word is spoken on the app's own remote engine, which so learns the rate.
     """
-    from desktop_agent.adapters.speech_server.wyoming_link import describe
+    from desktop_agent.adapters.speech_server.probe import probe_server
 
     switch = engine.switch
+    values = {"uri": config.uri, "timeout_s": config.timeout_s,
+              "voice": getattr(config, "voice", "")}
     try:
-        describe(switch.address, switch.remote.timeout_s,
-                 lambda code, message, fix: kind(code, message, fix))
-        if kind is TtsError:
-            for _ in switch.remote.synthesize("Okay."):
-                pass
+        _LOGGER.info("%s", probe_server(section, values,
+                                        switch.remote if section == "tts" else None))
     except AgentError as exc:
         switch.failed(exc)

@@ -98,6 +98,10 @@ class ToolSpec:
     """JSON schema of the arguments."""
     writes: bool = False
     """True for a tool that changes the world (needs confirmation; later issue)."""
+    timeout_s: float | None = None
+    """Seconds the turn waits for one run of this tool; None: the turn policy's
+    ``tool_timeout_s``. Your own tools' servers set theirs (``[mcp.servers.NAME]
+    timeout_s``, ``core.mcp.tools.turn_wait_s``)."""
 
 
 @dataclass(frozen=True, slots=True)

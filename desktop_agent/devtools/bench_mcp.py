@@ -3,7 +3,8 @@
 The tools are mcp-server-git's 12 and mcp-server-time's 2 as they list themselves
 (``data/mcp_git_time_tools.jsonl``; git's ``repo_path`` pinned, as a user would), beside the
 built-in catalog. The phrasings: ``data/heldout/mcp_tools.jsonl`` (written before the
-retrieval was, never tuned on). Two passes:
+retrieval was, never tuned on); ``--questions`` another file (e.g. ``data/mcp_tune.jsonl``,
+80 phrasings written blind from the tool list alone, for tuning). Two passes:
 
 * retrieval (no model): is the expected tool among the at most three offered (recall@3), and
   how often is a request that needs no tool offered one;
@@ -107,11 +108,14 @@ def _wanted(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2,
-              retrieval_only: bool = False) -> int:
-    """Run both passes on the held-out phrasings; print the figures."""
-    rows = _lines(HELDOUT)
+              retrieval_only: bool = False, questions: Path | None = None) -> int:
+    """Run both passes on the held-out phrasings (or ``questions``); print the figures."""
+    rows = _lines(HELDOUT) if questions is None else [
+        json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()
+        if line.strip()]
     specs = own_specs()
-    report: dict[str, Any] = {"phrasings": len(rows), "retrieval": retrieval(rows, specs)}
+    report: dict[str, Any] = {"phrasings": len(rows), "set": "held-out" if questions is None
+                              else str(questions), "retrieval": retrieval(rows, specs)}
     if not retrieval_only:
         from desktop_agent.adapters.llm.llm_llama import LlamaLlm
         from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
@@ -124,7 +128,7 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
     if as_json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"MCP tools, {len(rows)} held-out phrasings")
+    print(f"MCP tools, {len(rows)} {report['set']} phrasings")
     r = report["retrieval"]
     print(f"retrieval: recall@3 {r['recall_at_3']}, no-tool phrasings offered a tool "
           f"{r['no_tool_offered']}")

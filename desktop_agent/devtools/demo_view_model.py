@@ -23,6 +23,8 @@ from desktop_agent.runtime.view_api import (
     ErrorNotice,
     LevelReading,
     LoadProgress,
+    McpServerRow,
+    McpToolRow,
     SettingsChoices,
 )
 
@@ -139,6 +141,31 @@ FULL_REPLY = (
 )
 HEARD = "The Eiffel Tower is about 330 metres tall. It was completed in 1889"
 UNHEARD = "for the World's Fair, and for forty years it was the tallest structure in the world."
+PARIS = "timezone: Europe/Paris; datetime: 2026-12-02T15:10:00+01:00; is dst: False."
+
+
+def demo_mcp_servers() -> tuple[McpServerRow, ...]:
+    """Settings' "Your own tools" as a user with three servers sees it (screenshots)."""
+    def tool(server: str, name: str, runs_as: str, may_always: bool, notes: str,
+             allow: str = "ask") -> McpToolRow:
+        return McpToolRow(name, f"{server}__{name}", name.replace("_", " "), runs_as, allow,
+                          may_always, notes)
+    return (
+        McpServerRow("time", "mcp-server-time --local-timezone Europe/Paris", True, True,
+                     "running", "Running, 2 tools.", (
+                         tool("time", "get_current_time", "read", True, "read-only, local"),
+                         tool("time", "convert_time", "read", True, "read-only, local"))),
+        McpServerRow("git", "mcp-server-git", True, False, "running", "Running, 12 tools.", (
+            tool("git", "git_status", "write", True, "read-only, local"),
+            tool("git", "git_commit", "write", True, "changes things, not destructive"),
+            tool("git", "git_reset", "write", False, "changes things, destructive",
+                 "never"))),
+        McpServerRow("fetch", "uvx mcp-server-fetch", True, False, "failed",
+                     "Failed: [mcp_command_missing] 'uvx' is not installed. 'uvx "
+                     "mcp-server-fetch' downloads the server when it starts, which needs the "
+                     "network. Install it once (uv tool install mcp-server-fetch) and set "
+                     "\"command\" to the installed program. Trying again in 30 s."),
+    )
 
 
 def play_script(vm: RecordingViewModel, step: Callable[[str], None]) -> None:
@@ -160,11 +187,10 @@ def play_script(vm: RecordingViewModel, step: Callable[[str], None]) -> None:
     vm.transition(1, S.LISTENING, S.USER_SPEAKING, "ptt_pressed", 2.0)
     vm.sig_user_final.emit(1, "What's the time in Paris?")
     vm.transition(1, S.USER_SPEAKING, S.PROCESSING, "ptt_released", 3.1)
+    vm.sig_tool_used.emit(1, "time__get_current_time")  # your own time server's read
     vm.transition(1, S.PROCESSING, S.ASSISTANT_SPEAKING, "first_audio", 3.9)
-    vm.sig_assistant_text.emit(1, "I can't see a clock, but Paris is one hour ahead of London.")
-    vm.sig_heard.emit(HeardReport(TurnId(1), "I can't see a clock, but Paris is one hour ahead "
-                                  "of London.", "I can't see a clock, but Paris is one hour ahead "
-                                  "of London.", "", 3.4, False))
+    vm.sig_assistant_text.emit(1, PARIS)
+    vm.sig_heard.emit(HeardReport(TurnId(1), PARIS, PARIS, "", 3.4, False))
     vm.transition(1, S.ASSISTANT_SPEAKING, S.LISTENING, "playback_done", 7.3)
     vm.span(1, endpoint=3.1, asr_final=3.35, llm_first_token=3.62, first_chunk=3.8,
             first_audio=3.9)

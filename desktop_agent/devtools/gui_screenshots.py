@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from desktop_agent.core.settings import Settings
 from desktop_agent.devtools.demo_view_model import (
     RecordingViewModel,
+    demo_mcp_servers,
     play_actions_script,
     play_script,
 )
@@ -30,6 +31,28 @@ def _grab(widget: QWidget, path: Path) -> Path:
     if not widget.grab().save(str(path)):
         raise OSError(f"could not write {path}")
     return path
+
+
+def _own_tools(window: MainWindow, path: Path) -> Path:
+    """Settings scrolled to "Your own tools (MCP)", with three servers (demo rows)."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from desktop_agent.gui.settings_dialog import SettingsDialog
+    from desktop_agent.runtime.view_api import SettingsChoices
+
+    rows = demo_mcp_servers()
+    dialog = SettingsDialog(window.settings, SettingsChoices(mcp_servers=lambda: rows), window)
+    dialog.resize(1000, 760)
+    dialog.show()
+    assert dialog.mcp is not None
+    app = QApplication.instance()
+    assert app is not None
+    app.processEvents()  # lay out, then scroll the section to the top
+    dialog.findChild(QScrollArea).verticalScrollBar().setValue(dialog.mcp.y())
+    try:
+        return _grab(dialog, path)
+    finally:
+        dialog.reject()
 
 
 def take_screenshots(out_dir: Path, settings: Settings | None = None) -> list[Path]:
@@ -62,6 +85,7 @@ def take_screenshots(out_dir: Path, settings: Settings | None = None) -> list[Pa
     dialog.set_value("models.llm", "models/my.gguf")  # relative path: refused
     paths.append(_grab(dialog, out_dir / "10_settings_invalid.png"))
     dialog.reject()
+    paths.append(_own_tools(window, out_dir / "10b_settings_own_tools.png"))
     play_actions_script(vm, step)
     window.close()
     return paths

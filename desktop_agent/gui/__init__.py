@@ -12,6 +12,7 @@ __all__ = [
     "latency",
     "ledger_panel",
     "main_window",
+    "mcp_settings",
     "menus",
     "meters",
     "privacy_menu",

@@ -17,6 +17,9 @@ CUT_MARKER: Final = " \u27c2 "
 """Drawn where a reply was cut off: heard text, marker, unheard text struck through."""
 MAX_TURNS: Final = 100
 MAX_REFLECTION_LINES: Final = 12
+MAX_TOOL_CHIPS: Final = 8
+TOOL_CHIP: Final = "used {name}"
+"""The chip's words: what a screen reader reads, and what the eye sees framed."""
 
 
 @dataclass(slots=True)
@@ -30,6 +33,8 @@ class TurnEntry:
     heard: HeardReport | None = None
     reflections: list[PublishReflection] = field(default_factory=list)
     """Verdict-gated speech of the reply: the opening, each verdict, each continuation."""
+    tools_used: list[str] = field(default_factory=list)
+    """Tools that ran at once for this reply (no read-back), in order: "used NAME" chips."""
 
     @property
     def user_text(self) -> str:
@@ -107,6 +112,17 @@ class ConversationView(QTextBrowser):
         del entry.reflections[:-MAX_REFLECTION_LINES]
         self._changed(int(change.turn_id))
 
+    def add_tool_used(self, turn_id: int, name: str) -> None:
+        """Show "used NAME" under the reply of ``turn_id``: a tool ran without asking.
+
+        Connect ``AgentViewModel.sig_tool_used`` here (through the gate). The chip is text
+        ("used git__git_status"), so a screen reader reads it with the reply.
+        """
+        entry = self._entry(turn_id)
+        entry.tools_used.append(name)
+        del entry.tools_used[:-MAX_TOOL_CHIPS]
+        self._changed(turn_id)
+
     def set_colors(self, colors: Colors) -> None:
         """Redraw with ``colors``."""
         self._colors = colors
@@ -169,9 +185,18 @@ class ConversationView(QTextBrowser):
                        f"{report.cut_at_s:.1f} s)</span><br>{body}</p>")
         elif e.assistant_text:
             out.append(f"<p><b>Assistant</b><br>{esc(e.assistant_text)}</p>")
+        if e.tools_used:
+            out.append(self._chips_html(e.tools_used))
         if e.reflections:
             out.append(self._reflection_html(e.reflections))
         return "".join(out)
+
+    def _chips_html(self, names: list[str]) -> str:
+        c = self._colors
+        chip = (f"<span style='color:{c.accent_text}; background-color:{c.accent}; "
+                "font-size:small'>&nbsp;{text}&nbsp;</span>")
+        return "<p>" + " ".join(chip.format(text=html.escape(TOOL_CHIP.format(name=n)))
+                                for n in names) + "</p>"
 
     def _reflection_html(self, steps: list[PublishReflection]) -> str:
         c, esc = self._colors, html.escape

@@ -212,6 +212,7 @@ class MainWindow(QMainWindow):
         vm.sig_caption.connect(self._on_view_model_caption)
         vm.sig_unit_changed.connect(self.evidence.on_unit_changed)
         vm.sig_reflection_changed.connect(self._on_view_model_reflection_changed)
+        vm.sig_tool_used.connect(self._on_view_model_tool_used)
         self.ptt_button.pressed.connect(self._on_ptt_button_pressed)
         self.ptt_button.released.connect(self._on_ptt_button_released)
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_changed)
@@ -280,6 +281,10 @@ class MainWindow(QMainWindow):
     def _on_view_model_reflection_changed(self, change: PublishReflection) -> None:
         if self.gate.admit_live(int(change.turn_id), "reflection"):
             self.conversation.add_reflection(change)
+
+    def _on_view_model_tool_used(self, turn_id: int, name: str) -> None:
+        if self.gate.admit_live(turn_id, "tool used"):
+            self.conversation.add_tool_used(turn_id, name)
 
     def _on_view_model_heard(self, report: HeardReport) -> None:
         # A late report of an older turn only corrects that turn's own record.

@@ -33,9 +33,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.errors import AgentError
 from desktop_agent.core.setting_specs import SETTING_SPECS, SettingSpec
 from desktop_agent.core.settings import Settings, check_values
 from desktop_agent.gui.folder_list import FolderListEditor
+from desktop_agent.gui.mcp_settings import McpSection
 from desktop_agent.gui.server_test import ServerTestRow
 from desktop_agent.gui.shortcut_sheet import shortcut_sheet
 from desktop_agent.runtime.view_api import SettingsChoices
@@ -108,6 +110,10 @@ class SettingsDialog(QDialog):
         self._add_sheet(sections.get("shortcuts"))
         self.server_tests: dict[str, ServerTestRow] = {}
         self._add_server_tests(sections)
+        self.mcp: McpSection | None = None
+        if self._choices.mcp_servers is not None:  # your own tools: the full width, last
+            self.mcp = McpSection(self._choices)
+            grid.addWidget(self.mcp, (cell + 1) // 2, 0, 1, 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         scroll = QScrollArea()
@@ -349,8 +355,15 @@ class SettingsDialog(QDialog):
         self.load(Settings())
 
     def _on_buttons_accepted(self) -> None:
-        if self._validate():
-            self.accept()
+        if not self._validate():
+            return
+        if self.mcp is not None:  # written first: the settings' save keeps the [mcp] table
+            try:
+                self.mcp.save()
+            except AgentError as err:
+                self.summary.setText(f"Your own tools were not saved: {err.message} {err.fix}")
+                return
+        self.accept()
 
     def _browse(self, key: str) -> None:
         spec_name = key.split(".", 1)[1]

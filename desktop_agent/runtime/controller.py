@@ -164,7 +164,8 @@ class AgentController(AgentViewModel):
             show_user_text=self.sig_user_final.emit, show_heard=self.sig_heard.emit,
             show_action=self.sig_action_changed.emit, ledger_changed=self.sig_ledger_changed.emit,
             show_unit=self.sig_unit_changed.emit,
-            show_reflection=self.sig_reflection_changed.emit))
+            show_reflection=self.sig_reflection_changed.emit,
+            show_tool_used=self.sig_tool_used.emit))
 
     # --- life cycle ------------------------------------------------------------------------------
 

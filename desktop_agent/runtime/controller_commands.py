@@ -16,6 +16,7 @@ from collections.abc import Callable
 from desktop_agent.core.conversation.heard import HeardReport
 from desktop_agent.core.turns import commands as cmd
 from desktop_agent.core.turns import reports
+from desktop_agent.core.turns.states import ToolMode
 from desktop_agent.runtime.jobs import JobTable
 from desktop_agent.runtime.playback_driver import PlaybackDriver
 from desktop_agent.runtime.recorder import Recorder
@@ -36,6 +37,7 @@ class ControllerCommands:
         ledger_changed: Emits ``sig_ledger_changed`` (an action was executed).
         show_unit: Emits ``sig_unit_changed(command)``.
         show_reflection: Emits ``sig_reflection_changed(command)``.
+        show_tool_used: Emits ``sig_tool_used(turn_id, name)`` (a tool run at once).
     """
 
     def __init__(self, *, jobs: JobTable, recorder: Recorder, link: WorkerLink,
@@ -44,12 +46,14 @@ class ControllerCommands:
                  show_action: Callable[[reports.PublishAction], None],
                  ledger_changed: Callable[[], None],
                  show_unit: Callable[[reports.PublishUnit], None],
-                 show_reflection: Callable[[reports.PublishReflection], None]) -> None:
+                 show_reflection: Callable[[reports.PublishReflection], None],
+                 show_tool_used: Callable[[int, str], None] = lambda _t, _n: None) -> None:
         """Keep the collaborators; the class docstring describes the arguments."""
         self._jobs, self._recorder, self._link, self._driver = jobs, recorder, link, driver
         self._show_user_text, self._show_heard = show_user_text, show_heard
         self._show_action, self._ledger_changed = show_action, ledger_changed
         self._show_unit, self._show_reflection = show_unit, show_reflection
+        self._show_tool_used = show_tool_used
 
     # --- recording and ASR ----------------------------------------------------------------------
 
@@ -84,8 +88,10 @@ class ControllerCommands:
         self._link.reflect(c)
 
     def run_tool(self, c: cmd.RunTool) -> None:
-        """The tool worker runs the call."""
+        """The tool worker runs the call; one run at once (no read-back) is shown as used."""
         self._link.run_tool(c)
+        if c.mode is ToolMode.RUN:
+            self._show_tool_used(int(c.turn_id), c.call.name)
 
     def cancel_tool(self, c: cmd.CancelTool) -> None:
         """Cancel the job's token."""

@@ -123,7 +123,9 @@ class HeadlessExecutor:
                                         write_tools=frozenset(
                                             s.name for s in tools.specs if s.writes),
                                         session=session,
-                                        tools=frozenset(s.name for s in tools.specs))
+                                        tools=frozenset(s.name for s in tools.specs),
+                                        tool_limits_s={s.name: s.timeout_s for s in tools.specs
+                                                       if s.timeout_s is not None})
         self._out = Outbox(clock)
         self._lanes = {name: Lane(name) for name in ("asr", "llm", "tool", "tts")}
         self._tokens = Tokens()

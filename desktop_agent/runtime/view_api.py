@@ -103,6 +103,50 @@ class LoadProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class McpToolRow:
+    """One tool of one of your own servers, for Settings."""
+
+    name: str
+    """Its name on the server (what ``allow`` is keyed by)."""
+    full_name: str
+    """The app's name for it: ``server__tool``."""
+    label: str
+    """Its title, else its name in words."""
+    runs_as: str
+    """How it runs now: 'read' (at once), 'write' (read back, asks), 'always' (unasked) or
+    'never' (hidden)."""
+    allow: str
+    """As configured: 'ask', 'always' or 'never'."""
+    may_always: bool
+    """False for a destructive or unannotated tool: "always" is never offered for it."""
+    annotations: str
+    """Its annotations in words ("read-only, idempotent")."""
+
+
+@dataclass(frozen=True, slots=True)
+class McpServerRow:
+    """One server of ``mcp.json`` with our choices and where it stands, for Settings."""
+
+    name: str
+    where: str
+    """The command line or the URL."""
+    enabled: bool
+    trusted: bool
+    status: str
+    """'starting', 'running', 'restarting', 'failed', 'off' (not enabled) or 'not_started'
+    (enabled since the app started)."""
+    status_text: str
+    """One line for the user: "Running, 12 tools.", "Failed: ... Trying again in 5 s."
+    (a command that would download offline says what to install instead)."""
+    tools: tuple[McpToolRow, ...] = ()
+    """As the server last listed them (none before it first ran)."""
+
+
+McpChoice = tuple[bool, bool, dict[str, str]]
+"""(enabled, trusted, allow per tool: 'ask' | 'always' | 'never') for one server."""
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsChoices:
     """What the settings dialog offers in its drop-downs (free text is allowed too)."""
 
@@ -118,6 +162,15 @@ class SettingsChoices:
     """Checks the speech server of a section ('asr', 'tts') with the values the editors
     hold (uri, timeout_s, voice): one line of what it said, or AgentError. None: no
     "Test" buttons."""
+    mcp_servers: Callable[[], tuple[McpServerRow, ...]] | None = None
+    """Your own tools' servers as they stand now (asked again every second while Settings
+    is open: a quick read). None: no "Your own tools" section."""
+    save_mcp: Callable[[dict[str, McpChoice]], str] | None = None
+    """Write the servers' choices (settings.toml's ``[mcp.servers]``); the sentence to show.
+    Raises AgentError."""
+    import_mcp: Callable[[str], str] | None = None
+    """Add the servers of a Claude Desktop, Cursor or LM Studio file (its path) to
+    ``mcp.json``; the sentence to show. Raises AgentError."""
 
     def models_for(self, role: str) -> tuple[str, ...]:
         """Model ids offered for ``role`` ('asr', 'llm', 'tts' or 'speaker_llm')."""
@@ -168,6 +221,10 @@ class AgentViewModel(QObject):
     ``alarms`` again."""
     sig_alarm_fired = Signal(object)
     """AlarmRow: a timer ended or a reminder came due (it is being announced aloud)."""
+    sig_tool_used = Signal(int, str)
+    """(turn_id, tool name): a tool ran at once, without a read-back (a read, or a write
+    allowed to run unasked): the conversation shows "used NAME" under the turn (your own
+    tools as ``server__tool``)."""
     sig_reflection_changed = Signal(object)
     """PublishReflection: verdict-gated speech moved: a reflection started on the opening
     ('reflecting'), a verdict came back with its guidance ('verdict'), or a continuation or

@@ -199,6 +199,10 @@ class ToolWorker(EngineWorker[ToolRegistry]):
     @Slot(object)
     def run(self, job: ToolJob) -> None:
         """Answer one tool job. Runs on: the tool thread."""
+        if job.cancel.cancelled:  # queued behind a slow tool, then the turn gave up on it:
+            _LOGGER.info("turn=%d job=%s tool %s: cancelled before it ran, not run",
+                         job.turn_id, job.job, job.call.name)
+            return  # an action nobody waits for any more never runs late and silently
         command = job.command or RunTool(turn_id=job.turn_id, job=job.job, call=job.call)
         if self.engine is None:
             answer = ToolAnswer("Sorry, the tools are still loading.", True)

@@ -17,8 +17,12 @@ import os
 import sys
 
 BUNDLE_OMP_DEFAULTS = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "PASSIVE"}
+_OWN = [n for n in os.environ.get("DESKTOP_AGENT_OWN_ENV", "").split(",") if n]
 for _name, _value in BUNDLE_OMP_DEFAULTS.items():
-    os.environ.setdefault(_name, _value)
+    if _name not in os.environ:  # ours, not the user's: children do not get it
+        os.environ[_name] = _value
+        _OWN.append(_name)
+os.environ["DESKTOP_AGENT_OWN_ENV"] = ",".join(_OWN)  # read by adapters/offline.py's OWN_ENV
 
 _system_find_library = ctypes.util.find_library
 

@@ -61,7 +61,7 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.compose": {
         "controller", "desktop", "engines", "global_key", "kept_history", "knowledge", "ledger",
-        "llm_backend", "mcp", "portal_key", "reflection", "replay", "runtime",
+        "llm_backend", "mcp", "mcp_settings", "portal_key", "reflection", "replay", "runtime",
         "single_instance", "speech_engines", "tool_meanings",
     },
     "desktop_agent.core": {
@@ -123,7 +123,7 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.gui": {
         "a11y", "actions_presenter", "alarm_notice", "confirm_card", "conversation",
         "evidence_panel", "folder_list", "heard_panel", "latency", "ledger_panel", "main_window",
-        "menus", "meters", "privacy_menu", "ptt", "server_test", "settings_dialog",
+        "mcp_settings", "menus", "meters", "privacy_menu", "ptt", "server_test", "settings_dialog",
         "shortcut_sheet",
         "state_diagram", "status", "theme", "tray", "turn_gate", "window_panes", "window_remote",
     },

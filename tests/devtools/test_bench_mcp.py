@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from desktop_agent.devtools.bench_mcp import own_specs, retrieval, run_bench
@@ -28,3 +30,13 @@ def test_the_retrieval_only_run_prints_its_figures(capsys: pytest.CaptureFixture
     assert run_bench(retrieval_only=True) == 0
     out = capsys.readouterr().out
     assert "58 held-out phrasings" in out and "recall@3 0.7" in out
+
+
+def test_another_set_of_phrasings_can_be_measured(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    phrasings = tmp_path / "mine.jsonl"
+    phrasings.write_text('{"text": "show me the git status", "tool": "git__git_status"}\n\n'
+                         '{"text": "tell me a joke", "tool": null}\n')
+    assert run_bench(retrieval_only=True, questions=phrasings) == 0
+    out = capsys.readouterr().out
+    assert f"2 {phrasings} phrasings" in out and "recall@3 1.0" in out and "0/1" in out

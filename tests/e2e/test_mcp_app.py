@@ -51,11 +51,14 @@ def test_a_spoken_question_is_answered_by_the_servers_read_tool(
         qtbot: Any, runtime: Any, speak: Any) -> None:
     c = runtime.controller
     spans: list[Any] = []
+    used: list[tuple[int, str]] = []
     c.sig_span.connect(spans.append)
+    c.sig_tool_used.connect(lambda turn, name: used.append((turn, name)))
     _say(qtbot, runtime, speak("What's the git status?"))
     qtbot.waitUntil(lambda: len(spans) == 1, timeout=90_000)
     calls = [m.tool_call.name for m in c.machine.history.messages if m.tool_call is not None]
     assert calls == ["git__git_status"]
+    assert [name for _, name in used] == ["git__git_status"]  # the window's "used" chip
     assert "notes.txt" in c.machine.history.messages[-1].content
     log = subprocess.run(["git", "log", "--oneline"], cwd=runtime.repo, capture_output=True,
                          text=True)

@@ -121,7 +121,7 @@ def test_save_failure_shows_banner(qtbot, vm, tmp_path) -> None:
 
 def test_screenshot_script_writes_pngs(qtbot, tmp_path: Path) -> None:
     paths = take_screenshots(tmp_path)
-    assert len(paths) == 13
+    assert len(paths) == 14
     for path in paths:
         assert path.stat().st_size > 1000, path
     assert QApplication.instance() is not None

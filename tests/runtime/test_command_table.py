@@ -110,3 +110,24 @@ def test_the_controller_builds_its_table_from_the_shared_one(
         assert c.handlers.kinds == COMMANDS
     finally:
         c.driver.close()
+
+
+def test_the_controller_shows_only_a_tool_run_at_once_as_used() -> None:
+    from types import SimpleNamespace
+
+    from desktop_agent.core.cancel import TurnId
+    from desktop_agent.core.ports import ToolCall
+    from desktop_agent.core.turns.states import JobId, ToolMode
+
+    sent: list[cmd.RunTool] = []
+    used: list[tuple[int, str]] = []
+    noop: Any = lambda *_: None  # noqa: E731 - the other reports are not under test
+    ports = ControllerCommands(
+        jobs=noop, recorder=noop, link=SimpleNamespace(run_tool=sent.append),  # type: ignore[arg-type]
+        driver=noop, show_user_text=noop, show_heard=noop, show_action=noop,
+        ledger_changed=noop, show_unit=noop, show_reflection=noop,
+        show_tool_used=lambda turn, name: used.append((turn, name)))
+    for mode in ToolMode:  # a read run; a write's prepare, revise and confirmed execute
+        ports.run_tool(cmd.RunTool(turn_id=TurnId(3), job=JobId(1),
+                                   call=ToolCall("git__git_status", {}), mode=mode))
+    assert len(sent) == len(ToolMode) and used == [(3, "git__git_status")]

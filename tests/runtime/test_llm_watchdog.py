@@ -140,3 +140,28 @@ def test_a_job_cancelled_while_queued_never_reaches_the_engine(qtbot: Any) -> No
     live = CancelToken(TurnId(3))
     llm.run(LlmJob(TurnId(3), 8, (), live))
     assert calls == ["llm"]  # a live job does run
+
+
+def test_a_tool_job_cancelled_while_queued_never_runs(qtbot: Any) -> None:
+    from desktop_agent.core.cancel import CancelToken
+    from desktop_agent.core.ports import ToolCall
+    from desktop_agent.runtime.payloads import ToolJob
+
+    ran: list[str] = []
+
+    class _Counting(ToolRegistry):
+        def answer(self, call: ToolCall) -> tuple[str, bool]:
+            ran.append(call.name)
+            return "done", False
+
+    worker = ToolWorker(_Counting([]))
+    worker.load()
+    got: list[Any] = []
+    worker.sig_event_reported.connect(got.append)
+    late = CancelToken(TurnId(4))
+    late.cancel("tool_timeout")  # the turn gave up while the job waited behind a slow tool
+    call = ToolCall(name="set_volume", arguments={}, call_id="c1")
+    worker.run(ToolJob(TurnId(4), 12, call, late))
+    assert ran == [] and got == []
+    worker.run(ToolJob(TurnId(5), 13, call, CancelToken(TurnId(5))))
+    assert ran == ["set_volume"] and len(got) == 1

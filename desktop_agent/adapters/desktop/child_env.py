@@ -5,6 +5,11 @@ keeps the user's value in ``LD_LIBRARY_PATH_ORIG`` (unset when there was none). 
 inherited the bundle's path (pactl, xdg-open, the browser it opens, an app from a .desktop
 entry) would load the bundle's copies of libraries and may fail to start. Every child of the
 desktop tools is started through ``run_child`` / ``start_child``, which pass ``child_env()``.
+
+The app's own settings for itself are not the user's either: the variables it set (named
+in ``DESKTOP_AGENT_OWN_ENV``: the model libraries' offline switches, the bundle's OpenMP
+caps) are dropped, and so are the bundle's Qt plugin paths (a system Qt app would load the
+bundle's plugins).
 """
 
 from __future__ import annotations
@@ -13,7 +18,10 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Final
+
+from desktop_agent.adapters.offline import OWN_ENV
 
 ORIG: Final = "LD_LIBRARY_PATH_ORIG"
 """Where the PyInstaller bootloader keeps the user's own ``LD_LIBRARY_PATH``."""
@@ -31,14 +39,31 @@ def child_env(base: Mapping[str, str] | None = None, *, frozen: bool | None = No
             the bundle the environment is the user's already and is passed on unchanged.
     """
     env = dict(os.environ if base is None else base)
+    for name in env.pop(OWN_ENV, "").split(","):
+        env.pop(name, None)
     if not (getattr(sys, "frozen", False) if frozen is None else frozen):
         return env
+    bundle = getattr(sys, "_MEIPASS", None)
+    for name in _QT_PATHS:
+        if bundle and name in env and all(_inside(p, bundle) for p in
+                                          env[name].split(os.pathsep) if p):
+            env.pop(name)
     orig = env.pop(ORIG, None)
     if orig is not None:
         env["LD_LIBRARY_PATH"] = orig
     else:
         env.pop("LD_LIBRARY_PATH", None)
     return env
+
+
+_QT_PATHS: Final = ("QT_PLUGIN_PATH", "QML2_IMPORT_PATH", "QT_QPA_PLATFORM_PLUGIN_PATH")
+
+
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(Path(folder).resolve())
+    except (OSError, ValueError):
+        return False
 
 
 def run_child(argv: Sequence[str], *, timeout_s: float = CHILD_TIMEOUT_S
@@ -55,16 +80,17 @@ def run_child(argv: Sequence[str], *, timeout_s: float = CHILD_TIMEOUT_S
                           timeout=timeout_s, check=False, stdin=subprocess.DEVNULL)
 
 
-def start_child(argv: Sequence[str], env: Mapping[str, str] | None = None
-                ) -> subprocess.Popen[bytes]:
+def start_child(argv: Sequence[str], env: Mapping[str, str] | None = None,
+                cwd: Path | None = None) -> subprocess.Popen[bytes]:
     """Start a program that lives on its own (an app, a browser) in the user's environment.
 
     It gets its own session (closing the assistant does not close it) and no pipes.
-    ``env`` is the environment to start from (default: this process's).
+    ``env`` is the environment to start from (default: this process's); ``cwd`` its working
+    folder (the user's home, as a menu starts it; default: the assistant's).
 
     Raises:
         FileNotFoundError: The program is not installed.
     """
     return subprocess.Popen(list(argv), env=child_env(env), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, cwd=cwd)

@@ -99,9 +99,11 @@ class DesktopDesk:
             if entry is None:
                 raise NotFoundAnswer("no_such_app", f"There is no application called {said} "
                                      "in the menu, so I opened nothing.")
+            argv = exec_argv(entry.exec_line, entry)
+            if entry.terminal:
+                argv = self._launcher.in_terminal(argv, entry.name)
             return PreparedAction("open_app", {"app": said, "name": entry.name,
-                                               "desktop_id": entry.desktop_id,
-                                               "argv": exec_argv(entry.exec_line)},
+                                               "desktop_id": entry.desktop_id, "argv": argv},
                                   f"Open {entry.name}?")
         if "url" in action.args:
             return action  # a web address: its read-back names it already

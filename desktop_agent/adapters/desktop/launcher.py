@@ -8,8 +8,13 @@ entry of an id wins, as in the menu), and the user's folders (``$HOME`` and the 
 which follows the user's ``mimeapps.list``. Every child gets the user's environment
 (``child_env``) and lives on after the assistant.
 
+Entries the menu would not show are skipped: ``TryExec`` not installed, ``OnlyShowIn`` /
+``NotShowIn`` against ``XDG_CURRENT_DESKTOP``. A ``Terminal=true`` program is started in a
+terminal. A child that fails at once (within ``EARLY_EXIT_S``: a missing library, xdg-open
+with no handler) is an error, so "Opening ..." is said only for what did start.
+
 Errors are ``AgentError`` with a code and a spoken message: no display to open on, no
-xdg-open, the program of an entry is gone.
+xdg-open, the program of an entry is gone, it stopped at once, no terminal for it.
 
 Runs on: the tool thread.
 """
@@ -18,6 +23,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -35,6 +42,12 @@ MAX_ENTRIES: Final = 20_000
 """Folder entries looked at, at most, for one "open my ... folder" (a huge home stays quick)."""
 MAX_DEPTH: Final = 3
 """How deep under each of the user's folders a folder or file is looked for."""
+EARLY_EXIT_S: Final = 0.5
+"""How long a started program is watched for an immediate failure (its exit code)."""
+TERMINALS: Final = (("xdg-terminal-exec",), ("x-terminal-emulator", "-e"),
+                    ("gnome-terminal", "--"), ("konsole", "-e"), ("xfce4-terminal", "-x"),
+                    ("xterm", "-e"))
+"""Terminals a ``Terminal=true`` program is started in, the first installed one."""
 _USER_DIR: Final = re.compile(r'^XDG_[A-Z]+_DIR="?(?P<path>[^"]*)"?\s*$')
 
 
@@ -54,6 +67,10 @@ class Launcher:
 
     def _home(self) -> Path:
         return Path(self._getenv("HOME", str(Path.home())))
+
+    def _cwd(self) -> Path | None:
+        home = self._home()
+        return home if home.is_dir() else None
 
     # --- applications --------------------------------------------------------------------
 
@@ -79,7 +96,24 @@ class Launcher:
                 except OSError:
                     continue
                 seen[desktop_id] = parse_desktop_entry(text, desktop_id)
-        return [e for e in seen.values() if e is not None]
+        desktops = self._getenv("XDG_CURRENT_DESKTOP").split(":")
+        return [e for e in seen.values()
+                if e is not None and e.shown_in(desktops) and self._installed(e.try_exec)]
+
+    def _installed(self, try_exec: str) -> bool:
+        if not try_exec:
+            return True
+        if os.path.isabs(try_exec):
+            return os.access(try_exec, os.X_OK)
+        return shutil.which(try_exec, path=self._getenv("PATH", os.defpath)) is not None
+
+    def in_terminal(self, argv: list[str], name: str) -> list[str]:
+        """``argv`` started in the first terminal installed, or AgentError."""
+        for terminal in TERMINALS:
+            if shutil.which(terminal[0], path=self._getenv("PATH", os.defpath)):
+                return [*terminal, *argv]
+        raise AgentError("no_terminal", f"{name} runs in a terminal, and I found no terminal "
+                         "program to start it in.", "install a terminal such as xterm")
 
     def find_app(self, said: str) -> DesktopEntry | None:
         """The menu application the words ``said`` name best, or None."""
@@ -91,11 +125,15 @@ class Launcher:
             raise AgentError("app_missing", "That application has no command to start.")
         self._need_display()
         try:
-            start_child(argv, self._env)
+            child = start_child(argv, self._env, cwd=self._cwd())
         except (FileNotFoundError, PermissionError):
             raise AgentError("app_missing", f"I could not start {Path(argv[0]).name}: its "
                              "program is not installed any more.",
                              "install the application again") from None
+        if _failed_at_once(child):
+            raise AgentError("app_failed", f"{Path(argv[0]).name} stopped as soon as it "
+                             f"started (exit code {child.returncode}).",
+                             "start it from the menu or a terminal to see why")
 
     # --- places --------------------------------------------------------------------------
 
@@ -120,7 +158,9 @@ class Launcher:
         """The folder or file under the user's folders whose name holds every word said.
 
         Folders before files when "folder" is said (files before folders for "file"), then
-        the shallowest, then the shortest name. Hidden entries are never looked at.
+        the shallowest, then the shortest name. Hidden entries are never looked at, nor a
+        file that would run rather than open (a .desktop launcher, an executable): a spoken
+        name never starts a program that a download left in a folder.
         """
         words = folder_words(said)
         if not words:
@@ -151,6 +191,8 @@ class Launcher:
                 if not all(w in name for w in words):
                     continue
                 is_dir = path.is_dir()
+                if not is_dir and (name.endswith(".desktop") or os.access(path, os.X_OK)):
+                    continue
                 rank = (0 if is_dir != want_file else 1, depth, len(name), str(path))
                 if best is None or rank < best:
                     best, place = rank, path
@@ -160,12 +202,32 @@ class Launcher:
         """Open an address, folder or file with the desktop's default handler (xdg-open)."""
         self._need_display()
         try:
-            start_child(["xdg-open", target], self._env)
+            child = start_child(["xdg-open", target], self._env, cwd=self._cwd())
         except FileNotFoundError:
             raise AgentError("no_xdg_open", "I can't open it: the xdg-open program is not "
                              "installed.", "install xdg-utils") from None
+        if _failed_at_once(child):
+            raise AgentError("open_failed", f"I couldn't open {target}: there is no program "
+                             f"set to open it (xdg-open said {child.returncode}).",
+                             "choose a default application for it in your desktop's "
+                             "settings")
 
     def _need_display(self) -> None:
         if not (self._getenv("DISPLAY") or self._getenv("WAYLAND_DISPLAY")):
             raise AgentError("no_display", "There is no desktop display here to open it on.",
                              "run the assistant inside your desktop session")
+
+
+_STARTED: list[subprocess.Popen[bytes]] = []
+"""Children still running: polled at each start, so that finished ones are reaped."""
+
+
+def _failed_at_once(child: subprocess.Popen[bytes]) -> bool:
+    """Whether ``child`` exited with an error within ``EARLY_EXIT_S`` (else it lives on)."""
+    _STARTED[:] = [c for c in _STARTED if c.poll() is None]
+    try:
+        code = child.wait(EARLY_EXIT_S)
+    except subprocess.TimeoutExpired:
+        _STARTED.append(child)
+        return False
+    return code != 0

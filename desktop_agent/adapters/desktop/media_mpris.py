@@ -25,6 +25,8 @@ from desktop_agent.core.tools.media import Player
 
 _LOGGER = logging.getLogger(__name__)
 PREFIX: Final = "org.mpris.MediaPlayer2."
+PROXY = "org.mpris.MediaPlayer2.playerctld"
+"""playerctl's proxy: it mirrors a real player, which is listed too (not a player of its own)."""
 PATH: Final = "/org/mpris/MediaPlayer2"
 ROOT_IFACE: Final = "org.mpris.MediaPlayer2"
 PLAYER_IFACE: Final = "org.mpris.MediaPlayer2.Player"
@@ -109,7 +111,8 @@ class MprisPlayers:
         conn = self._connect()
         try:
             body = self._call(conn, message_bus.ListNames())
-            names = sorted(n for n in (body[0] if body else ()) if n.startswith(PREFIX))
+            names = sorted(n for n in (body[0] if body else ())
+                           if n.startswith(PREFIX) and n != PROXY)
             found = [self._player(conn, name) for name in names]
             return [p for p in found if p is not None]
         finally:

@@ -52,6 +52,7 @@ from desktop_agent.core.conversation.openai_chat import (
 )
 from desktop_agent.core.errors import LlmError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
+from desktop_agent.core.tools.claimed import claims_action
 from desktop_agent.core.tools.decision import offer_tools
 from desktop_agent.core.tools.semantic import MeaningRouter
 
@@ -173,7 +174,7 @@ class OpenAiLlm:
         if not offered:
             yield from self._texts(self._stream(messages, (), max_tokens, cancel))
             return
-        spoke = False
+        spoke = claim = False
         held = ""
         state = StreamState()
         for piece in self._stream(messages, offered, max_tokens, cancel, state):
@@ -181,14 +182,23 @@ class OpenAiLlm:
                 yield LlmDelta(text=piece)
                 continue
             held += piece
-            if not might_be_call(held):
-                spoke = True
-                yield LlmDelta(text=held)
+            if claim or might_be_call(held) or not _sentence_seen(held):
+                continue
+            if claims_action(held, user):
+                # "Sure, I'll set the volume to 30 percent." and then the call: a server
+                # may stream the words before the call. Held until the stream says whether
+                # a call comes; without one, the turn machine refuses the claim.
+                claim = True
+                continue
+            spoke = True
+            yield LlmDelta(text=held)
         if cancel is not None and cancel.cancelled:
             return
-        call = self._call(state, held if not spoke else "", offered, user)
+        call = self._call(state, held if not (spoke or claim) else "", offered, user)
         if call is not None:
             yield LlmDelta(tool_call=call)
+        elif claim or (held and not might_be_call(held) and not spoke):
+            yield LlmDelta(text=held)
         elif not spoke:
             # No usable call and nothing said (the model wrote {"name": "none"}, called a
             # tool it was not offered, or invented an argument): answer in prose.
@@ -334,3 +344,12 @@ class OpenAiLlm:
         if text:
             yield text
 
+
+
+_SENTENCE_WORDS = 12
+"""Words after which held text is judged even without a sentence's end."""
+
+
+def _sentence_seen(text: str) -> bool:
+    """Whether ``text`` holds a whole sentence (or enough words) to judge what it says."""
+    return any(mark in text for mark in ".!?") or len(text.split()) >= _SENTENCE_WORDS

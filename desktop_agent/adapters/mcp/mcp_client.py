@@ -32,7 +32,7 @@ from typing import Any, Final
 from desktop_agent.adapters.mcp.mcp_files import server_log_path
 from desktop_agent.core.errors import McpError
 from desktop_agent.core.mcp.config import McpConfig, ServerConfig, download_hint
-from desktop_agent.core.mcp.tools import McpTool
+from desktop_agent.core.mcp.tools import McpTool, turn_wait_s
 
 _LOGGER = logging.getLogger(__name__)
 BACKOFF_S: Final = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
@@ -54,6 +54,8 @@ class ServerState:
     starts: int = 0
     """How many times it was started (1 + restarts)."""
     log_path: str = ""
+    retry_in_s: float = 0.0
+    """'failed': the pause before it is started again (the backoff), seconds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,7 @@ class McpHub:
         future = asyncio.run_coroutine_threadsafe(
             self._call(entry, tool, dict(args), limit, may_retry), loop)
         try:
-            return future.result(limit * 2 + 5)  # the loop enforces ``limit`` itself
+            return future.result(turn_wait_s(limit))  # the loop enforces ``limit`` itself
         except TimeoutError as err:
             future.cancel()
             raise _timeout(server, tool, limit) from err
@@ -188,11 +190,13 @@ class McpHub:
             server.ready.clear()
             failures = 0 if server.state.status == "ready" else failures + 1
             hint = download_hint(server.config.entry.command, server.config.entry.args)
-            reason = f"{message} {hint}".strip() if failures and hint else message
-            self._set(server, status="failed", message=reason)
+            said = failures and hint and hint not in message  # a missing command says it
+            reason = f"{message} {hint}".strip() if said else message
+            pause = self._backoff[min(failures, len(self._backoff) - 1)]
+            self._set(server, status="failed", message=reason, retry_in_s=pause)
             _LOGGER.warning("turn=0 mcp server %s stopped: %s", server.config.name, reason)
             self._tried(server)
-            await asyncio.sleep(self._backoff[min(failures, len(self._backoff) - 1)])
+            await asyncio.sleep(pause)
 
     async def _session(self, server: _Server) -> str:
         """Run one connection until it breaks; the reason it ended."""

@@ -12,10 +12,12 @@ import logging
 import os
 import tempfile
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from desktop_agent.adapters import paths
-from desktop_agent.core.errors import McpError
+from desktop_agent.core.errors import McpError, SettingsError
 from desktop_agent.core.mcp.config import (
     FILE_NAME,
     McpConfig,
@@ -23,6 +25,7 @@ from desktop_agent.core.mcp.config import (
     merged_servers,
     parse_choices,
     parse_mcp_json,
+    updated_choices,
 )
 
 _LOGGER = logging.getLogger(__name__)
@@ -99,7 +102,31 @@ def import_servers(source: Path, config_dir: Path | None = None
     return added, notes
 
 
-def _mcp_table(path: Path, warnings: list[str]) -> object:
+def save_choices(choices: Mapping[str, tuple[bool, bool, Mapping[str, str]]],
+                 config_dir: Path | None = None) -> Path:
+    """Write each server's (enabled, trusted, allow) in settings.toml's ``[mcp.servers]``.
+
+    The rest of the file is kept as it is (``timeout_s`` and ``pinned`` too); the write is
+    atomic. They take effect when the app starts again.
+
+    Raises:
+        SettingsError: ``settings_write_failed`` (the file cannot be read or written).
+        McpError: ``mcp_choice_invalid`` (an allow word that is not ask/always/never).
+    """
+    from desktop_agent.adapters.store.settings_store import save_kept_table
+
+    path = (config_dir or paths.config_dir()) / SETTINGS_FILE
+    warnings: list[str] = []
+    table = _mcp_table(path, warnings)
+    if warnings:  # never overwrite a file we could not read: the user's choices are in it
+        raise SettingsError("settings_write_failed", warnings[0],
+                            "Correct or remove settings.toml, then save again.")
+    for name, (enabled, trusted, allow) in choices.items():
+        table = updated_choices(table, name, enabled=enabled, trusted=trusted, allow=allow)
+    return save_kept_table("mcp", table, path)
+
+
+def _mcp_table(path: Path, warnings: list[str]) -> Any:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -24,10 +24,12 @@ def _error(kind: type[AgentError]) -> Any:
     return lambda code, message, fix: kind(code, message, fix)
 
 
-def probe_server(section: str, values: dict[str, Any]) -> str:
+def probe_server(section: str, values: dict[str, Any], voice: WyomingTts | None = None) -> str:
     """Check the ``section`` ('asr' or 'tts') server of ``values`` (uri, timeout_s, voice).
 
-    Returns one line of what it offers and how fast; raises the engine's AgentError.
+    Returns one line of what it offers and how fast; raises the engine's AgentError. The
+    word is spoken on ``voice`` when given (the app's own engine, which so learns the
+    voice's sample rate), else on a connection made for the check.
     """
     kind: type[AgentError] = AsrError if section == "asr" else TtsError
     uri, timeout_s = str(values["uri"]), float(values.get("timeout_s", 10.0))
@@ -36,18 +38,18 @@ def probe_server(section: str, values: dict[str, Any]) -> str:
         models = [m.name for program in info.asr for m in program.models]
         return f"{uri}: models {', '.join(models) or 'none listed'}; " \
                f"Describe {seconds * 1000:.0f} ms"
-    voice = str(values.get("voice", ""))
+    name = str(values.get("voice", ""))
+    engine = voice or WyomingTts(uri, voice=name, timeout_s=timeout_s, warm=False)
     start = time.perf_counter()
     try:
-        spoken = list(WyomingTts(uri, voice=voice, timeout_s=timeout_s,
-                                 warm=False).synthesize("Okay."))
+        spoken = list(engine.synthesize("Okay."))
     except TtsError as exc:
         if exc.code != "speech_server_error":
             raise
         raise TtsError("speech_server_no_voice", f"The voice server at {uri} cannot speak "
-                       f"with the voice {voice!r} ({exc.message})", "Install that voice on the "
+                       f"with the voice {name!r} ({exc.message})", "Install that voice on the "
                        "server, or set [tts] voice to one it has.") from exc
     said = (time.perf_counter() - start) * 1000
     rate = spoken[0].sample_rate if spoken else 0
-    return f"{uri}: voice {voice or 'default'} ({rate} Hz); Describe " \
+    return f"{uri}: voice {name or 'default'} ({rate} Hz); Describe " \
            f"{seconds * 1000:.0f} ms, one word spoken in {said:.0f} ms"

@@ -87,7 +87,37 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     import tomli_w
 
     path = path or default_settings_path()
-    text = _HEADER + tomli_w.dumps({**settings.to_dict(), **_kept_tables(path)})
+    _write(path, _HEADER + tomli_w.dumps({**settings.to_dict(), **_kept_tables(path)}))
+    return path
+
+
+def save_kept_table(name: str, table: dict[str, object], path: Path | None = None) -> Path:
+    """Replace one table another parser reads (``[mcp]``) in ``path``, keeping the rest.
+
+    The settings themselves are kept as the file has them (an unreadable file is not
+    overwritten: the error says so).
+
+    Raises:
+        SettingsError: 'settings_write_failed' when the file cannot be read as TOML or
+            cannot be written.
+    """
+    import tomli_w
+
+    if name not in KEPT_TABLES:
+        raise ValueError(f"{name!r} is not a table kept beside the settings")
+    path = path or default_settings_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise SettingsError("settings_write_failed", f"Could not read {path}: {err}.",
+                            "Correct or remove the file, then save again.") from err
+    data[name] = table
+    _write(path, _HEADER + tomli_w.dumps(data))
+    return path
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temp file + rename)."""
     tmp_name = ""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,7 +135,6 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             f"Could not save settings to {path}: {err.strerror or err}.",
             "Check that the folder exists and is writable, then save again.",
         ) from err
-    return path
 
 
 def _kept_tables(path: Path) -> dict[str, object]:

@@ -292,3 +292,40 @@ def merged_servers(ours: str, theirs: str, source: str) -> tuple[str, tuple[str,
         table[name] = raw[name]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n", tuple(added), (
         *skipped, *kept)
+
+
+def updated_choices(table: Any, name: str, *, enabled: bool, trusted: bool,
+                    allow: Mapping[str, str]) -> dict[str, Any]:
+    """settings.toml's ``[mcp]`` table with server ``name``'s choices set (Settings' Save).
+
+    ``allow`` maps a tool (its name on the server) to "ask", "always" or "never"; "ask" is
+    the default, so it is written by leaving the tool out. What else the table holds
+    (``timeout_s``, ``pinned``, other servers, the allow of tools not in ``allow``: a server
+    not running lists none) is kept.
+
+    Raises:
+        McpError: ``mcp_choice_invalid`` for an ``allow`` word that is not one of the three.
+    """
+    out = dict(table) if isinstance(table, dict) else {}
+    servers = dict(out.get("servers") or {}) if isinstance(out.get("servers"), dict) else {}
+    server = dict(servers.get(name) or {}) if isinstance(servers.get(name), dict) else {}
+    kept = server.get("allow")
+    words = dict(kept) if isinstance(kept, dict) else {}
+    for tool, word in allow.items():
+        try:
+            chosen = Allow(word)
+        except ValueError as err:
+            raise McpError("mcp_choice_invalid", f"{name}: {tool} cannot be {word!r}.",
+                           'Choose "ask", "always" or "never".') from err
+        if chosen is Allow.ASK:
+            words.pop(tool, None)
+        else:
+            words[tool] = chosen.value
+    server.update(enabled=enabled, trusted=trusted)
+    if words:
+        server["allow"] = words
+    else:
+        server.pop("allow", None)
+    servers[name] = server
+    out["servers"] = servers
+    return out

@@ -139,12 +139,24 @@ def call_arguments(args: Mapping[str, Any], pinned: Mapping[str, Any]) -> dict[s
     return {**{k: v for k, v in args.items() if k not in pinned}, **pinned}
 
 
+def turn_wait_s(timeout_s: float) -> float:
+    """How long a turn waits for one call on a server whose calls may take ``timeout_s``.
+
+    The hub gives up on the call itself at ``timeout_s`` (the answer is then "outcome
+    unknown"); an idempotent read may wait as long again for its restarted server and be
+    sent once more. The turn's own limit is past both, so the user hears what happened
+    rather than the turn's generic apology (the hub's own guard is the same).
+    """
+    return 2 * timeout_s + 5
+
+
 def spec_of(tool: McpTool, choice: ServerChoice) -> ToolSpec:
     """What the decision run and the registry see of ``tool``."""
     first = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
     words = f"{tool.title}. {first}" if tool.title and tool.title not in first else first
     return ToolSpec(tool.full_name, words or tool.label, offered_schema(tool, choice.pinned),
-                    writes=classify(tool, choice) is ToolClass.WRITE)
+                    writes=classify(tool, choice) is ToolClass.WRITE,
+                    timeout_s=turn_wait_s(choice.timeout_s))
 
 
 def read_back(tool: McpTool, args: Mapping[str, Any], pinned: Mapping[str, Any]) -> str:

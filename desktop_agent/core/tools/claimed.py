@@ -80,7 +80,9 @@ _OPENER: Final = r"^(?:(?:sure|okay|ok|alright|all\s+right|right|certainly|of\s+
 _GERUND_START: Final = re.compile(rf"{_OPENER}(?:now\s+)?(?:{_alt(_ING)})\b", re.IGNORECASE)
 """'Opening example.org', 'Sure, setting the volume to 30 percent.'"""
 _GERUND_SUBJECT: Final = re.compile(
-    r"\b(?:is|are|was|were|can|could|takes?|requires?|helps?|means?|needs?|makes?|should)\b",
+    r"\b(?:is|are|was|were|can|could|takes?|requires?|helps?|means?|needs?|makes?|should"
+    r"|will|would|may|might|must|has|does|goes|starts|begins|works|depends|involves|gives"
+    r"|lets|keeps|comes|uses|seems|costs|allows|remains|becomes|saves|reduces|causes)\b",
     re.IGNORECASE)
 """A gerund as the subject of a sentence ('Setting up a garden is easy') claims nothing."""
 _DONE: Final = re.compile(
@@ -94,8 +96,10 @@ _NOT: Final = re.compile(r"\b(?:not|never|can't|cannot|can\s+not|couldn't|unable
                          r"|do\s+you\s+want|want\s+me\s+to|could\s+you|you\s+can)\b",
                          re.IGNORECASE)
 """Refusals, questions and instructions to the user: they claim nothing."""
-_POLITE: Final = re.compile(r"^(?:(?:please|hey|ok|okay|so|now)[, ]+)*"
-                            r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?",
+_POLITE: Final = re.compile(r"^(?:(?:please|hey|ok|okay|so|now|um|uh)[, ]+)*"
+                            r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+                            r"|i(?:'d|\s+would)\s+like\s+you\s+to\s+|i\s+(?:want|need)\s+you\s+to\s+"
+                            r"|go\s+ahead\s+and\s+)?(?:please\s+)?",
                             re.IGNORECASE)
 _IMPERATIVE: Final = re.compile(rf"^(?:{_alt(_BASE)})\b", re.IGNORECASE)
 _WORD: Final = re.compile(r"[a-z0-9']+")
@@ -152,18 +156,17 @@ def claims_action(clause: str, request: str = "") -> bool:
     return bool(gerund or _FIRST_PERSON.search(text) or _DONE.search(text))
 
 
-_ANY_ACTION: Final = re.compile(rf"\b(?:{_alt(_BASE)}|{_alt(_ING)}|{_alt(_PAST)})\b",
-                                re.IGNORECASE)
-
-
 def asks_action(request: str, catalog: Catalog = BUILTIN) -> bool:
-    """True when ``request`` could ask for an action: an action's verb, or a tool's rule.
+    """True when ``request`` could ask for an action (an action's verb first, or a tool).
 
-    Only then is a reply checked for claimed actions: "Write a poem" may be answered "I've
-    created a short poem for you:", and "Tell me about Paris" with "Let me add that ...".
+    It opens with an action's verb ("open ...", "could you turn it down"), or a tool's rule
+    offers a tool for it. Only then is a reply checked for claimed actions. An action's verb
+    elsewhere asks for none: "What is a good way to save money?" may be answered "Saving
+    money starts with a budget", "Write a poem about turning off the lights" with "I turned
+    off the lights".
     """
     text = " ".join(request.replace("’", "'").split())
-    return bool(text) and (_ANY_ACTION.search(text) is not None
+    return bool(text) and (bool(request_verb_phrase(text))
                            or any(tool.offered(text) for tool in catalog))
 
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.write_actions import PreparedAction, WriteContext
 
 OPEN_APP_HINT: Final = 'open_app needs "app": the name of the application to open.'
@@ -60,6 +61,20 @@ class DesktopEntry:
     keywords: tuple[str, ...] = ()
     hidden: bool = False
     """NoDisplay or Hidden: not in the menu, never opened by name."""
+    try_exec: str = ""
+    """A program that must be installed for the entry to count ('' = none named)."""
+    only_show_in: tuple[str, ...] = ()
+    not_show_in: tuple[str, ...] = ()
+    terminal: bool = False
+    """The program runs in a terminal (it is started inside one)."""
+    icon: str = ""
+
+    def shown_in(self, desktops: Iterable[str]) -> bool:
+        """Whether the menu of the desktops named by ``XDG_CURRENT_DESKTOP`` shows it."""
+        current = {d.lower() for d in desktops if d}
+        if self.only_show_in and not current & {d.lower() for d in self.only_show_in}:
+            return False
+        return not current & {d.lower() for d in self.not_show_in}
 
 
 def parse_desktop_entry(text: str, desktop_id: str) -> DesktopEntry | None:
@@ -78,16 +93,46 @@ def parse_desktop_entry(text: str, desktop_id: str) -> DesktopEntry | None:
     if keys.get("Type") != "Application" or not keys.get("Exec") or not keys.get("Name"):
         return None
     hidden = any(keys.get(k, "").lower() == "true" for k in ("NoDisplay", "Hidden"))
+
+    def listed(key: str) -> tuple[str, ...]:
+        return tuple(k.strip() for k in keys.get(key, "").split(";") if k.strip())
+
     return DesktopEntry(desktop_id=desktop_id, name=keys["Name"], exec_line=keys["Exec"],
-                        generic_name=keys.get("GenericName", ""),
-                        keywords=tuple(k for k in keys.get("Keywords", "").split(";") if k),
-                        hidden=hidden)
+                        generic_name=keys.get("GenericName", ""), keywords=listed("Keywords"),
+                        hidden=hidden, try_exec=keys.get("TryExec", ""),
+                        only_show_in=listed("OnlyShowIn"), not_show_in=listed("NotShowIn"),
+                        terminal=keys.get("Terminal", "").lower() == "true",
+                        icon=keys.get("Icon", ""))
 
 
-def exec_argv(exec_line: str) -> list[str]:
-    """The program and arguments of an Exec line, field codes dropped ('%%' is '%')."""
-    argv = shlex.split(exec_line.replace("%%", "\0"))
-    out = [FIELD_CODES.sub("", a).replace("\0", "%") for a in argv]
+_STRING_ESCAPES: Final = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+
+
+def exec_argv(exec_line: str, entry: DesktopEntry | None = None) -> list[str]:
+    """The program and arguments of an Exec line (Desktop Entry spec), or AgentError.
+
+    The string escapes (backslash-s for a space, a doubled backslash) are read first, then
+    the quoting; ``%c`` is the entry's name, ``%i`` its icon (``--icon NAME``), the file and
+    URL codes are dropped (the app is opened with none), ``%%`` is ``%``.
+    """
+    line = re.sub(r"\\(.)", lambda m: _STRING_ESCAPES.get(m.group(1), "\\" + m.group(1)),
+                  exec_line)
+    try:
+        argv = shlex.split(line.replace("%%", "\0"))
+    except ValueError:
+        name = entry.name if entry is not None else "That application"
+        raise AgentError("app_bad_entry", f"{name} cannot be started: its menu entry's "
+                         "command line is broken (an unclosed quote).",
+                         "reinstall the application, or fix the Exec line of its "
+                         ".desktop file") from None
+    out: list[str] = []
+    for arg in argv:
+        if arg == "%i":
+            out += ["--icon", entry.icon] if entry is not None and entry.icon else []
+            continue
+        if entry is not None:
+            arg = arg.replace("%c", entry.name)
+        out.append(FIELD_CODES.sub("", arg).replace("\0", "%"))
     return [a for a in out if a]
 
 
@@ -129,8 +174,9 @@ def spoken_address(said: str) -> str | None:
     text = said.strip().lower().rstrip(".!?")
     text = re.sub(r"^(?:https?://|the\s+(?:web\s*site|page)\s+)", "", text)
     text = re.sub(r"\s+slash\s+", "/", text)
-    host, _, path = _DOT.sub(".", text).replace(" ", "").partition("/")
-    if not _HOST.match(host):
+    host, _, path = _DOT.sub(".", text).partition("/")
+    host, path = host.strip(), path.replace(" ", "")
+    if not _HOST.match(host):  # words left around it: "the readme.md file" is a file
         return None
     return f"https://{host}" + (f"/{path}" if path else "")
 

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from desktop_agent.core.tools.offers import asks_about
+
 ACTIONS: Final = {"play": "Play", "pause": "Pause", "next": "Next", "previous": "Previous"}
 """Each action and the MPRIS method it calls."""
 NO_PLAYER: Final = "No media player is running, so there is nothing to play or pause."
@@ -99,8 +101,8 @@ def asks_media(text: str) -> bool:
 def media_args(text: str) -> dict[str, Any] | None:
     """Words rule: ``{'action': 'play'|'pause'|'next'|'previous'}``, or None."""
     text = text.strip()
-    if _NOT_MEDIA.search(text):
-        return None
+    if _NOT_MEDIA.search(text) or asks_about(text):
+        return None  # "how do I skip a song in Spotify?" is answered, not done
     for action, rule in (("previous", _PREVIOUS), ("next", _NEXT), ("pause", _PAUSE),
                          ("play", _PLAY)):
         if rule.search(text):
@@ -134,16 +136,25 @@ def control_media(media: MediaPlayers, action: str) -> str:
     if method is None:
         return ("I can play, pause, skip to the next track or go back to the previous one, "
                 f"not {action!r}.")
-    player = active_player(media.players(), media.recent)
+    players = media.players()
+    player = active_player(players, media.recent)
     if player is None:
         return NO_PLAYER
-    media.command(player.name, method)
     if key == "pause":
-        return f"Paused {player.called}."
+        playing = [p for p in players if p.status == "Playing"] or [player]
+        for each in playing:  # "pause the music" means silence, whichever plays it
+            media.command(each.name, method)
+        return f"Paused {' and '.join(p.called for p in playing)}."
+    if key == "play":  # the one paused last by us, else any paused one
+        player = next((p for p in players if p.name == media.recent and p.status == "Paused"),
+                      next((p for p in players if p.status == "Paused"), player))
+    media.command(player.name, method)
     now = next((p for p in media.players() if p.name == player.name), player)
     track = _track(now)
     if key == "play":
         return f"Playing {track} on {now.called}." if track else f"Playing {now.called}."
+    if track == _track(player):
+        track = ""  # a player may not have said the new track yet: never name the old one
     where = "the next track" if key == "next" else "the previous track"
     return f"Skipped to {where} on {now.called}" + (f": {track}." if track else ".")
 

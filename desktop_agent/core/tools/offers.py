@@ -78,6 +78,23 @@ def strip_lead(text: str) -> str:
     return _LEAD.sub("", text)
 
 
+_ASKS_ABOUT: Final = _rx(
+    r"^(?:what|what's|whats|how|how's|why|when|where|which|who|whose|is|isn't|are|aren't|was"
+    r"|were|does|doesn't|do|don't|did|didn't|has|have|should|shall|must|might|may)\b"
+    r"(?!\s+you\s+mind\b)")
+
+
+def asks_about(t: str) -> bool:
+    """True for a question about something, not a request to act on it.
+
+    "is 80 percent volume safe?", "how do I skip a song in Spotify" ask about; "could you
+    turn it down?" is a request. Tools that act at once (the volume, the media keys) are
+    taken from the words only for a request; a question is answered, or left to the
+    model's decision.
+    """
+    return bool(_ASKS_ABOUT.search(strip_lead(" ".join(t.replace("\u2019", "'").split()))))
+
+
 def asks_time(t: str) -> bool:
     """get_current_time: "what time is it", "what's today's date"."""
     return bool(_TIME_ASK.search(t))

@@ -16,6 +16,7 @@ from typing import Any, Final, Protocol
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.calc_words import replace_number_words
+from desktop_agent.core.tools.offers import asks_about
 
 STEP: Final = 10
 """Points a plain "up" or "down" moves the volume ("turn it down": 40 -> 30 percent)."""
@@ -40,7 +41,11 @@ _DOWN: Final = re.compile(r"\b(?:down|quieter|softer|lower|decrease|reduce|less|
 _PERCENT: Final = re.compile(r"(\d{1,3})\s*(?:%|percent|per\s+cent)?", re.IGNORECASE)
 _HALF: Final = re.compile(r"\bhalf(?:\s+way)?\b", re.IGNORECASE)
 _FULL: Final = re.compile(r"\b(?:full|max|maximum|all\s+the\s+way\s+up)\b", re.IGNORECASE)
-_BY: Final = re.compile(r"\bby\s+(\d{1,3})", re.IGNORECASE)
+_TO: Final = re.compile(r"\b(?:to|at)\s+(\d{1,3})\b", re.IGNORECASE)
+_NOTCHES: Final = re.compile(r"\b(\d{1,2})\s+(?:notch(?:es)?|steps?|clicks?|bars?|levels?)\b",
+                            re.IGNORECASE)
+_ALL_DOWN: Final = re.compile(r"\ball\s+the\s+way\s+down\b|\b(?:minimum|lowest)\b",
+                              re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +92,12 @@ def _digits(text: str) -> str:
 
 
 def asks_volume(text: str) -> bool:
-    """Router rule: could ``text`` ask to change the sound volume?"""
-    if _NOT_VOLUME.search(text):
+    """Router rule: could ``text`` ask to change the sound volume?
+
+    A question about the volume ("is 80 percent safe for headphones?") does not: it is
+    answered, not done.
+    """
+    if _NOT_VOLUME.search(text) or asks_about(text):
         return False
     return bool(_LOUDNESS.search(text) or (_VOLUME.search(text) and (
         _UP.search(text) or _DOWN.search(text) or _MUTE.search(text) or _UNMUTE.search(text)
@@ -98,27 +107,34 @@ def asks_volume(text: str) -> bool:
 
 
 def parse_change(setting: str) -> VolumeChange | None:
-    """The change ``setting`` (the user's words, or the model's copy of them) asks for."""
+    """The change ``setting`` (the user's words, or the model's copy of them) asks for.
+
+    A level is set by "to"/"at" N or a bare number ("volume 30"); a number with up or down
+    is a step ("turn it up 10 percent", "down by 5", "up two notches": 2 x ``STEP``).
+    """
     text = _digits(setting)
     if _UNMUTE.search(text):
         return VolumeChange("unmute")
     if _MUTE.search(text):
         return VolumeChange("mute")
-    by = _BY.search(text)
-    if by and (_UP.search(text) or _DOWN.search(text)):
-        kind = "down" if _DOWN.search(text) else "up"
-        return VolumeChange(kind, int(by.group(1)))
+    direction = "down" if _DOWN.search(text) else "up" if _UP.search(text) else None
+    if _ALL_DOWN.search(text):
+        return VolumeChange("set", 0)
+    if (to := _TO.search(text)) is not None:
+        return VolumeChange("set", min(MAX_PERCENT, int(to.group(1))))
+    if direction is not None and (notches := _NOTCHES.search(text)) is not None:
+        return VolumeChange(direction, int(notches.group(1)) * STEP)
     number = _PERCENT.search(text)
     if number is not None:
+        if direction is not None:
+            return VolumeChange(direction, int(number.group(1)))
         return VolumeChange("set", min(MAX_PERCENT, int(number.group(1))))
     if _HALF.search(text):
         return VolumeChange("set", 50)
     if _FULL.search(text):
         return VolumeChange("set", MAX_PERCENT)
-    if _DOWN.search(text):
-        return VolumeChange("down", STEP)
-    if _UP.search(text):
-        return VolumeChange("up", STEP)
+    if direction is not None:
+        return VolumeChange(direction, STEP)
     return None
 
 
@@ -126,17 +142,16 @@ def volume_args(text: str) -> dict[str, Any] | None:
     """Words rule: ``{'setting': ...}`` with the change as the user said it, or None."""
     if not asks_volume(text):
         return None
-    digits = _digits(text)
-    number = _PERCENT.search(digits)
     change = parse_change(text)
     if change is None:
         return None
     if change.kind in ("mute", "unmute"):
         return {"setting": change.kind}
-    if number is not None and _BY.search(digits):
-        return {"setting": f"{change.kind} by {number.group(1)} percent"}
     if change.kind == "set":
         return {"setting": f"{change.percent} percent"}
+    digits = _digits(text)
+    if _PERCENT.search(digits) or _NOTCHES.search(digits):
+        return {"setting": f"{change.kind} by {change.percent} percent"}
     return {"setting": change.kind}
 
 
@@ -165,8 +180,11 @@ def change_volume(control: VolumeControl, setting: str) -> str:
     else:
         now = control.state()
         step = change.percent if change.percent is not None else STEP
-        target = {"set": step, "up": now.percent + step, "down": now.percent - step}[change.kind]
-        control.set_percent(max(0, min(MAX_PERCENT, target)))
+        if change.kind == "up":  # never quieter: a level above 100 stays where it is
+            target = max(now.percent, min(MAX_PERCENT, now.percent + step))
+        else:
+            target = {"set": step, "down": now.percent - step}[change.kind]
+        control.set_percent(max(0, target))
         if now.muted and change.kind != "down":
             control.set_muted(False)  # "turn it up" means hear it
     return say_state(control.state())

@@ -102,6 +102,8 @@ class Reply:
     acted: bool = False
     """True once a tool of this turn ran and answered without an error: only then may the
     model's words say that something was done (``core.tools.claimed``)."""
+    tool_error: str = ""
+    """The last error a tool of this turn answered (said instead of a claim of success)."""
     claim_refused: bool = False
     """True once a clause claimed an action with no tool behind it: the rest is not spoken."""
 

@@ -33,7 +33,7 @@ handler.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 from desktop_agent.core.cancel import TurnId
@@ -100,6 +100,7 @@ class TurnStateMachine:
         write_tools: Container[str] = WRITE_TOOLS,
         session: str = "s",
         tools: frozenset[str] | None = None,
+        tool_limits_s: Mapping[str, float] | None = None,
     ) -> None:
         """Create a machine in LISTENING with no turn yet.
 
@@ -117,13 +118,16 @@ class TurnStateMachine:
                 never reused after a restart.
             tools: Names of the tools this app has (None: every catalog tool); a reply
                 that claims an action no tool took says whether one exists for it.
+            tool_limits_s: Seconds the turn waits for each tool that names its own limit
+                (``ToolSpec.timeout_s``: your own tools' servers; the app's grows with
+                them); any other tool gets ``policy.tool_timeout_s``.
         """
         policy = policy or TurnPolicy()
         core = self._core = TurnCore(history, policy=policy, chunker_factory=chunker_factory,
                                      strict=strict, transitions=transitions)
         output = ReplyOutput(core, tools=tools)
         reflection = Reflection(core, output)
-        runs = ReplyRuns(core, output, reflection)
+        runs = ReplyRuns(core, output, reflection, tool_limits_s=tool_limits_s)
         self._write = WritePath(core, output, runs, write_tools=write_tools,
                                 gate=ConfirmGate(session, policy.confirm_expiry_s))
         recording = Recording(core)

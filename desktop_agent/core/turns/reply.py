@@ -9,6 +9,7 @@ passes on what is not a write.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from desktop_agent.core.conversation.history import tool_call_message, tool_result_message
 from desktop_agent.core.ports import ChatMessage, ToolCall
@@ -45,11 +46,18 @@ class ReplyRuns:
     Runs on: GUI thread (one owner; no locks).
     """
 
-    def __init__(self, core: TurnCore, output: ReplyOutput, reflection: Reflection) -> None:
-        """Work through ``core``; speak through ``output``; let ``reflection`` gate the runs."""
+    def __init__(self, core: TurnCore, output: ReplyOutput, reflection: Reflection, *,
+                 tool_limits_s: Mapping[str, float] | None = None) -> None:
+        """Work through ``core``; speak through ``output``; let ``reflection`` gate the runs.
+
+        ``tool_limits_s``: seconds the turn waits for a tool that names its own limit
+        (``ToolSpec.timeout_s``; read at each run, so the app's may grow); any other tool
+        gets the policy's ``tool_timeout_s``.
+        """
         self._core = core
         self._output = output
         self._reflection = reflection
+        self._tool_limits_s: Mapping[str, float] = {} if tool_limits_s is None else tool_limits_s
 
     # --- speculative start ------------------------------------------------------------------
 
@@ -257,8 +265,8 @@ class ReplyRuns:
         reply.tools[command.job] = command.call
         reply.tool_modes[command.job] = command.mode
         core.emit(command)
-        core.ctx.tool_timers[command.job] = core.start_timer(Stage.TOOL,
-                                                             core.policy.tool_timeout_s)
+        limit_s = self._tool_limits_s.get(command.call.name, core.policy.tool_timeout_s)
+        core.ctx.tool_timers[command.job] = core.start_timer(Stage.TOOL, limit_s)
         self._arm_filler()
         if core.state is State.PROCESSING:
             core.go(State.WAITING_FOR_TOOL, "tool_call", at_s)
@@ -312,6 +320,8 @@ class ReplyRuns:
             return
         call = self.end_tool_job(reply, event.job)
         reply.acted = reply.acted or not event.is_error
+        if event.is_error:
+            reply.tool_error = event.content
         if self._core.policy.speak_tool_results and not event.is_error and not reply.tools:
             self._record_tool(reply, call, event.content)
             self.say(reply, event.content, event.at_s)  # a read tool's own sentence

@@ -142,6 +142,9 @@ class ReplyOutput:
         reply.reflect = None  # nothing more is said, so nothing more is reflected
         reply.chunker = core.chunker_factory()  # the rest of the claim is dropped
         sentence = unbacked_reply(request, available=self._tools)
+        if reply.tool_error:  # the tool ran and failed: its own words say why
+            error = reply.tool_error
+            sentence = error if error.startswith("Sorry") else f"Sorry, that did not work: {error}"
         reply.text = sentence
         self.synthesize(reply, sentence)
         reply.llm_done = True

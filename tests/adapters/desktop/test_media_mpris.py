@@ -71,6 +71,7 @@ def test_the_playing_player_is_paused_skipped_and_resumed(desktop: PortalDesktop
 
 def test_a_paused_player_is_the_one_meant_when_none_plays(desktop: PortalDesktop) -> None:
     start_player(desktop, "aaa", identity="Stopped One", status="Stopped", tracks=SONGS)
+    start_player(desktop, "playerctld", identity="", status="Paused", tracks=SONGS)  # a proxy
     paused = start_player(desktop, "zzz", identity="Paused One", status="Paused", tracks=SONGS)
     registry = add_desktop_tools(ToolRegistry(), media=MprisPlayers(desktop.address))
     assert _ask(registry, "what song is this", "now_playing") == (

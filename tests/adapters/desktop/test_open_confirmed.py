@@ -24,6 +24,7 @@ from desktop_agent.adapters.desktop.launcher import Launcher
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.args import arguments_from_words
+from desktop_agent.core.tools.launch import exec_argv
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
@@ -80,9 +81,13 @@ def desktop(tmp_path: Path) -> Iterator[Desktop]:
         (config / "mimeapps.list").write_text(
             "[Default Applications]\nx-scheme-handler/https=test-handler.desktop\n"
             "x-scheme-handler/http=test-handler.desktop\ninode/directory=test-handler.desktop\n")
+        shared = tmp_path / "no-system-apps"  # the system's MIME database, none of its apps:
+        shared.mkdir()  # xdg-mime reads a file's type from it when `mimetype` is installed
+        if Path("/usr/share/mime").is_dir():
+            (shared / "mime").symlink_to("/usr/share/mime")
         env = {k: v for k, v in os.environ.items() if k not in _DROP}
         env.update(HOME=str(home), XDG_DATA_HOME=str(data), XDG_CONFIG_HOME=str(config),
-                   XDG_DATA_DIRS=str(tmp_path / "no-system-apps"), DISPLAY=xvfb.display)
+                   XDG_DATA_DIRS=str(shared), DISPLAY=xvfb.display)
         yield Desktop(env, app_marker, handler_marker, tax)
     finally:
         xvfb.close()
@@ -168,3 +173,57 @@ def test_no_display_is_a_spoken_answer(desktop: Desktop) -> None:
         desk.execute(action, "k1")
     assert err.value.code == "no_display"
     assert err.value.message == "There is no desktop display here to open it on."
+
+
+def test_a_place_is_never_a_launcher_or_a_program(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    downloads = home / "Downloads"
+    downloads.mkdir(parents=True)
+    (downloads / "invoice.desktop").write_text("[Desktop Entry]\nExec=sh -c 'rm -rf ~'\n")
+    script = downloads / "invoice.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    launcher = Launcher({"HOME": str(home), "XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert launcher.find_place("the invoice file") is None
+    (downloads / "invoice.pdf").write_text("%PDF")
+    assert launcher.find_place("the invoice file") == downloads / "invoice.pdf"
+
+
+def test_the_menu_s_rules_and_a_program_that_fails_at_once(tmp_path: Path) -> None:
+    apps = tmp_path / "data" / "applications"
+    apps.mkdir(parents=True)
+    entry = "[Desktop Entry]\nType=Application\nName={name}\nExec={exec}\n{more}\n"
+    for name, exec_, more in (
+            ("Gone Viewer", "gone-viewer", "TryExec=/nowhere/gone-viewer"),
+            ("Gnome Settings", "true", "OnlyShowIn=GNOME;"),
+            ("Broken Tool", "sh -c 'exit 3'", ""),
+            ("Top Monitor", "top", "Terminal=true"),
+            ("Where App", f"sh -c 'pwd > {tmp_path}/where'", "")):
+        (apps / f"{name.split()[0].lower()}.desktop").write_text(
+            entry.format(name=name, exec=exec_, more=more))
+    own_bin = tmp_path / "bin"  # a terminal there is always one, whatever is installed
+    own_bin.mkdir()
+    (own_bin / "xterm").write_text("#!/bin/sh\n")
+    (own_bin / "xterm").chmod(0o755)
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_DATA_DIRS": str(tmp_path / "none"), "XDG_CURRENT_DESKTOP": "KDE",
+           "DISPLAY": ":99", "PATH": f"{own_bin}:{os.environ['PATH']}"}
+    launcher = Launcher(env)
+    assert launcher.find_app("gone viewer") is None  # its TryExec is not installed
+    assert launcher.find_app("settings") is None  # shown in GNOME's menu only
+    broken = launcher.find_app("broken tool")
+    assert broken is not None
+    with pytest.raises(AgentError) as failed:  # never "Opening Broken Tool." for it
+        launcher.launch(exec_argv(broken.exec_line, broken))
+    assert failed.value.code == "app_failed" and "exit code 3" in failed.value.message
+    where = launcher.find_app("where app")
+    assert where is not None
+    launcher.launch(exec_argv(where.exec_line, where))
+    assert _lines(tmp_path / "where", 1) == [str(tmp_path)]  # started in the user's home
+    desk = DesktopDesk(None, launcher=launcher)
+    top = desk.prepare(ToolCall("open_app", {"app": "top monitor"}, "c1"))
+    assert top.args["argv"][-1] == "top" and len(top.args["argv"]) > 1  # in a terminal
+    with pytest.raises(AgentError) as no_terminal:
+        DesktopDesk(None, launcher=Launcher({**env, "PATH": str(tmp_path / "data")})).prepare(
+            ToolCall("open_app", {"app": "top monitor"}, "c1"))
+    assert no_terminal.value.code == "no_terminal"

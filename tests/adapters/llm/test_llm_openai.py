@@ -123,12 +123,31 @@ def test_a_call_written_as_text_is_never_spoken() -> None:
     assert engine.last_call_text == "".join(pieces)
 
 
-def test_prose_after_offered_tools_streams_once_it_cannot_be_a_call() -> None:
+def test_prose_after_offered_tools_streams_once_a_sentence_cannot_be_a_call() -> None:
     with scripted(streams([text_event(" "), text_event("Twelve"), text_event(" times seven"),
-                           text_event(" is 84.", "stop")])) as server:
+                           text_event(" is 84."), text_event(" Easy!", "stop")])) as server:
         deltas = _collect(OpenAiLlm(server.url), CALC, tools=BUILTIN_SPECS)
-    assert [d.text for d in deltas] == [" Twelve", " times seven", " is 84."]
+    assert [d.text for d in deltas] == [" Twelve times seven is 84.", " Easy!"]
     assert len(server.requests) == 1
+
+
+VOLUME = [ChatMessage("user", "Set the volume to thirty percent.")]
+
+
+def test_words_that_claim_the_action_before_the_call_are_held_and_dropped() -> None:
+    call = {"index": 0, "id": "c9", "function": {"name": "set_volume",
+                                                 "arguments": '{"setting": "30 percent"}'}}
+    events: list[Any] = [text_event("Sure, I'll set the volume"), text_event(" to 30 percent."),
+                         {"choices": [{"index": 0, "delta": {"tool_calls": [call]},
+                                       "finish_reason": "tool_calls"}]}, "[DONE]"]
+    with scripted(streams(events)) as server:
+        deltas = _collect(OpenAiLlm(server.url), VOLUME, tools=BUILTIN_SPECS)
+    assert [d.tool_call.name for d in deltas if d.tool_call] == ["set_volume"]
+    assert _text(deltas) == ""  # the claim is never yielded: the call backs it
+    claim_only = [text_event("Sure, I'll set the volume to 30 percent.", "stop"), "[DONE]"]
+    with scripted(streams(claim_only)) as server:
+        deltas = _collect(OpenAiLlm(server.url), VOLUME, tools=BUILTIN_SPECS)
+    assert _text(deltas) == "Sure, I'll set the volume to 30 percent."  # the machine refuses it
 
 
 def test_a_server_that_is_down_is_unreachable_with_a_fix() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import socket
 import subprocess
@@ -10,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,6 +44,19 @@ def wait_until(condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
         if time.monotonic() > deadline:
             pytest.fail(f"condition not met within {timeout_s} s")
         time.sleep(0.05)
+
+
+def fixture_server(count: Path) -> dict[str, Any]:
+    """mcp.json's entry for our fixture server over stdio, recording into ``count``."""
+    return {"command": sys.executable, "args": [str(FIXTURE), str(count)]}
+
+
+def write_config(folder: Path, servers: dict[str, Any], settings: str = "") -> Path:
+    """``folder`` with an mcp.json naming ``servers`` and a settings.toml of ``settings``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    (folder / "settings.toml").write_text(settings, encoding="utf-8")
+    return folder
 
 
 def fixture_entry(count: Path, name: str = "fx") -> ServerEntry:

@@ -106,27 +106,29 @@ def test_a_bad_address_says_how_to_write_one() -> None:
     assert caught.value.code == "speech_server_bad_uri" and "tcp://host:port" in caught.value.fix
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_killed_recogniser_fails_its_turn_then_the_local_one_answers_until_it_is_back(
-        models: Any, tmp_path: Path) -> None:
+        models: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
     from desktop_agent.adapters.asr.asr_whisper import WhisperAsr
     from tests.audio.speech import synth_16k
 
+    probed_on: list[str] = []
+    real_describe = fallback.describe
+
+    def describe(*args: Any) -> Any:
+        probed_on.append(threading.current_thread().name)
+        return real_describe(*args)
+
+    monkeypatch.setattr(fallback, "describe", describe)
     server = WyomingServer(lambda port: asr_command(models["asr"].path, tmp_path, port),
                            tmp_path / "server.log").start()
     notices: list[AgentError] = []
-    clock = Clock()
     try:
         engine = fallback.remote_first("speech recognition", WyomingAsr(server.uri),
                                        WhisperAsr(models["asr"].path, cpu_threads=2),
-                                       notices.append, asr_error, clock=clock)
+                                       notices.append, asr_error, retry_s=0.2)
         speech = synth_16k("What is the capital of Italy?")
         assert "italy" in _words(engine.transcribe(speech).text)
         assert notices == [] and engine.switch.down_since is None
@@ -137,11 +139,20 @@ def test_a_killed_recogniser_fails_its_turn_then_the_local_one_answers_until_it_
         assert "this computer's own engine answers" in notices[0].fix
         local = engine.transcribe(speech)  # the next turn: answered here, no new notice
         assert "italy" in _words(local.text) and len(notices) == 1
+        deadline = time.monotonic() + 60
+        while engine.switch.probes < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the prober has tried the dead server, not the turns
+        assert engine.switch.probes >= 2 and engine.switch.engine()[1] is False
+        assert engine.switch.probing
         server.start()
-        assert engine.switch.engine()[1] is False  # not probed again before RETRY_S
-        clock.now += fallback.RETRY_S
-        assert engine.switch.engine()[1] is True and engine.switch.down_since is None
+        while engine.switch.down_since is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert engine.switch.engine()[1] is True, "the server back was never found"
+        assert "italy" in _words(engine.transcribe(speech).text) and len(notices) == 1
+        assert probed_on and threading.current_thread().name not in probed_on
+        assert all(name.startswith("probe tcp://") for name in probed_on)
     finally:
+        engine.switch.close()
         server.kill()
 
 
@@ -240,3 +251,25 @@ def test_the_settings_test_button_asks_the_real_server(qtbot: Any,
     row.button.click()
     qtbot.waitUntil(lambda: row.button.isEnabled(), timeout=60_000)
     assert row.result.text().startswith("[speech_server_down]"), row.result.text()
+
+
+def test_the_voice_is_checked_at_start_as_doctor_checks_it(models: Any,
+                                                           tts_server: WyomingServer) -> None:
+    from desktop_agent.compose.speech_engines import make_tts
+    from desktop_agent.core.settings import Settings
+
+    settings = (Settings().replace_field("tts.backend", "wyoming")
+                .replace_field("tts.uri", tts_server.uri))
+    notices: list[AgentError] = []
+    engine = make_tts(settings, models["tts"].path, 1, notices.append, warm=False)
+    assert notices == [] and engine.switch.down_since is None
+    assert engine.sample_rate == 22050  # learnt from the server's own word at start
+    missing = settings.replace_field("tts.voice", "de_DE-nobody-low")
+    engine = make_tts(missing, models["tts"].path, 1, notices.append, warm=False)
+    try:  # a server without the voice: the local voice answers, and the user is told why
+        assert [n.code for n in notices] == ["speech_server_no_voice"]
+        assert "Install that voice" in notices[0].fix
+        assert engine.switch.engine()[1] is False
+        assert not engine.switch.probing  # the server answers: only a new voice mends it
+    finally:
+        engine.switch.close()

@@ -14,6 +14,7 @@ from desktop_agent.core.mcp.config import (
     download_hint,
     parse_choices,
     parse_mcp_json,
+    updated_choices,
 )
 
 
@@ -139,3 +140,22 @@ def test_more_than_ten_tools_of_your_own_get_a_warning() -> None:
     from desktop_agent.core.mcp.tools import too_many
 
     assert too_many(10) == "" and "11 tools" in too_many(11)
+
+
+def test_settings_choices_are_written_into_the_table_keeping_the_rest() -> None:
+    table = {"servers": {"git": {"timeout_s": 60, "pinned": {"repo_path": "/r"},
+                                 "allow": {"git_add": "always", "git_reset": "never"}},
+                         "time": {"trusted": True}}}
+    out = updated_choices(table, "git", enabled=True, trusted=True,
+                          allow={"git_add": "ask", "git_commit": "always"})
+    assert out["servers"]["git"] == {
+        "timeout_s": 60, "pinned": {"repo_path": "/r"}, "enabled": True, "trusted": True,
+        "allow": {"git_reset": "never", "git_commit": "always"}}  # git_reset: not listed now
+    assert out["servers"]["time"] == {"trusted": True}
+    assert table["servers"]["git"]["allow"] == {"git_add": "always", "git_reset": "never"}
+    fresh = updated_choices({}, "fx", enabled=False, trusted=False, allow={"echo": "ask"})
+    assert fresh == {"servers": {"fx": {"enabled": False, "trusted": False}}}
+    choices, warnings = parse_choices(out)
+    assert warnings == () and choices["git"].allow["git_commit"] is Allow.ALWAYS
+    with pytest.raises(McpError, match="mcp_choice_invalid"):
+        updated_choices({}, "fx", enabled=True, trusted=True, allow={"echo": "sometimes"})

@@ -50,6 +50,7 @@ def test_a_claimed_action_is_seen(clause: str) -> None:
     "I've written a short poem for you.",
     "Let me add that the tower was built in 1889.", "Let me put it simply:",
     "Let me set the scene.", "I'll put it this way:",
+    "Saving money starts with a simple budget.", "Sending an email goes through SMTP servers.",
     "",
 ])
 def test_an_answer_that_claims_nothing_is_not_a_claim(clause: str) -> None:
@@ -102,6 +103,10 @@ def test_when_a_tool_exists_the_reply_says_it_did_not_run() -> None:
     ("Open example dot org in the browser.", True),
     ("Write a poem about the sea", False), ("Tell me about Paris", False),
     ("what's the weather tomorrow", False),
+    ("What is a good way to save money?", False), ("Explain how email is sent", False),
+    ("Write a poem about turning off the lights", False),
+    ("it's too loud in here", True), ("Could you open Firefox?", True),
+    ("I'd like you to book a table for two", True), ("I need you to send Anna a text", True),
 ])
 def test_only_a_request_that_could_ask_for_an_action_is_guarded(request_: str,
                                                                 asks: bool) -> None:

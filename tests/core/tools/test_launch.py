@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.launch import (
     DesktopEntry,
     best_app,
@@ -37,13 +38,33 @@ def test_an_entry_is_read_unlocalised_and_its_exec_without_field_codes() -> None
     assert exec_argv(entry.exec_line) == ["abacus-pro", "--new-window"]
     assert exec_argv('sh -c "echo 100%% done" %f') == ["sh", "-c", "echo 100% done"]
     assert parse_desktop_entry("[Desktop Entry]\nType=Link\nName=x\nURL=y\n", "x") is None
+    assert exec_argv("viewer -caption \"%c\" %i %U", _entry("My Viewer", icon="view")) == [
+        "viewer", "-caption", "My Viewer", "--icon", "view"]
+    assert exec_argv("viewer %i", _entry("V")) == ["viewer"]  # no icon: no --icon
+    assert exec_argv("run\\sviewer --x") == ["run", "viewer", "--x"]  # escapes before quoting
+    with pytest.raises(AgentError) as broken:
+        exec_argv('sh -c "echo', _entry("Broken"))
+    assert broken.value.code == "app_bad_entry" and "Broken" in broken.value.message
     hidden = parse_desktop_entry(ABACUS.replace("Type=", "NoDisplay=true\nType="), "a")
     assert hidden is not None and hidden.hidden
 
 
+def test_the_menu_s_own_rules_say_where_an_entry_is_shown() -> None:
+    entry = parse_desktop_entry(
+        "[Desktop Entry]\nType=Application\nName=Settings\nExec=gnome-control-center\n"
+        "OnlyShowIn=GNOME;Unity;\nTryExec=gnome-control-center\nTerminal=false\n", "s")
+    assert entry is not None and entry.try_exec == "gnome-control-center"
+    assert entry.shown_in(["GNOME"]) and entry.shown_in(["ubuntu", "GNOME"])
+    assert not entry.shown_in(["KDE"]) and not entry.shown_in([""])
+    top = parse_desktop_entry("[Desktop Entry]\nType=Application\nName=top\nExec=top\n"
+                              "Terminal=true\nNotShowIn=KDE;\n", "t")
+    assert top is not None and top.terminal and top.shown_in([]) and not top.shown_in(["KDE"])
+
+
 def _entry(name: str, generic: str = "", keywords: tuple[str, ...] = (),
-           hidden: bool = False) -> DesktopEntry:
-    return DesktopEntry(f"{name}.desktop", name, name.lower(), generic, keywords, hidden)
+           hidden: bool = False, icon: str = "") -> DesktopEntry:
+    return DesktopEntry(f"{name}.desktop", name, name.lower(), generic, keywords, hidden,
+                        icon=icon)
 
 
 def test_the_best_match_by_words() -> None:
@@ -63,6 +84,7 @@ def test_the_best_match_by_words() -> None:
     ("bbc dot co dot uk slash news", "https://bbc.co.uk/news"),
     ("https://example.org", "https://example.org"), ("the tax folder", None),
     ("calculator", None), ("javascript:alert(1)", None),
+    ("the readme.md file", None), ("report.pdf in my documents", None),
 ])
 def test_spoken_addresses(said: str, url: str | None) -> None:
     assert spoken_address(said) == url

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from desktop_agent.core.tools.media import (
@@ -20,6 +22,7 @@ from desktop_agent.core.tools.media import (
     ("next song", "next"), ("skip this track", "next"), ("skip", "next"),
     ("play the previous song", "previous"), ("go back a song", "previous"),
     ("resume the music", "play"), ("unpause", "play"), ("keep playing", "play"),
+    ("could you skip this song?", "next"), ("can you pause the music", "pause"),
 ])
 def test_the_action_is_read_from_the_request(text: str, action: str) -> None:
     assert asks_media(text) and media_args(text) == {"action": action}
@@ -28,6 +31,8 @@ def test_the_action_is_read_from_the_request(text: str, action: str) -> None:
 @pytest.mark.parametrize("text", [
     "play some music", "pause the timer", "play a game", "what is the time",
     "turn the volume down", "what is this", "next Tuesday remind me to call",
+    "what was the last song you played?", "how do I skip this song in Spotify",
+    "why does the music pause when I get a call",
 ])
 def test_other_requests_are_not_media_keys(text: str) -> None:
     assert not asks_media(text) and not asks_now_playing(text)
@@ -68,17 +73,39 @@ class FakePlayers:
 
     def command(self, name: str, method: str) -> None:
         self.calls.append((name, method))
+        status = {"Pause": "Paused", "Play": "Playing"}
+        self.list = [dataclasses.replace(
+            p, status=status.get(method, p.status),
+            title="Giant Steps" if method == "Next" and self.changes else p.title)
+            if p.name == name else p for p in self.list]
+
+    changes = True
+    """Whether the player says its new track at once (some say it a moment later)."""
 
 
 def test_answers() -> None:
     players = FakePlayers([A, B, C])
+    assert control_media(players, "next") == "Skipped to the next track on c: Giant Steps."
     assert control_media(players, "pause") == "Paused c."
-    assert control_media(players, "next") == "Skipped to the next track on c: Blue Train."
-    assert players.calls == [(C.name, "Pause"), (C.name, "Next")]
-    assert say_playing(players) == "Blue Train is playing on c."
+    assert players.calls == [(C.name, "Next"), (C.name, "Pause")]
+    late = FakePlayers([C])
+    late.changes = False  # the old title is never said as the new one
+    assert control_media(late, "next") == "Skipped to the next track on c."
+    assert say_playing(FakePlayers([C])) == "Blue Train is playing on c."
     assert say_playing(FakePlayers([B])) == "B is paused on So What by Miles Davis."
     assert say_playing(FakePlayers([A])) == "Nothing is playing right now."
     assert say_playing(FakePlayers([])) == "No media player is running."
     assert control_media(FakePlayers([]), "play") == (
         "No media player is running, so there is nothing to play or pause.")
     assert control_media(players, "shuffle").startswith("I can play, pause")
+
+
+def test_pause_silences_every_player_and_play_resumes_the_one_paused_last() -> None:
+    tab = Player("org.mpris.MediaPlayer2.chromium", "Chromium", "Playing", "Autoplay")
+    spotify = Player("org.mpris.MediaPlayer2.spotify", "Spotify", "Playing", "Song")
+    players = FakePlayers([tab, spotify])
+    assert control_media(players, "pause") == "Paused Chromium and Spotify."
+    players.list = [dataclasses.replace(tab, status="Playing"), players.list[1]]
+    players.calls.append((spotify.name, "Pause"))  # Spotify was the one paused by voice
+    assert control_media(players, "play").startswith("Playing Song on Spotify")
+    assert players.calls[-1] == (spotify.name, "Play")

@@ -46,6 +46,13 @@ class FakeOutput:
     ("put the volume at half", "50 percent"),
     ("volume to max", "100 percent"),
     ("set the volume to 150", "100 percent"),
+    ("turn the volume up 10 percent", "up by 10 percent"),
+    ("lower the volume 5 percent", "down by 5 percent"),
+    ("volume up two notches", "up by 20 percent"),
+    ("turn it down to twenty", "20 percent"),
+    ("turn the volume all the way down", "0 percent"),
+    ("could you turn it down?", "down"),
+    ("would you mind turning the volume down", "down"),
 ])
 def test_the_change_is_read_from_the_request(text: str, setting: str) -> None:
     assert asks_volume(text)
@@ -55,6 +62,8 @@ def test_the_change_is_read_from_the_request(text: str, setting: str) -> None:
 @pytest.mark.parametrize("text", [
     "set a timer for 5 minutes", "what is the volume of a sphere", "how loud is a jet engine",
     "remind me to turn the oven down at 6", "what's the time",
+    "is it bad to listen to music at full volume?", "what does the mute button on a tv do",
+    "is 80 percent volume safe for headphones?", "how do I turn the volume up on my phone",
 ])
 def test_other_requests_do_not_ask_for_the_volume(text: str) -> None:
     assert not asks_volume(text)
@@ -81,6 +90,11 @@ def test_changes_and_the_spoken_level() -> None:
     out.set_muted(True)
     assert change_volume(out, "unmute") == "The volume is now 100 percent."
     assert change_volume(FakeOutput(5), "down") == "The volume is now 0 percent."
+    assert change_volume(FakeOutput(60), "up 10 percent") == "The volume is now 70 percent."
+    assert change_volume(FakeOutput(60), "down two notches") == "The volume is now 40 percent."
+    loud = FakeOutput(150)  # set above 100 by something else: "up" never makes it quieter
+    assert change_volume(loud, "up") == "The volume is now 150 percent."
+    assert change_volume(loud, "down") == "The volume is now 140 percent."
     assert say_state(VolumeState(30, False)) == "The volume is now 30 percent."
 
 

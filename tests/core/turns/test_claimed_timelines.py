@@ -91,7 +91,7 @@ def test_a_tool_that_failed_backs_no_claim() -> None:
     script.reply(tool_call=call)
     script.reply("I've set the volume to 30 percent.", after_tool="set_volume")
     log = run_scenario(script)
-    assert _spoken(log) == [DID_NOT_RUN]
+    assert _spoken(log) == ["Sorry, there is no sound output to change."]  # the tool's why
 
 
 def test_an_answer_that_claims_nothing_is_spoken_as_it_came() -> None:

@@ -343,3 +343,21 @@ def test_completed_spans_keep_the_newest_and_a_counter_tells_which_are_new() -> 
     assert published[-1] == total + 1 and d.m.completed_spans[-1].turn_id == total + 1
     assert d.m.spans_since(0) == d.m.completed_spans
     assert d.m.spans_since(d.m.spans_completed) == ()
+
+
+def test_a_tool_with_its_own_limit_is_waited_for_that_long_the_others_for_the_policys() -> None:
+    limits = {"srv__slow": 65.0}  # the app's dict: it grows as your own tools join
+    d = Driver(policy=TurnPolicy(tool_timeout_s=10.0), tool_limits_s=limits)
+    d.to_processing()
+    d(e.LlmToolCall, job=d.last(c.StartLlm).job, call=ToolCall("get_time", {}, "c1"))
+    timers = [x for x in d.commands if isinstance(x, c.StartTimer) and x.stage is Stage.TOOL]
+    assert [x.seconds for x in timers] == [10.0]
+    limits["srv__late"] = 7.0  # listed after the machine was built
+    d2 = Driver(tool_limits_s=limits)
+    for name, seconds in (("srv__slow", 65.0), ("srv__late", 7.0)):
+        d2.to_processing()
+        d2(e.LlmToolCall, job=d2.last(c.StartLlm).job, call=ToolCall(name, {}, "c"))
+        timer = [x for x in d2.commands if isinstance(x, c.StartTimer)
+                 and x.stage is Stage.TOOL][-1]
+        assert timer.seconds == seconds
+        d2(e.Reset)
