@@ -92,6 +92,9 @@ class Dictation(QObject):
         """Note the focused window, sound the cue, start listening; what happened."""
         if self.active:
             return "Already dictating."
+        if self._turn is not None and self._turn == self._host.turn_id() \
+                and self._host.state() is not State.LISTENING:
+            return "Still typing the last dictation: start again in a moment."
         try:
             window = self._typist.focused()
         except AgentError as exc:
@@ -144,7 +147,6 @@ class Dictation(QObject):
             return
         last_window, last_text = self._last
         text = joined(last_text, text) if last_window == self._window else text
-        self._last = (self._window, text)
         threading.Thread(target=self._type, args=(text, heard, self._window),
                          name="dictation-typing", daemon=True).start()
 
@@ -162,9 +164,15 @@ class Dictation(QObject):
             _LOGGER.warning("dictation: %s", exc.describe())
             self._status(DictationStatus("not_typed", f"Dictation: {exc.message}", text, heard))
             return
+        except Exception as exc:  # never a dead thread and a status stuck on "transcribing"
+            _LOGGER.exception("dictation: typing failed")
+            self._status(DictationStatus("not_typed", f"Dictation: typing failed "
+                                         f"({type(exc).__name__}).", text, heard))
+            return
         if instead:
             self._status(DictationStatus("not_typed", instead, text, heard))
             return
+        self._last = (window, text)  # the next dictation into it follows on
         words = len(text.split())
         self._status(DictationStatus("typed", f"Dictation: typed {words} word"
                                      f"{'' if words == 1 else 's'}.", text, heard))

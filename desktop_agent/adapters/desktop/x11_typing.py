@@ -14,12 +14,15 @@ X11 program takes them as typing:
   as xdotool does. A program reads the map when it handles the key, maybe after we have
   moved on, so a remap is kept until the next ``type`` call starts, and a
   spare keycode is reused within one call only when all of them are taken;
-- a line break is Shift+Return (a new line without sending a message or running a command);
-  Enter alone is never pressed. A tab is Tab.
+- a line break is Shift+Return (a new line in an editor or a mail, without sending a
+  message); Enter alone is never pressed. A terminal (``TERMINAL_CLASSES`` by the focused
+  window's ``WM_CLASS``) takes Shift+Return as Return and would run the line, so there a
+  line break is typed as a space. A tab is Tab.
 
 Under Wayland, X11 programs cannot type into other windows: ``wtype`` (virtual-keyboard
-protocol: wlroots compositors, KDE) types when installed; otherwise the text goes to the
-clipboard and the answer says to paste it, quoting it.
+protocol: wlroots compositors, KDE) types when installed, line breaks as spaces (the target
+cannot be known there); otherwise the text goes to the clipboard and the answer says to
+paste it, quoting it.
 
 Errors are spoken answers with a code: no display, no python-xlib, no XTEST, the X server
 gone. Runs on: the tool thread (or the dictation worker): one ``type`` at a time.
@@ -54,6 +57,40 @@ X_GONE: Final = ("typing_x_failed", "I couldn't reach the display to type.",
                  "check that your desktop session is running")
 
 
+
+
+TERMINAL_CLASSES = frozenset({
+    "xterm", "uxterm", "urxvt", "rxvt", "gnome-terminal", "gnome-terminal-server", "konsole",
+    "xfce4-terminal", "kitty", "alacritty", "terminator", "tilix", "lxterminal", "mate-terminal",
+    "qterminal", "st", "st-256color", "wezterm", "foot", "sakura", "terminology", "guake",
+    "tilda", "yakuake", "org.wezfurlong.wezterm", "org.gnome.terminal", "org.gnome.console",
+    "kgx", "ptyxis", "cool-retro-term", "eterm", "aterm", "mlterm", "x-terminal-emulator"})
+"""``WM_CLASS`` names (lower case) of terminals: a line break typed there would run a line."""
+
+
+def _in_terminal(window: Any) -> bool:
+    """Whether ``window`` (or its nearest ancestor with a ``WM_CLASS``) is a terminal's."""
+    if window is None:
+        return False
+    for _depth in range(32):
+        names = window.get_wm_class()
+        if names:
+            return any(n.lower() in TERMINAL_CLASSES for n in names)
+        parent = window.query_tree().parent
+        if not hasattr(parent, "id") or parent.id == 0:
+            return False
+        window = parent
+    return False
+
+
+def _target(conn: Any) -> Any:
+    """The window keys go to: the focus, or under PointerRoot the top window under the
+    pointer (None when there is neither)."""
+    focus = conn.get_input_focus().focus
+    if hasattr(focus, "id"):
+        return focus
+    child = conn.screen().root.query_pointer().child
+    return child if hasattr(child, "id") and child.id else None
 
 
 def _pid_of(conn: Any, window: Any) -> int | None:
@@ -158,6 +195,12 @@ class X11Keys:
         self._press(self._spare_for(keysym), [])
 
 
+_TYPING = threading.Lock()
+"""One typing run at a time in this process, whichever typist (the tool's, dictation's)."""
+_REMAPPED: list[int] = []
+"""Spare keycodes remapped by the last run, undone when the next run starts (any typist)."""
+
+
 class DesktopTypist:
     """Types into the focused window of this desktop session (X11 or Wayland).
 
@@ -167,8 +210,8 @@ class DesktopTypist:
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         """Use the display of ``env`` (default: this process's environment, each call)."""
         self._env = env
-        self._remapped: list[int] = []
-        self._lock = threading.Lock()  # the tool thread and dictation's may both type
+        self._remapped = _REMAPPED
+        self._lock = _TYPING  # the tool thread and dictation's may both type
 
     def _environ(self) -> dict[str, str]:
         return child_env(os.environ if self._env is None else self._env)
@@ -197,11 +240,15 @@ class DesktopTypist:
         if env.get("WAYLAND_DISPLAY") or not env.get("DISPLAY"):
             return ""
         conn = self._open(env)
+        from Xlib import error
+
         try:
             focus = conn.get_input_focus().focus
             if not hasattr(focus, "id"):
                 return str(focus)  # None or PointerRoot: the window under the pointer
             return OWN_WINDOW if _pid_of(conn, focus) == os.getpid() else str(focus.id)
+        except (error.XError, error.ConnectionClosedError, ConnectionError, OSError):
+            raise AgentError(*X_GONE) from None
         finally:
             conn.close()
 
@@ -217,25 +264,31 @@ class DesktopTypist:
         return ""
 
     def _type_x11(self, text: str, env: Mapping[str, str]) -> None:
+        from Xlib import error
+
         conn = self._open(env)
         try:
+            if "\n" in text and _in_terminal(_target(conn)):
+                text = text.replace("\n", " ")  # Shift+Return runs the line there
             keys = X11Keys(conn, self._remapped)  # the last run's remaps undone: long read
             for char in text:
                 keys.type_char(char)
-        except (ConnectionError, OSError):
+        except (error.XError, error.ConnectionClosedError, ConnectionError, OSError):
             raise AgentError(*X_GONE) from None
         finally:
             conn.close()
 
     def _type_wayland(self, text: str, env: Mapping[str, str]) -> str:
         if shutil.which("wtype", path=env.get("PATH")) is not None:
-            newline = ["wtype", "-M", "shift", "-k", "Return", "-m", "shift"]
-            runs: list[list[str]] = []
-            for n, line in enumerate(text.split("\n")):
-                runs += ([newline] if n else []) + ([["wtype", "--", line]] if line else [])
-            if all(subprocess.run(argv, env=dict(env), capture_output=True, check=False,
-                                  timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL
-                                  ).returncode == 0 for argv in runs):
+            # The focused window cannot be known here: a line break is a space, never a
+            # key that might run a terminal's line or send a message.
+            argv = ["wtype", "--", text.replace("\n", " ")]
+            try:
+                done = subprocess.run(argv, env=dict(env), capture_output=True, check=False,
+                                      timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                done = None
+            if done is not None and done.returncode == 0:
                 return ""
         XclipClipboard(env).copy(text)
         return (f'I can\'t type into other windows here, so "{text}" is on the clipboard: '

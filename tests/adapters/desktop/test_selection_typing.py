@@ -227,3 +227,12 @@ def test_the_selection_is_read_as_data_and_triggers_nothing(x: Xvfb) -> None:
     tools_run = [cmd.call.name for cmd in rig.log if isinstance(cmd, c.RunTool)]
     assert tools_run == ["read_selection"]  # no write proposed, no volume changed
     assert sum(isinstance(cmd, c.Synthesize) for cmd in rig.log) >= 3  # clause chunks
+
+
+def test_a_line_break_never_runs_a_terminal_s_line(x: Xvfb, tmp_path: Path) -> None:
+    term = Terminal(x, tmp_path)
+    try:  # Shift+Return is Return to a terminal: "git push new line" would run it
+        assert DesktopTypist(x.env).type("echo one\nsecond") == ""
+        assert term.text() == "echo one second"
+    finally:
+        term.close()

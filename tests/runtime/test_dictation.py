@@ -1,0 +1,83 @@
+"""Dictation's bookkeeping over the talk key's turns (runtime/dictation.py), without models.
+
+The whole thing, with the real app, models and an xterm, is tests/e2e/test_dictation_real.py;
+here a host in memory plays the controller, so the cases a real run rarely meets can be
+made: a second start while the first dictation is still transcribed, a typist that fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desktop_agent.core.cancel import TurnId
+from desktop_agent.core.turns import events as ev
+from desktop_agent.core.turns.states import State, Transition
+from desktop_agent.runtime.dictation import Dictation, DictationHost
+
+
+class Host:
+    """The controller's part dictation uses: a turn id, a state, what was pressed."""
+
+    def __init__(self) -> None:
+        self.state, self.turn, self.calls = State.LISTENING, 0, []
+
+    def host(self) -> DictationHost:
+        return DictationHost(press=self.press, release=self.release, cue=lambda c: None,
+                             cancel=lambda: self.calls.append("cancel"),
+                             state=lambda: self.state, turn_id=lambda: self.turn)
+
+    def press(self) -> None:
+        self.turn += 1
+        self.state = State.USER_SPEAKING
+        self.calls.append("press")
+
+    def release(self) -> None:
+        self.state = State.PROCESSING
+        self.calls.append("release")
+
+
+class Typist:
+    def __init__(self, fail: Exception | None = None) -> None:
+        self.fail, self.typed = fail, []
+
+    def focused(self) -> str:
+        return "42"
+
+    def type(self, text: str) -> str:
+        if self.fail is not None:
+            raise self.fail
+        self.typed.append(text)
+        return ""
+
+
+def _finish(d: Dictation, host: Host, words: str) -> None:
+    d.take_final(ev.AsrFinal(turn_id=TurnId(host.turn), job=1, text=words, no_speech=False,
+                             at_s=1.0))
+    host.state = State.LISTENING
+    d.on_transition(Transition(TurnId(host.turn), State.PROCESSING, State.LISTENING,
+                               "no_speech", 1.0))
+
+
+def test_a_second_start_while_the_first_is_transcribed_keeps_the_first(qtbot: Any) -> None:
+    host, typist = Host(), Typist()
+    d = Dictation(host.host(), typist, lambda text: None)
+    statuses: list[Any] = []
+    d.sig_status.connect(statuses.append)
+    assert d.start() == "Dictating." and d.stop() == "Stopped dictating."
+    assert d.toggle().startswith("Still typing the last dictation")
+    assert "cancel" not in host.calls and host.calls == ["press", "release"]
+    _finish(d, host, "Dear Anna, thank you.")
+    qtbot.waitUntil(lambda: typist.typed == ["Dear Anna, thank you."], timeout=5000)
+    assert d.toggle() == "Dictating."  # once typed, a new one starts
+
+
+def test_a_typist_that_fails_says_so_and_is_never_stuck(qtbot: Any) -> None:
+    host = Host()
+    d = Dictation(host.host(), Typist(RuntimeError("BadWindow")), lambda text: None)
+    statuses: list[Any] = []
+    d.sig_status.connect(statuses.append)
+    d.start()
+    d.stop()
+    _finish(d, host, "hello there")
+    qtbot.waitUntil(lambda: statuses and statuses[-1].kind == "not_typed", timeout=5000)
+    assert "typing failed (RuntimeError)" in statuses[-1].text
