@@ -113,7 +113,7 @@ def _collaborators(c: AgentController, *, engines: Engines, decider: BargeInDeci
                         submit_asr=link.submit_asr, asr_busy=link.asr_busy, token=jobs.token,
                         endpointing=endpoint_settings(c.settings), parent=c)
     router = CaptureRouter(machine=machine, feed=feed, backend=backend, pipeline=pipeline,
-                           tracker=tracker, mode=lambda: c.mode,
+                           tracker=tracker, mode=lambda: _listening_mode(c),
                            first_audio_s=driver.first_audio_s, restore_playback=driver.restore,
                            show_levels=c.sig_levels.emit, show_error=c.sig_error.emit, parent=c)
     extras = Extras(machine=machine, speak_aside=driver.speak_aside, ask_text=c.ask_text,
@@ -127,3 +127,10 @@ def _collaborators(c: AgentController, *, engines: Engines, decider: BargeInDeci
     return ControllerParts(jobs=jobs, driver=driver, link=link, barge_tracker=tracker,
                            recorder=recorder, router=router, extras=extras, spans=spans,
                            alarm_clock=alarm_clock)
+
+
+def _listening_mode(controller: AgentController) -> str:
+    """The settings' mode, but push-to-talk while a dictation runs: a pause in dictated
+    speech must not end it (hands-free would), nor the words after it go to the assistant."""
+    dictation = controller.dictation
+    return "push_to_talk" if dictation is not None and dictation.live else controller.mode

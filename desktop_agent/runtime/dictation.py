@@ -84,6 +84,11 @@ class Dictation(QObject):
         """The window typed into last and what was typed there (the next text follows it)."""
 
     @property
+    def live(self) -> bool:
+        """True from the start of a dictation until its words are handed to the typist."""
+        return self._turn is not None
+
+    @property
     def active(self) -> bool:
         """True while dictation listens."""
         return self._turn is not None and self._host.state() is State.USER_SPEAKING

@@ -81,3 +81,20 @@ def test_a_typist_that_fails_says_so_and_is_never_stuck(qtbot: Any) -> None:
     _finish(d, host, "hello there")
     qtbot.waitUntil(lambda: statuses and statuses[-1].kind == "not_typed", timeout=5000)
     assert "typing failed (RuntimeError)" in statuses[-1].text
+
+
+def test_hands_free_listens_as_push_to_talk_while_a_dictation_runs(qtbot: Any) -> None:
+    from types import SimpleNamespace
+
+    from desktop_agent.compose.controller import _listening_mode
+
+    host = Host()
+    d = Dictation(host.host(), Typist(), lambda text: None)
+    app: Any = SimpleNamespace(mode="hands_free", dictation=d)
+    assert _listening_mode(app) == "hands_free"
+    d.start()  # a pause in dictated speech must not end it, nor go to the assistant
+    assert _listening_mode(app) == "push_to_talk"
+    d.stop()
+    assert _listening_mode(app) == "push_to_talk"  # still being transcribed
+    _finish(d, host, "hello")
+    assert _listening_mode(app) == "hands_free"
