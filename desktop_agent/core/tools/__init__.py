@@ -12,6 +12,7 @@ __all__ = [
     "answer",
     "args",
     "calc",
+    "calc_verbs",
     "calc_words",
     "catalog",
     "claimed",

@@ -79,7 +79,8 @@ BUILTIN: Final = Catalog([
             "what year is it", "is it the weekend yet", "how late is it getting", "time check",
             "what's the current time where I am", "is it past midnight", "what month is it",
             "have I missed lunch, what time is it now", "is it Friday today",
-            "are we in March or April", "what hour is it",
+            "are we in March or April", "what hour is it", "what does the clock say",
+            "which month are we in now",
         )),
     ToolDef(
         name="calculate",
@@ -156,7 +157,8 @@ BUILTIN: Final = Catalog([
             "show me my alarms", "which timers have I set", "when's my next reminder",
             "how long till the eggs are done", "what have you got set for me",
             "how much time have the potatoes got left", "is there a countdown running",
-            "when will the rice be ready",
+            "when will the rice be ready", "how much longer for the cake",
+            "how long until the oven timer goes off", "anything counting down",
         )),
     ToolDef(
         name="day_of_week",
@@ -202,6 +204,7 @@ BUILTIN: Final = Catalog([
             "resume the music", "stop the music", "go back a song", "unpause",
             "hit pause", "keep playing", "skip ahead", "pause the podcast",
             "play the next track", "continue playing", "pause it",
+            "hold the music for a moment", "I don't like this one, next",
         )),
     ToolDef(
         name="now_playing",
@@ -249,6 +252,7 @@ BUILTIN: Final = Catalog([
             "get rid of the shopping list note", "delete everything in my notes",
             "forget the note about the party", "bin the note with the door code",
             "scrub all my notes", "throw out the note I made about Tom",
+            "bin my notes about the holiday", "ditch the memo about the gas bill",
             "delete the note that says buy milk", "remove every note",
             "you can forget what I told you about the wifi", "wipe my notepad clean",
         )),
@@ -291,6 +295,7 @@ BUILTIN: Final = Catalog([
             "at lunchtime tomorrow give me a nudge about the parcel",
             "this evening I have to email Priya, remind me at 6",
             "Wednesday at 2, tell me to join the call",
+            "nudge me at four to take the washing in", "ping me tomorrow about the invoice",
         )),
     ToolDef(
         name="cancel_timer",
@@ -307,6 +312,7 @@ BUILTIN: Final = Catalog([
             "never mind the reminder to buy milk", "switch off the alarm",
             "remove the reminder for the dentist", "scrap the tea timer",
             "call off the reminder about the parcel", "forget about the 10 minute timer",
+            "scrap every reminder I've got", "drop the timer for the eggs",
         )),
     ToolDef(
         name="open_app",
@@ -320,6 +326,7 @@ BUILTIN: Final = Catalog([
             "open Abacus Pro", "can you open the terminal", "fire up the music player",
             "open the file manager", "bring up the settings app", "run the image viewer",
             "open LibreOffice Writer", "launch the mail app", "open the calendar app",
+            "open my email program", "get the web browser up", "open the spreadsheet program",
         )),
     ToolDef(
         name="open_location",
@@ -336,6 +343,7 @@ BUILTIN: Final = Catalog([
             "open the file called budget", "open my photos folder",
             "go to example dot com", "open the documents folder", "open the holiday folder",
             "open github dot com", "open my invoices folder",
+            "pull up the bbc website", "take me to my music folder", "show me my pictures folder",
         )),
 ])
 """Every built-in tool, reads first."""
@@ -354,8 +362,9 @@ NO_TOOL_EXAMPLES: Final[tuple[str, ...]] = (
     "how long is a marathon", "what year did the war end", "when does the post office close",
     "what's the latest news", "how do I convert a PDF to Word",
     # requests for tools that do not exist
-    "what's the weather tomorrow", "play some music", "turn up the volume", "call my mother",
-    "send a text to Sarah", "book a flight to Rome", "turn on the lights", "open my email",
+    "what's the weather tomorrow", "check my bank balance", "lock the front door",
+    "call my mother", "send a text to Sarah", "book a flight to Rome", "turn on the lights",
+    "start the dishwasher",
     "search the web for pasta recipes", "what's on my calendar today", "order a pizza",
     "navigate to the nearest petrol station", "read the news headlines",
     "translate hello into Spanish", "set the heating to 21 degrees",
@@ -369,6 +378,9 @@ NO_TOOL_EXAMPLES: Final[tuple[str, ...]] = (
     "let's talk about films", "my alarm clock is broken", "I wrote a long note to my teacher",
     "the train was ten minutes late again",
     # text read aloud
+    "that band was amazing live", "this song always cheers me up",
+    "I don't need reminding, I'll remember", "I wrote everything down in my diary",
+    "the timer on the oven is broken",
     "seven of hearts, jack of diamonds", "the clocks struck midnight as the carriage arrived",
     "he waited ten minutes by the door before he knocked",
     "add the flour to the butter and stir for two minutes",

@@ -76,13 +76,19 @@ def test_the_router_offers_the_same_tools() -> None:
 
 
 def test_the_same_arguments_are_cut_from_the_words() -> None:
-    diffs = []
+    """What a rule read stays exactly as pinned; a rule may learn to read a request it read
+    nothing in (issue 24: arithmetic asked with a verb, ``core.tools.calc_verbs``; a
+    duration, a moment or a quantity anywhere, ``core.tools.words_spans``)."""
+    diffs, widened = [], 0
     for u in PINS["utterances"]:
         for tool, args in u["words"].items():
             got = arguments_from_words(tool, u["text"])
-            if got != args:
+            if args is None and got is not None:
+                widened += 1
+            elif got != args:
                 diffs.append(f"{tool} {u['text']!r}: {got} != {args}")
     assert not diffs, _first(diffs)
+    assert widened < len(PINS["utterances"]) // 10  # widened, not rewritten
 
 
 def test_the_decision_note_is_byte_identical() -> None:

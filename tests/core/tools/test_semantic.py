@@ -214,7 +214,7 @@ def test_a_tool_found_by_meaning_is_never_called_alone_without_the_model() -> No
     assert plan.call == ToolCall("add_note", {"text": "the key is under the mat"}, "call_1")
     # ...but only for the nearest tool: a rule of another candidate does not decide it...
     search, delete = BUILTIN["search_notes"].spec, BUILTIN["delete_notes"].spec
-    scrap = "can I scrap my note about the meeting"  # search_notes' rule reads "note about X"
+    scrap = "can I lose my note about the meeting"  # search_notes' rule reads "note about X"
     assert plan_decision(scrap, (delete, search), by_meaning=True).call is None
     assert plan_decision(scrap, (search, delete), by_meaning=True).call == ToolCall(
         "search_notes", {"query": "meeting"}, "call_1")
