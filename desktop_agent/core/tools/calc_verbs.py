@@ -29,6 +29,11 @@ _AN_ITEM: Final = re.compile(r"\b(?:an? )?(\S*\d\S*) (?:[a-z]+ ){0,2}?(?:shirt|b
                              r"ticket|item|dress|jacket|order|purchase|price|total|coat|"
                              r"pair of shoes)\b", re.IGNORECASE)
 """'a 45 shirt' -> '45': the price of one thing."""
+_NUMBERISH: Final = re.compile(
+    r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
+    r"|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty"
+    r"|seventy|eighty|ninety|hundred|thousand|million|dozen)\b", re.IGNORECASE)
+"""An operand holds a number: "add the flour to the butter" is no sum."""
 _NUMBER_END: Final = re.compile(r"\b(?:hundred|thousand|million|billion)$")
 _FRACTIONS: Final = {"fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
                      "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
@@ -92,7 +97,7 @@ def verbs_as_operators(text: str) -> str:
     text = " ".join(text.split())
     for pattern, rewrite in _SHAPES:
         found = pattern.match(text)
-        if found:
+        if found and all(_NUMBERISH.search(v) for v in found.groupdict().values()):
             text = rewrite(found)
             break
     return _AN_ITEM.sub(r"\1", text)

@@ -4,7 +4,10 @@
 tools became catalog entries: for every utterance of the tool sets (dev, held-out, the router
 and argument tests), the tools the router offered and the arguments cut from the words; for
 every set of tools offered, the decision note. Prompt-prefix caching and the model's choices
-depend on these bytes, so they must not move. (The grammars are pinned in
+depend on these bytes, so they must not move. The routing and arguments were re-pinned
+once since, for issue 24, when the rules were widened on purpose (arithmetic asked with a
+verb, durations, moments and quantities anywhere in a request, more verbs); the notes were
+not. (The grammars are pinned in
 ``tests/adapters/llm/test_call_grammar.py``: converting them needs llama.cpp.)
 """
 
@@ -29,6 +32,7 @@ _OLD = set(PINS["utterances"][0]["words"])
 NEW_OFFERS: dict[str, list[str]] = {
     "what day is the 14th": ["day_of_week"],
     "what day of the week was the 3rd of March 2021": ["day_of_week"],
+    "is Christmas a Sunday this year?": ["day_of_week"],  # a day by name (issue 24)
 }
 """Pinned utterances that a tool added since is offered for too (on purpose: these ask
 for a weekday). The desktop's tools (``DESKTOP_TOOLS``) are offered for requests that ask
@@ -76,19 +80,13 @@ def test_the_router_offers_the_same_tools() -> None:
 
 
 def test_the_same_arguments_are_cut_from_the_words() -> None:
-    """What a rule read stays exactly as pinned; a rule may learn to read a request it read
-    nothing in (issue 24: arithmetic asked with a verb, ``core.tools.calc_verbs``; a
-    duration, a moment or a quantity anywhere, ``core.tools.words_spans``)."""
-    diffs, widened = [], 0
+    diffs = []
     for u in PINS["utterances"]:
         for tool, args in u["words"].items():
             got = arguments_from_words(tool, u["text"])
-            if args is None and got is not None:
-                widened += 1
-            elif got != args:
+            if got != args:
                 diffs.append(f"{tool} {u['text']!r}: {got} != {args}")
     assert not diffs, _first(diffs)
-    assert widened < len(PINS["utterances"]) // 10  # widened, not rewritten
 
 
 def test_the_decision_note_is_byte_identical() -> None:
