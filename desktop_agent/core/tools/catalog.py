@@ -326,7 +326,7 @@ BUILTIN: Final = Catalog([
             "open Abacus Pro", "can you open the terminal", "fire up the music player",
             "open the file manager", "bring up the settings app", "run the image viewer",
             "open LibreOffice Writer", "launch the mail app", "open the calendar app",
-            "open my email program", "get the web browser up", "open the spreadsheet program",
+            "open my email program", "get the web browser up", "start the word processor",
         )),
     ToolDef(
         name="open_location",
