@@ -34,12 +34,13 @@ the one the argument rules were written against), ``heldout``
 the rules mostly do not read, on which the meaning thresholds were chosen) and ``blind``
 (written with ``tune``, before any tuning, never tuned on), ``tune2`` (150 lines written
 by someone who saw only the tool list, no code; tuned on: its 16 lines for the selection,
-copy and typing tools count as ``no_such_tool`` until those tools exist), ``desktop`` (the desktop tools'
-held-out set, ``heldout/desktop_tools.jsonl``, read in the catalog's names); totals are
-printed for each and for all. ``--llm-only`` turns the argument rules off, so the figures
-are the model's own (its grammar-constrained calls). ``--semantic`` runs with tools by meaning
-(``core.tools.semantic``; ``on``, the app's way), without (``off``: the keyword rules
-alone), or ``both`` in one run, one model load, the same utterances.
+copy and typing tools count as ``no_such_tool`` until those tools exist), ``desktop``
+(the desktop tools' held-out set, ``heldout/desktop_tools.jsonl``, read in the catalog's
+names); totals are printed for each and for all. ``--llm-only`` turns the argument rules
+off, so the figures are the model's own (its grammar-constrained calls). ``--semantic``
+runs with tools by meaning (``core.tools.semantic``; ``on``, the app's way), without
+(``off``: the keyword rules alone), or ``both`` in one run, one model load, the same
+utterances.
 """
 
 from __future__ import annotations

@@ -32,5 +32,6 @@ __all__ = [
     "when",
     "when_parts",
     "words",
+    "words_spans",
     "write_actions",
 ]

@@ -46,8 +46,10 @@ _TAIL: Final = r"(?:\s+(?:of us|people|persons|ways|friends|each))?"
 
 
 def _plus(items: str) -> str:
-    """ "19.99, 4.50 and 12.75" -> "19.99 plus 4.50 plus 12.75" ("two hundred and five"
-    stays one number)."""
+    """A list in operator words: "19.99, 4.50 and 12.75" -> "19.99 plus 4.50 plus 12.75".
+
+    "two hundred and five" stays one number.
+    """
     parts: list[str] = []
     for piece in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+", items.strip()):
         if parts and _NUMBER_END.search(parts[-1]) and piece and piece[0].isalpha():
@@ -104,8 +106,10 @@ def verbs_as_operators(text: str) -> str:
 
 
 def fractions_as_numbers(text: str) -> str:
-    """ "a fifth of 340" -> "(1/5) * 340", "two tenths of" -> "(2/10) * " (the calculator
-    reads halves, thirds and quarters itself)."""
+    """Fifths to hundredths as numbers: "a fifth of 340" -> "(1/5) * 340".
+
+    The calculator reads halves, thirds and quarters itself.
+    """
     return _FRACTION_OF.sub(_fraction, text)
 
 

@@ -215,8 +215,10 @@ def set_timer_args(text: str) -> Args | None:
 
 
 def set_reminder_args(text: str) -> Args | None:
-    """set_reminder: what to remind ("to ...") and when, in either order, else wherever
-    they are (``words_spans.reminder_anywhere``); the time must read as one."""
+    """set_reminder: what to remind ("to ...") and when, in either order.
+
+    Else wherever they are (``words_spans.reminder_anywhere``); the time must read as one.
+    """
     found = _first(_REMIND, _clean(text))
     if found is not None:
         what, when = _clean(found.group("x")), _clean(found.group("w"))

@@ -44,8 +44,11 @@ _NUMBERISH: Final = re.compile(
 
 def _spans(text: str, first: Callable[[str], bool], accept: Callable[[str], bool]
            ) -> tuple[int, int] | None:
-    """The longest run of words (character offsets) that starts with a word ``first``
-    accepts, crosses no comma or colon, and whose text ``accept`` accepts."""
+    """The longest run of words that ``accept`` accepts: (start, end) offsets, or None.
+
+    The run starts with a word ``first`` accepts and crosses no comma or colon; the little
+    words the parsers skip ("for the") are trimmed from its end.
+    """
     words = list(_WORD.finditer(text))
     best: tuple[int, int] | None = None
     for i, start in enumerate(words):
@@ -88,9 +91,12 @@ _NOT_LABEL: Final = frozenset({"me", "us", "you", "it", "now", "then", "a", "an"
 
 
 def timer_anywhere(text: str) -> Args | None:
-    """set_timer: a duration anywhere, after a cue ("in", "for", "time", "give me"...),
-    and the label after "for" ("time 45 seconds for the plank"); None when the duration is
-    followed by "to ..." (a reminder: "nudge me in an hour to stretch")."""
+    """set_timer: a duration anywhere, after a cue ("in", "for", "time", "give me"...).
+
+    The label is the word after "for" ("time 45 seconds for the plank"). None when the
+    duration is followed by "to ..." or the request asks to be reminded (a reminder: "nudge
+    me in an hour to stretch").
+    """
     if _REMIND_CUE.search(text):
         return None  # "in an hour remind me to ...": the reminder's rule reads it
     span = _spans(text, lambda w: bool(_NUMBERISH.match(w)), _is_duration)
@@ -115,8 +121,11 @@ _TAIL_WORDS: Final = re.compile(r"(?:\W|\b(?:please|then|ok|okay|will you|would 
 
 
 def reminder_anywhere(text: str) -> Args | None:
-    """set_reminder: a moment anywhere and the rest as the text, when the request asks to
-    be reminded ("tomorrow morning I have to call the bank, remind me")."""
+    """set_reminder: a moment anywhere, and the rest as the text.
+
+    Only when the request asks to be reminded ("tomorrow morning I have to call the bank,
+    remind me"); None without a moment or without anything left to remind.
+    """
     cue = _REMIND_CUE.search(text)
     if cue is None:
         return None
@@ -154,8 +163,11 @@ def _unit_at(text: str, at: int) -> tuple[str, int] | None:
 
 
 def conversion_anywhere(text: str) -> Args | None:
-    """convert_units: one number with a unit, and the unit asked for after "in", "to",
-    "into", "as" or "how many" ("I weigh 70 kilos, what's that in pounds")."""
+    """convert_units: one number with a unit, and the unit asked for.
+
+    The unit asked for follows "in", "to", "into", "as" or "how many" ("I weigh 70 kilos,
+    what's that in pounds"); None unless there is exactly one quantity and a target.
+    """
     t = replace_quantity_words(clean_spoken(text))
     found = [(m, unit) for m in _NUMBER.finditer(t) if (unit := _unit_at(t, m.end()))]
     if len(found) != 1:

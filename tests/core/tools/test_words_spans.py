@@ -80,12 +80,14 @@ def test_a_moment_is_checked_for_its_shape_only() -> None:
 @pytest.mark.parametrize(("text", "args"), [
     ("convert three hundred and fifty Fahrenheit to Celsius",
      {"value": 350, "from_unit": "fahrenheit", "to_unit": "celsius"}),
-    ("how many ounces are in 250 grams", {"value": 250, "from_unit": "grams", "to_unit": "ounces"}),
+    ("how many ounces are in 250 grams",
+     {"value": 250, "from_unit": "grams", "to_unit": "ounces"}),
     ("I weigh 70 kilos, what's that in pounds",
      {"value": 70, "from_unit": "kilos", "to_unit": "pounds"}),
     ("five and a half stone in kilos please",
      {"value": 5.5, "from_unit": "stone", "to_unit": "kilos"}),
-    ("half a gallon is how many litres", {"value": 0.5, "from_unit": "gallon", "to_unit": "litres"}),
+    ("half a gallon is how many litres",
+     {"value": 0.5, "from_unit": "gallon", "to_unit": "litres"}),
     ("eighty kilometres an hour, what's that in miles per hour",
      {"value": 80, "from_unit": "kilometres per hour", "to_unit": "miles per hour"}),
 ])
