@@ -54,7 +54,7 @@ _UNIT_ASK: Final = _rx(
 _NOTE: Final = _rx(r"\bnotes?\b|\bjot\b|\bwrite (?:(?:this|that|it) )?down\b|\bnotepad\b"
                    r"|\bmemos?\b|\bnotebook\b")
 _NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe|bin|scrap"
-                          r"|ditch|trash|throw (?:out|away))\b")
+                          r"|ditch|trash|drop|throw (?:out|away))\b")
 _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the"
                           r"|mentioning)\b|\b(?:look|go|search|check) through\b.*\bfor\b"
                           r"|\bany notes?\b|\bdo i have a note\b")

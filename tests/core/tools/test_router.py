@@ -72,6 +72,7 @@ def test_the_desktop_s_imperatives_are_requests(text: str) -> None:
     ("scrap every one of my reminders", "cancel_timer"),
     ("call off the egg timer", "cancel_timer"),
     ("bin my note about the plumber", "delete_notes"),
+    ("drop all my notes", "delete_notes"),
     ("go through my notes for anything on the car", "search_notes"),
     ("save a memo saying ring the school", "add_note"),
     ("ugh, skip this song", "media_control"),
