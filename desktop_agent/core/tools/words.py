@@ -18,6 +18,7 @@ from desktop_agent.core.tools.calc_verbs import verbs_as_operators
 from desktop_agent.core.tools.calc_words import replace_number_words
 from desktop_agent.core.tools.units import parse_unit
 from desktop_agent.core.tools.words_spans import (
+    accepts,
     conversion_anywhere,
     is_moment,
     reminder_anywhere,
@@ -135,12 +136,7 @@ def _value(text: str) -> float | None:
         return 1.0 if text.strip().lower() in ("a", "an", "one") else None
 
 
-def _unit_ok(text: str) -> bool:
-    try:
-        parse_unit(text)
-    except AgentError:
-        return False
-    return True
+_unit_ok: Final = accepts(parse_unit)
 
 
 def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:

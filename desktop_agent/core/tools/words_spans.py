@@ -66,7 +66,8 @@ def _spans(text: str, first: Callable[[str], bool], accept: Callable[[str], bool
     return (best[0], best[0] + len(span))
 
 
-def _ok(parse: Callable[[str], object]) -> Callable[[str], bool]:
+def accepts(parse: Callable[[str], object]) -> Callable[[str], bool]:
+    """Whether ``parse`` reads a text without an ``AgentError`` (a predicate)."""
     def accept(span: str) -> bool:
         try:
             parse(span)
@@ -76,8 +77,8 @@ def _ok(parse: Callable[[str], object]) -> Callable[[str], bool]:
     return accept
 
 
-_is_duration: Final = _ok(parse_duration)
-is_moment: Final = _ok(lambda s: parse_when(s, _SHAPE_NOW))
+_is_duration: Final = accepts(parse_duration)
+is_moment: Final = accepts(lambda s: parse_when(s, _SHAPE_NOW))
 """Whether words read as a moment ("tomorrow at 9"; the shape only, see ``_SHAPE_NOW``)."""
 _REMIND_CUE: Final = re.compile(
     r"\b(?:remind (?:me|us)|nudge me|give me a nudge|ping me|don'?t let me forget"
