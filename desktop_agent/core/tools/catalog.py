@@ -364,7 +364,8 @@ NO_TOOL_EXAMPLES: Final[tuple[str, ...]] = (
     # requests for tools that do not exist
     "what's the weather tomorrow", "check my bank balance", "lock the front door",
     "call my mother", "send a text to Sarah", "book a flight to Rome", "turn on the lights",
-    "start the dishwasher", "put the radio on", "play some jazz", "put on a podcast about history",
+    "start the dishwasher", "put the radio on", "put on some classical music",
+    "put on a podcast about history",
     "search the web for pasta recipes", "what's on my calendar today", "order a pizza",
     "navigate to the nearest petrol station", "read the news headlines",
     "translate hello into Spanish", "set the heating to 21 degrees",
