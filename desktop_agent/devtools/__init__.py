@@ -14,6 +14,7 @@ __all__ = [
     "bench_mcp",
     "bench_soak",
     "bench_tools",
+    "bench_tools_losses",
     "bench_turns",
     "bench_verdicts",
     "busy",

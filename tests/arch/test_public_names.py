@@ -100,10 +100,10 @@ PINNED: dict[str, set[str]] = {
         "normalize_for_speech", "number_words", "passages", "spoken_forms", "vocabulary", "wer",
     },
     "desktop_agent.core.tools": {
-        "answer", "args", "calc", "calc_words", "catalog", "catalog_desktop", "claimed",
-        "clipboard", "confirm", "decision", "launch", "media", "offers", "registry", "router",
-        "semantic", "specs", "tool_def", "type_text", "units", "volume", "weekday", "when",
-        "when_parts", "words", "write_actions",
+        "answer", "args", "calc", "calc_verbs", "calc_words", "catalog", "catalog_desktop",
+        "claimed", "clipboard", "confirm", "decision", "launch", "media", "offers", "registry",
+        "router", "semantic", "specs", "tool_def", "type_text", "units", "volume", "weekday",
+        "when", "when_parts", "words", "words_spans", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",
@@ -113,7 +113,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.devtools": {
         "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",
         "bench_facts", "bench_mcp", "bench_soak",
-        "bench_tools", "bench_turns", "bench_verdicts", "busy", "demo_view_model", "doctor",
+        "bench_tools", "bench_tools_losses", "bench_turns", "bench_verdicts", "busy",
+        "demo_view_model", "doctor",
         "doctor_servers",
         "eval_asr", "eval_asr_capture", "eval_asr_partials", "eval_endpoint", "gui_screenshots",
         "pulse_daemon", "screenshot_turn", "simulate", "soak_faults", "soak_run", "soak_turns",

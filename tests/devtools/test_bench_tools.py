@@ -130,3 +130,73 @@ def test_the_desktop_held_out_set_is_read_in_the_catalog_s_names() -> None:
     assert catalog_form("volume", {"action": "mute"}) == ("set_volume", {"setting": "mute"})
     assert catalog_form("open_app", {"name": ["Firefox"]}) == ("open_app", {"app": ["Firefox"]})
     assert catalog_form(None, {}) == (None, {})
+
+
+def _d(expected: str | None, got: str | None = None, *, offered: tuple[str, ...] = (),
+       rules: tuple[str, ...] = (), nearest: str | None = None, decision: str | None = None,
+       by_meaning: bool = False) -> Outcome:
+    return Outcome("x", expected, {}, got, {} if got else None, got is None, 1.0, "dev",
+                   offered, by_meaning, rules, nearest, decision)
+
+
+KNOWN = {"set_timer", "list_notes", "add_note", "get_current_time"}
+
+
+@pytest.mark.parametrize(("outcome", "args_ok", "stage"), [
+    (_d("set_timer", "set_timer", offered=("set_timer",)), True, None),
+    (_d(None), True, None),
+    (_d("type_text"), True, "no_such_tool"),
+    (_d("set_timer", offered=("list_notes",), rules=("list_notes",)), True,
+     "rules_offered_other"),
+    (_d("get_current_time", rules=("get_current_time",), nearest="none"), True, "vetoed"),
+    (_d("set_timer"), True, "rules_silent"),
+    (_d("set_timer", nearest="set_timer"), True, "meaning_below_threshold"),
+    (_d("set_timer", nearest="none"), True, "meaning_nearest_none"),
+    (_d("set_timer", "add_note", offered=("add_note",), nearest="add_note", by_meaning=True),
+     True, "meaning_nearest_other"),
+    (_d("set_timer", offered=("set_timer",), decision='{"name": "none"}'), True,
+     "model_said_none"),
+    (_d("set_timer", "add_note", offered=("set_timer", "add_note"),
+        decision='{"name": "add_note", "arguments": {"text": "x"}}'), True,
+     "model_chose_other"),
+    (_d("set_timer", offered=("set_timer",),
+        decision='{"name": "set_timer", "arguments": {"duration": "9 hours"}}'), True,
+     "call_dropped"),
+    (_d("set_timer", "set_timer", offered=("set_timer",),
+        decision="(from the user's words)"), False, "args_from_words"),
+    (_d("set_timer", "set_timer", offered=("set_timer",), decision='{"name": "set_timer"'),
+     False, "args_by_model"),
+    (_d(None, "add_note", offered=("add_note",), by_meaning=True), True,
+     "false_call_by_meaning"),
+    (_d(None, "list_notes", offered=("list_notes",), rules=("list_notes",)), True,
+     "false_call_by_rule"),
+])
+def test_each_miss_is_put_where_it_was_lost(outcome: Outcome, args_ok: bool,
+                                            stage: str | None) -> None:
+    from desktop_agent.devtools.bench_tools_losses import lost_at
+
+    assert lost_at(outcome, args_ok, KNOWN) == stage
+
+
+def test_the_totals_say_where_misses_were_lost_and_count_per_tool() -> None:
+    outcomes = [
+        _d("set_timer", "set_timer", offered=("set_timer",)),
+        _d("set_timer", offered=("set_timer",), decision='{"name": "none"}'),
+        _d("set_timer", nearest="none"),
+        _d("list_notes", "list_notes", offered=("list_notes",)),
+        _d(None, "list_notes", offered=("list_notes",), rules=("list_notes",)),
+    ]
+    m = metrics(outcomes)
+    assert m["lost"] == {"false_call_by_rule": 1, "meaning_nearest_none": 1,
+                         "model_said_none": 1}
+    assert m["per_tool"] == {"list_notes": "1/1 +1", "set_timer": "1/3"}
+
+
+def test_the_second_tuning_set_is_packaged_and_names_catalog_tools_or_future_ones() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune2")
+    assert len(utts) == 150 and all(u.set == "tune2" for u in utts)
+    missing = {u.tool for u in utts if u.tool and u.tool not in BUILTIN}
+    assert missing <= {"read_selection", "copy_last_answer", "type_text"}
+    assert sum(1 for u in utts if u.tool is None) >= 25

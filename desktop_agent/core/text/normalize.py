@@ -291,6 +291,9 @@ _BEFORE_NUMBERS: Final = (
     (re.compile(r"(?<=[0-9]):(?=[0-9])"), " to "),  # not a time (those went first): a ratio
     (re.compile(r"(?<=[0-9])x(?=[0-9])"), " by "),
     (re.compile(r"(?<=[0-9])\s?\u00d7\s?(?=[0-9])"), " times "),
+    # Arithmetic restated by the model: "19 * 42 = 798" is never "nineteen forty-two".
+    (re.compile(r"(?<=[0-9])\s*\*\s*(?=[0-9])"), " times "),
+    (re.compile(r"(?<=[0-9]) [-\u2212] (?=[0-9])"), " minus "),
 )
 _SYMBOLS: Final = (
     (re.compile(r"\s*&\s*"), " and "),

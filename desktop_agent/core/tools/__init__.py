@@ -13,6 +13,7 @@ __all__ = [
     "answer",
     "args",
     "calc",
+    "calc_verbs",
     "calc_words",
     "catalog",
     "catalog_desktop",
@@ -35,5 +36,6 @@ __all__ = [
     "when",
     "when_parts",
     "words",
+    "words_spans",
     "write_actions",
 ]

@@ -32,7 +32,8 @@ MAX_REQUEST_CHARS: Final = 300
 _PLEASE: Final = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|please|can you|could you|would you|"
                             r"will you|i want you to|i'd like you to|i need you to)[, ]+)+",
                             re.IGNORECASE)
-_TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:please|thanks|thank you)\s*[.!?]*$",
+_TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you)(?:[, ]+please)?"
+                                     r"\s*[.!?]*$",
                                      re.IGNORECASE)
 
 

@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Final
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.calc_verbs import fractions_as_numbers, verbs_as_operators
 from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
 
 Number = Fraction | float
@@ -50,7 +51,7 @@ _PREFIX: Final = re.compile(
     r"(?:(?:what\s+is|what's|whats|what\s+are|how\s+much\s+is|how\s+much|calculate|compute|"
     r"work\s+out|figure\s+out|evaluate|solve)\s+)?(?:the\s+(?:answer|result)\s+(?:of|to)\s+)?"
 )
-_SUFFIX: Final = re.compile(r"(?:\s*(?:please|equals|is|=|\?|!|\.))+\s*$")
+_SUFFIX: Final = re.compile(r"(?:\s*(?:please|for me|equals|is|=|\?|!|\.))+\s*$")
 _FUNC_WORDS: Final = (
     (r"\b(?:the\s+)?square\s+root\s+of\b", " sqrt "),
     (r"\bsquare\s+root\b", " sqrt "),
@@ -91,6 +92,7 @@ def _spoken_to_symbols(expression: str) -> str:
     text = _SUFFIX.sub("", text)
     text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # 1,234 -> 1234
     text = replace_quantity_words(text)  # "three and a half", "a dozen" too
+    text = fractions_as_numbers(verbs_as_operators(text))  # "multiply 3 by 4", "a fifth of"
     for pattern, repl in _FUNC_WORDS:
         text = re.sub(pattern, repl, text)
     # "15 percent of 80" / "15% of 80" / "15 percent" -> a hundredth of 15, times what follows.
@@ -332,10 +334,12 @@ _SPOKEN_OPS: Final = ((r"\*\*|\^", " to the power of "), (r"\*|×", " times "),
 def say_expression(expression: str) -> str:
     """The user's expression as it is read back before its result ("17 * 23" -> "17 times 23").
 
-    Symbols become words; the user's own words stay as they were, hyphenated number words
-    included ("nineteen times forty-two", never "forty minus two").
+    Symbols become words, and a verb becomes its operator ("multiply 36 by 7" -> "36 times
+    7", ``core.tools.calc_verbs``); the user's own words stay as they were, hyphenated
+    number words included ("nineteen times forty-two", never "forty minus two").
     """
     text = _SAY_PREFIX.sub("", expression.strip()).rstrip(" ?.=")
+    text = verbs_as_operators(re.sub(r"\s+(?:for me|please)$", "", text, flags=re.I))
     text = re.sub(r"sqrt\s*\(([^()]*)\)", r"the square root of \1", text)
     text = _WORD_HYPHEN.sub(_KEPT_HYPHEN, text)
     for pattern, words in _SPOKEN_OPS:

@@ -72,7 +72,8 @@ BUILTIN: Final = Catalog([
             "what year is it", "is it the weekend yet", "how late is it getting", "time check",
             "what's the current time where I am", "is it past midnight", "what month is it",
             "have I missed lunch, what time is it now", "is it Friday today",
-            "are we in March or April", "what hour is it",
+            "are we in March or April", "what hour is it", "what does the clock say",
+            "which month are we in now",
         )),
     ToolDef(
         name="calculate",
@@ -149,7 +150,8 @@ BUILTIN: Final = Catalog([
             "show me my alarms", "which timers have I set", "when's my next reminder",
             "how long till the eggs are done", "what have you got set for me",
             "how much time have the potatoes got left", "is there a countdown running",
-            "when will the rice be ready",
+            "when will the rice be ready", "how much longer for the cake",
+            "how long until the oven timer goes off", "anything counting down",
         )),
     ToolDef(
         name="day_of_week",
@@ -204,6 +206,7 @@ BUILTIN: Final = Catalog([
             "get rid of the shopping list note", "delete everything in my notes",
             "forget the note about the party", "bin the note with the door code",
             "scrub all my notes", "throw out the note I made about Tom",
+            "bin my notes about the holiday", "ditch the memo about the gas bill",
             "delete the note that says buy milk", "remove every note",
             "you can forget what I told you about the wifi", "wipe my notepad clean",
         )),
@@ -246,6 +249,7 @@ BUILTIN: Final = Catalog([
             "at lunchtime tomorrow give me a nudge about the parcel",
             "this evening I have to email Priya, remind me at 6",
             "Wednesday at 2, tell me to join the call",
+            "nudge me at four to take the washing in", "ping me tomorrow about the invoice",
         )),
     ToolDef(
         name="cancel_timer",
@@ -262,6 +266,7 @@ BUILTIN: Final = Catalog([
             "never mind the reminder to buy milk", "switch off the alarm",
             "remove the reminder for the dentist", "scrap the tea timer",
             "call off the reminder about the parcel", "forget about the 10 minute timer",
+            "scrap every reminder I've got", "drop the timer for the eggs",
         )),
     *DESKTOP_WRITES,
 ])
@@ -281,8 +286,10 @@ NO_TOOL_EXAMPLES: Final[tuple[str, ...]] = (
     "how long is a marathon", "what year did the war end", "when does the post office close",
     "what's the latest news", "how do I convert a PDF to Word",
     # requests for tools that do not exist
-    "what's the weather tomorrow", "play some music", "turn up the volume", "call my mother",
-    "send a text to Sarah", "book a flight to Rome", "turn on the lights", "open my email",
+    "what's the weather tomorrow", "check my bank balance", "lock the front door",
+    "call my mother", "send a text to Sarah", "book a flight to Rome", "turn on the lights",
+    "start the dishwasher", "put the radio on", "put on some classical music",
+    "put on a podcast about history",
     "search the web for pasta recipes", "what's on my calendar today", "order a pizza",
     "navigate to the nearest petrol station", "read the news headlines",
     "translate hello into Spanish", "set the heating to 21 degrees",
@@ -296,6 +303,9 @@ NO_TOOL_EXAMPLES: Final[tuple[str, ...]] = (
     "let's talk about films", "my alarm clock is broken", "I wrote a long note to my teacher",
     "the train was ten minutes late again",
     # text read aloud
+    "that band was amazing live", "this song always cheers me up",
+    "I don't need reminding, I'll remember", "I wrote everything down in my diary",
+    "the timer on the oven is broken",
     "seven of hearts, jack of diamonds", "the clocks struck midnight as the carriage arrived",
     "he waited ten minutes by the door before he knocked",
     "add the flour to the butter and stir for two minutes",

@@ -49,6 +49,7 @@ DESKTOP_READS: Final = (
             "resume the music", "stop the music", "go back a song", "unpause",
             "hit pause", "keep playing", "skip ahead", "pause the podcast",
             "play the next track", "continue playing", "pause it",
+            "hold the music for a moment", "I don't like this one, next",
         )),
     ToolDef(
         name="now_playing",
@@ -105,6 +106,7 @@ DESKTOP_WRITES: Final = (
             "open Abacus Pro", "can you open the terminal", "fire up the music player",
             "open the file manager", "bring up the settings app", "run the image viewer",
             "open LibreOffice Writer", "launch the mail app", "open the calendar app",
+            "open my email program", "get the web browser up", "start the word processor",
         )),
     ToolDef(
         name="open_location",
@@ -121,6 +123,7 @@ DESKTOP_WRITES: Final = (
             "open the file called budget", "open my photos folder",
             "go to example dot com", "open the documents folder", "open the holiday folder",
             "open github dot com", "open my invoices folder",
+            "pull up the bbc website", "take me to my music folder", "show me my pictures folder",
         )),
     ToolDef(
         name="type_text",

@@ -51,23 +51,27 @@ _UNIT: Final = (
 _UNIT_ASK: Final = _rx(
     rf"\bconvert\b|\bhow many {_UNIT}\b.*\b(?:in|is|are)\b"
     rf"|\b{_UNIT}\b.*\b(?:in|to|into|as)\s+(?:a\s+|an\s+)?{_UNIT}\b")
-_NOTE: Final = _rx(r"\bnotes?\b|\bjot\b|\bwrite (?:(?:this|that|it) )?down\b|\bnotepad\b")
-_NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe)\b")
-_NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the)\b"
+_NOTE: Final = _rx(r"\bnotes?\b|\bjot\b|\bwrite (?:(?:this|that|it) )?down\b|\bnotepad\b"
+                   r"|\bmemos?\b|\bnotebook\b")
+_NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe|bin|scrap"
+                          r"|ditch|trash|drop|throw (?:out|away))\b")
+_NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the"
+                          r"|mentioning)\b|\b(?:look|go|search|check) through\b.*\bfor\b"
                           r"|\bany notes?\b|\bdo i have a note\b")
 _NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
-_NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down"
+_NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down|memo"
                        r"|note to self|put)\b")
 _TIMER: Final = _rx(r"\btimers?\b|\bcount ?down\b|\balarm\b|\bstopwatch\b")
 _REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b")
 _CANCEL: Final = _rx(r"\b(?:cancel|stop|delete|remove|clear|turn off|switch off|kill|abort"
-                     r"|get rid of|never ?mind the)\b")
+                     r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off"
+                     r"|forget about)\b")
 _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
                            r"|any|do i have|show|read)\b")
 _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
                             rf"|\bfor {_NUMBER}\b|\d")
 
-_LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+|well|oh|and|alright|all right|right"
+_LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+|ugh|well|oh|and|alright|all right|right"
                    r"|please|assistant|computer|can you|could you|would you|will you"
                    r"|i want you to|i need you to|i'd like you to|i would like you to"
                    r"|go ahead and|quickly|quick)[,.!]?\s+)+")
@@ -111,7 +115,7 @@ def asks_conversion(t: str) -> bool:
     return bool(_UNIT_ASK.search(t) and _HAS_NUMBER.search(t))
 
 
-_ADD_FIRST: Final = _rx(r"^(?:(?:take|make|add|create|save|write|jot)\b.{0,20}?\bnote\b"
+_ADD_FIRST: Final = _rx(r"^(?:(?:take|make|add|create|save|write|jot)\b.{0,20}?\b(?:note|memo)\b"
                         r"|(?:write|jot|put|note)\s+(?:this |that |it )?down\b|note that\b)")
 """A request that opens by asking for a new note: what follows is the note's text, even
 when it says "delete all notes" (its words have no authority)."""

@@ -60,6 +60,10 @@ class MeaningSettings:
     when_read: float = 0.3
     """The score enough for a tool whose ``words`` rule reads the request's arguments
     ("remember that the key is under the mat"): two signals agree."""
+    read_bonus: float = 0.1
+    """Added to the score, for ranking only, of a tool whose ``words`` rule reads a
+    request's arguments: "nudge me in an hour to stretch" is a little nearer to the timer's
+    examples (0.48) than the reminder's (0.41), but only the reminder's rule reads it."""
     over_none: float = 0.05
     """How much nearer than the no-tool examples a tool must be (may be negative)."""
     within: float = 0.05
@@ -150,13 +154,16 @@ class ToolMeanings:
             # by day_of_week's rule, but nobody asked.
             return max(min(base, cfg.when_read) if asked and tool in read else base, none)
 
-        ranked = sorted(((s, t) for t, s in scores.items() if t != NO_TOOL
+        def rank(tool: str) -> float:
+            return scores[tool] + (cfg.read_bonus if asked and tool in read else 0.0)
+
+        ranked = sorted(((rank(t), t) for t in scores if t != NO_TOOL
                          and (allowed is None or t in allowed)), key=lambda p: (-p[0], p[1]))
-        if not ranked or ranked[0][0] < floor(ranked[0][1]):
+        if not ranked or scores[ranked[0][1]] < floor(ranked[0][1]):
             return ()
         best = ranked[0][0]
-        return tuple(t for s, t in ranked[:cfg.max_tools]
-                     if s >= floor(t) and s >= best - cfg.within)
+        return tuple(t for r, t in ranked[:cfg.max_tools]
+                     if scores[t] >= floor(t) and r >= best - cfg.within)
 
 
 class MeaningRouter:

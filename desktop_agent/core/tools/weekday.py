@@ -10,6 +10,8 @@ Which date a phrase means (``weekday_date``):
   has passed ("what day was the 1st?" asks about this month's).
 - A month and a day ("March 3rd", "3 March", "the 3rd of March") is the next such date,
   today included; with a year ("March 3rd 2027") it is that year's.
+- A day with a fixed date said by name ("Christmas", "New Year's Eve", "Halloween") is
+  its next date, today included; "... next year" is next year's.
 - A day its month does not have ("the 31st" in April, "February 30th") is an error that
   says so; so is anything else.
 
@@ -51,17 +53,29 @@ _DATES: Final = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"^\s*(?P<day>{_DAY})\s*$",  # the model's bare "14" or "14th"
 ))
 """A date as said, most specific first: month and day, day and month, a day alone."""
+_NAMED_DAYS: Final = {
+    "christmas eve": (12, 24), "christmas": (12, 25), "boxing day": (12, 26),
+    "new year's eve": (12, 31), "new year's day": (1, 1), "valentine's day": (2, 14),
+    "halloween": (10, 31), "bonfire night": (11, 5), "st patrick's day": (3, 17),
+    "april fools' day": (4, 1), "independence day": (7, 4),
+}
+"""Days with a fixed date, said by name ("what day is Christmas this year")."""
+_NAMED: Final = re.compile(
+    r"\b(?P<named>christmas(?:\s+eve|\s+day)?|boxing\s+day|new\s+years?'?s?\s+(?:eve|day)"
+    r"|valentine'?s(?:\s+day)?|hallowe'?en|bonfire\s+night|(?:st\.?|saint)\s+patrick'?s(?:\s+day)?"
+    r"|april\s+fools?'?(?:\s+day)?|independence\s+day)\b(?P<next>\s+next\s+year)?",
+    re.IGNORECASE)
 _ASK: Final = re.compile(
     r"\b(?:what|which)(?:'s| is)?\s+(?:day\s+of\s+the\s+week|week\s*day|day)\b"
     r"|\bday\s+of\s+the\s+week\b|\bweekday\b"
-    r"|\bis\b.*\b(?:a|on\s+a)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
+    r"|\b(?:is|be|falls?)\b.*\b(?:a|on\s+a)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
     re.IGNORECASE)
 """Asking for a weekday: "what day (of the week)", "which weekday", "is ... a Monday"."""
 _HINT: Final = 'day_of_week needs "date": a day like "the 14th" or "March 3rd".'
 
 
 def _date_match(text: str) -> re.Match[str] | None:
-    for pattern in _DATES[:3]:
+    for pattern in (*_DATES[:3], _NAMED):
         found = pattern.search(text)
         if found:
             return found
@@ -95,6 +109,9 @@ def weekday_date(words: str, today: dt.date) -> dt.date:
         AgentError: ``bad_arguments`` with a message for the model (no date, or a day its
             month does not have).
     """
+    named = _NAMED.search(words)
+    if named is not None and not any(p.search(words.strip()) for p in _DATES[:2]):
+        return _named_date(named, today)
     found = next((m for p in _DATES if (m := p.search(words.strip()))), None)
     if found is None:
         raise AgentError("bad_arguments", _HINT)
@@ -112,6 +129,19 @@ def weekday_date(words: str, today: dt.date) -> dt.date:
         return dt.date(year, 2, 29)
     this_year = _checked(today.year, month, day)
     return this_year if this_year >= today else _checked(today.year + 1, month, day)
+
+
+def _named_date(found: re.Match[str], today: dt.date) -> dt.date:
+    """The next date of a named day (today included); "next year": next year's."""
+    key = re.sub(r"\s+", " ", found.group("named").lower().replace("saint", "st").replace(
+        "st.", "st").replace("hallowe'en", "halloween"))
+    key = re.sub(r"^new years?'?s? ", "new year's ", key)
+    key = re.sub(r"^valentine'?s(?: day)?$", "valentine's day", key)
+    key = re.sub(r"^st patrick'?s(?: day)?$", "st patrick's day", key)
+    key = re.sub(r"^april fools?'?(?: day)?$", "april fools' day", key)
+    month, day = _NAMED_DAYS.get(key, _NAMED_DAYS.get(key.replace(" day", ""), (12, 25)))
+    date = dt.date(today.year + (1 if found.group("next") else 0), month, day)
+    return date if date >= today or found.group("next") else dt.date(today.year + 1, month, day)
 
 
 def _checked(year: int, month: int, day: int) -> dt.date:

@@ -14,8 +14,16 @@ from typing import Any, Final
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.calc import evaluate
+from desktop_agent.core.tools.calc_verbs import verbs_as_operators
 from desktop_agent.core.tools.calc_words import replace_number_words
 from desktop_agent.core.tools.units import parse_unit
+from desktop_agent.core.tools.words_spans import (
+    accepts,
+    conversion_anywhere,
+    is_moment,
+    reminder_anywhere,
+    timer_anywhere,
+)
 
 Args = dict[str, Any]
 
@@ -37,10 +45,10 @@ def _drop_article(text: str) -> str:
 # --- notes -----------------------------------------------------------------------------------
 
 _ADD_NOTE: Final = (
-    _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another )?note"
+    _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another )?(?:note|memo)"
         r"(?:\s+(?:that says|that reads|which says|saying|to say|that|of|about|:))?[:,]?\s+"
         r"(?P<x>.+)$"),
-    _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?P<x>.+)$"),
+    _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?:that\s+)?(?P<x>.+)$"),
     _rx(r"^note(?: that)?[:,]?\s+(?P<x>.+)$"),
     _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),
     _rx(r"^remember that\s+(?P<x>.+)$"),
@@ -48,16 +56,18 @@ _ADD_NOTE: Final = (
 _NOTE_TOPIC: Final = r"(?:about|on|for|mentioning|that mention|which mention|with|regarding)"
 _SEARCH_NOTES: Final = (
     _rx(rf"\bnotes?\s+{_NOTE_TOPIC}\s+(?P<x>.+)$"),
-    _rx(r"\bsearch\s+(?:through\s+)?(?:my |the )?notes\s+for\s+(?P<x>.+)$"),
+    _rx(r"\b(?:search|look|go|check)\s+(?:through\s+)?(?:my |the )?notes\s+for\s+"
+        r"(?:anything\s+(?:on|about)\s+)?(?P<x>.+)$"),
     _rx(r"\b(?:find|look for|look up)\s+(?:the |my )?notes?\s+(?P<x>.+)$"),
 )
-_DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget)\s+"
+_DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
                          r"(?:out\s+)?(?:all|every|everything)\b.*\bnotes?\b"
                          r"|\b(?:delete|remove|erase|clear|wipe)\s+(?:my |the )?notes\s*$")
 _DELETE_SOME: Final = (
-    _rx(rf"\b(?:delete|remove|erase|clear|wipe|get rid of|forget)\s+(?:my |the )?notes?\s+"
+    _rx(rf"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
+        rf"(?:my |the |any |all (?:the |my )?)?notes?\s+"
         rf"{_NOTE_TOPIC}\s+(?P<x>.+)$"),
-    _rx(r"\b(?:delete|remove|erase|get rid of)\s+(?:my |the )?(?P<x>.+?)\s+notes?$"),
+    _rx(r"\b(?:delete|remove|erase|get rid of|bin|scrap)\s+(?:my |the )?(?P<x>.+?)\s+notes?$"),
 )
 
 # --- timers and reminders --------------------------------------------------------------------
@@ -74,7 +84,8 @@ _TIMER: Final = (
     _rx(rf"^(?:(?:set|start|make)\s+(?:an?|the|my)\s+)?(?P<l>[a-z]+)\s+timer\s+(?:for|of)\s+"
         rf"(?P<d>{_DURATION})$"),
     _rx(rf"\b(?P<d>{_DURATION})\s+timer(?:\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?$"),
-    _rx(rf"\btimer\s+(?:for\s+)?(?:the\s+)?(?P<l>[a-z]+(?: [a-z]+)?)\s+for\s+(?P<d>{_DURATION})"),
+    _rx(rf"\btimer\s+(?:for\s+)?(?:the\s+)?(?!(?:on|off|going|running)\b)"
+        rf"(?P<l>[a-z]+(?: [a-z]+)?)\s+for\s+(?P<d>{_DURATION})"),
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
         r"(?:\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
     _rx(rf"\b(?:count down|countdown)\s+(?:from\s+)?(?P<d>{_DURATION})"),
@@ -91,15 +102,17 @@ _REMIND: Final = (
     _rx(rf"^(?:set|add|create|make)\s+a\s+reminder\s+(?P<w>{_WHEN}.*?)\s+(?:to|for|about)\s+"
         r"(?P<x>.+)$"),
 )
-_CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:all|every|"
-                         r"everything)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?(?:timers?|reminders?|"
+_STOP_VERB: Final = (r"(?:cancel|stop|clear|delete|remove|turn off|scrap|drop|call off|kill"
+                    r"|never mind)")
+_CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off|scrap|call off)\s+"
+                         r"(?:all|every|everything)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?(?:timers?|reminders?|"
                          r"alarms?)(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?\s*$")
 _CANCEL_ONE: Final = (
-    _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:the\s+|my\s+)?(?:reminder|alarm)s?"
+    _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?:reminder|alarm)s?"
         r"\s+(?:to|about|for)\s+(?P<x>.+)$"),
-    _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:the\s+|my\s+)?(?P<x>[\w ]+?)\s+"
+    _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?P<x>[\w ]+?)\s+"
         r"(?:timer|reminder|alarm)$"),
-    _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off)\s+(?:the\s+|my\s+)?(?P<x>timer|"
+    _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?P<x>timer|"
         r"reminder|alarm)$"),
 )
 
@@ -123,12 +136,7 @@ def _value(text: str) -> float | None:
         return 1.0 if text.strip().lower() in ("a", "an", "one") else None
 
 
-def _unit_ok(text: str) -> bool:
-    try:
-        parse_unit(text)
-    except AgentError:
-        return False
-    return True
+_unit_ok: Final = accepts(parse_unit)
 
 
 def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
@@ -140,24 +148,28 @@ def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | 
 
 
 def calculate_args(text: str) -> Args | None:
-    """calculate: the expression as said, when the calculator can read it ("12 squared")."""
+    """calculate: the expression as said, when the calculator can read it ("12 squared").
+
+    A verb is said as its operator ("multiply 36 by 7" -> "36 times 7",
+    ``core.tools.calc_verbs``): the numbers stay the user's words.
+    """
     expression = _clean(_CALC_PREFIX.sub("", text))
     try:
         evaluate(expression)  # only words the calculator can read are an expression
     except AgentError:
         return None
-    return {"expression": expression}
+    return {"expression": verbs_as_operators(expression)}
 
 
 def convert_units_args(text: str) -> Args | None:
     """convert_units: value and units ("how many ounces in a pound", "5 miles to km")."""
     found = _first(_CONVERT, _clean(text).lower())
     if found is None:
-        return None
+        return conversion_anywhere(text)
     value = _value(found.group("v"))
     source, target = _clean(found.group("from")), _clean(found.group("to"))
     if value is None or not _unit_ok(source) or not _unit_ok(target):
-        return None
+        return conversion_anywhere(text)
     number: int | float = int(value) if value.is_integer() else value
     return {"value": number, "from_unit": source, "to_unit": target}
 
@@ -190,7 +202,7 @@ def set_timer_args(text: str) -> Args | None:
     """set_timer: the duration as said, and a label when one is given."""
     found = _first(_TIMER, _clean(text))
     if found is None:
-        return None
+        return timer_anywhere(_clean(text))
     args: Args = {"duration": found.group("d").strip()}
     label = found.groupdict().get("l")
     if label and not re.fullmatch(_DURATION, label.strip(), re.IGNORECASE):
@@ -199,12 +211,16 @@ def set_timer_args(text: str) -> Args | None:
 
 
 def set_reminder_args(text: str) -> Args | None:
-    """set_reminder: what to remind ("to ...") and when, in either order."""
+    """set_reminder: what to remind ("to ...") and when, in either order.
+
+    Else wherever they are (``words_spans.reminder_anywhere``); the time must read as one.
+    """
     found = _first(_REMIND, _clean(text))
-    if found is None:
-        return None
-    what, when = _clean(found.group("x")), _clean(found.group("w"))
-    return {"text": what, "when": when} if what and when else None
+    if found is not None:
+        what, when = _clean(found.group("x")), _clean(found.group("w"))
+        if what and when and is_moment(when):
+            return {"text": what, "when": when}
+    return reminder_anywhere(_clean(text))
 
 
 def cancel_timer_args(text: str) -> Args | None:

@@ -27,7 +27,6 @@ def router(embedder: Any) -> MeaningRouter:
     ("in a quarter of an hour give me a buzz", "set_timer"),
     ("tell me when ten minutes are up", "set_timer"),
     ("what have I got written down", "list_notes"),
-    ("drop all my notes", "delete_notes"),
 ])
 def test_a_request_no_rule_reads_reaches_its_tool(router: MeaningRouter, text: str,
                                                   tool: str) -> None:

@@ -265,3 +265,15 @@ def test_fuzz_never_raises_and_leaves_only_speakable_text() -> None:
             unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "So") for ch in spoken
         ), (text, spoken)
         assert not set("*`#[]{}<>") & set(spoken), (text, spoken)
+
+
+@pytest.mark.parametrize(("text", "spoken"), [
+    ("19 * 42 = 798", "nineteen times forty-two equals seven hundred ninety-eight"),
+    ("19*42", "nineteen times forty-two"),
+    ("19 - 42 = -23", "nineteen minus forty-two equals minus twenty-three"),
+    ("Nineteen times forty-two is 798.", "Nineteen times forty-two is seven hundred "
+                                          "ninety-eight."),  # never "forty minus two"
+])
+def test_arithmetic_the_model_restates_is_read_with_its_operators(text: str,
+                                                                  spoken: str) -> None:
+    assert normalize_for_speech(text) == spoken

@@ -15,7 +15,9 @@ from desktop_agent.core.tools.args import arguments_from_words, is_grounded
     ("set_timer", "egg timer for 7 minutes", {"duration": "7 minutes", "label": "egg"}),
     ("set_timer", "start a 10 minute timer for the pasta",
      {"duration": "10 minute", "label": "pasta"}),
-    ("set_reminder", "in ten minutes remind me to take the cake out", None),
+    ("set_reminder", "in ten minutes remind me to take the cake out",
+     {"text": "take the cake out", "when": "in ten minutes"}),  # time first (issue 24)
+    ("set_timer", "in ten minutes remind me to take the cake out", None),  # a reminder
     ("set_reminder", "remind me on friday at 3 pm to call the vet",
      {"text": "call the vet", "when": "on friday at 3 pm"}),
     ("set_reminder", "Remind me to water the plants tonight.",
@@ -47,6 +49,10 @@ def test_arguments_in_the_users_words(tool: str, text: str, args: Any) -> None:
     ("convert_units", "she converted the garage into an office"),
     ("cancel_timer", "I had to cancel my trip"),
     ("search_notes", "a note in music is a sound"),
+    ("set_timer", "the meeting ran twenty minutes over"),
+    ("set_reminder", "I need to remember to breathe sometimes"),
+    ("convert_units", "how many ounces are in a cup, roughly, when baking"),
+    ("convert_units", "how many days are there in a leap year"),
 ])
 def test_statements_give_no_arguments(tool: str, text: str) -> None:
     assert arguments_from_words(tool, text) is None

@@ -66,3 +66,26 @@ def test_candidates_keep_spec_order_and_only_known_tools() -> None:
 ])
 def test_the_desktop_s_imperatives_are_requests(text: str) -> None:
     assert is_request(text)
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    ("scrap every one of my reminders", "cancel_timer"),
+    ("call off the egg timer", "cancel_timer"),
+    ("bin my note about the plumber", "delete_notes"),
+    ("drop all my notes", "delete_notes"),
+    ("go through my notes for anything on the car", "search_notes"),
+    ("save a memo saying ring the school", "add_note"),
+    ("ugh, skip this song", "media_control"),
+])
+def test_everyday_verbs_reach_their_tool(text: str, tool: str) -> None:
+    assert is_request(text)
+    assert tool in _names(text) and len(_names(text)) <= 2
+
+
+@pytest.mark.parametrize("text", [
+    "time flies when you're having fun",  # "time" is no request verb
+    "drops of rain on the window",
+    "the bin men come on Tuesdays",
+])
+def test_new_verbs_do_not_make_statements_requests(text: str) -> None:
+    assert _names(text) == []

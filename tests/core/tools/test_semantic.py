@@ -102,6 +102,19 @@ def test_a_statement_needs_more_and_a_tool_whose_rule_reads_the_words_less() -> 
     assert lenient.pick(between, read={"add_note"}) == ()
 
 
+def test_a_tool_whose_rule_reads_the_words_ranks_first_when_it_is_close() -> None:
+    # "nudge me in an hour to stretch": a little nearer the timer, read by the reminder's rule.
+    m = ToolMeanings(LABELS, VECTORS, MeaningSettings(
+        min_score=0.3, over_none=0.0, within=0.0, max_tools=1, read_bonus=0.1))
+    scores = {"set_timer": 0.48, "add_note": 0.41, NO_TOOL: 0.2}
+    assert m.choose(scores) == ("set_timer",)
+    assert m.choose(scores, read={"add_note"}) == ("add_note",)  # 0.41 + 0.1 ranks first
+    assert m.choose(scores, read={"add_note"}, asked=False) == ("set_timer",)  # not asked
+    assert m.choose({**scores, "add_note": 0.30}, read={"add_note"}) == ("set_timer",)
+    # The bonus ranks; it never lifts a tool over the floor or the no-tool examples.
+    assert m.choose({"add_note": 0.25, NO_TOOL: 0.2}, read={"add_note"}) == ()
+
+
 def test_only_allowed_tools_are_offered(meanings: ToolMeanings) -> None:
     assert meanings.pick((1.0, 0.1, 0.0, 0.0), allowed={"add_note"}) == ()
     assert meanings.pick((1.0, 0.1, 0.0, 0.0), allowed=()) == ()
@@ -214,7 +227,7 @@ def test_a_tool_found_by_meaning_is_never_called_alone_without_the_model() -> No
     assert plan.call == ToolCall("add_note", {"text": "the key is under the mat"}, "call_1")
     # ...but only for the nearest tool: a rule of another candidate does not decide it...
     search, delete = BUILTIN["search_notes"].spec, BUILTIN["delete_notes"].spec
-    scrap = "can I scrap my note about the meeting"  # search_notes' rule reads "note about X"
+    scrap = "can I lose my note about the meeting"  # search_notes' rule reads "note about X"
     assert plan_decision(scrap, (delete, search), by_meaning=True).call is None
     assert plan_decision(scrap, (search, delete), by_meaning=True).call == ToolCall(
         "search_notes", {"query": "meeting"}, "call_1")

@@ -12,7 +12,7 @@ from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.decision import plan_decision
 from desktop_agent.core.tools.registry import validate_args
 from desktop_agent.core.tools.router import candidate_tools
-from desktop_agent.core.tools.weekday import say_weekday, weekday_args, weekday_date
+from desktop_agent.core.tools.weekday import asks_weekday, say_weekday, weekday_args, weekday_date
 
 ZONE = dt.timezone(dt.timedelta(hours=1))
 NOW = dt.datetime(2026, 3, 10, 18, 0, tzinfo=ZONE)  # Tuesday 10 March 2026
@@ -100,3 +100,18 @@ def test_its_catalog_entry_is_a_pure_read() -> None:
     assert validate_args(entry.spec, {"date": " the 14th "}) == {"date": "the 14th"}
     with pytest.raises(AgentError):
         validate_args(entry.spec, {"date": ""})
+
+
+@pytest.mark.parametrize(("text", "said", "answer"), [
+    ("what day does Christmas fall on this year", "Christmas",
+     "The 25th of December is a Friday."),
+    ("will new year's eve be a Thursday", "new year's eve", "The 31st of December is a Thursday."),
+    ("what day is Halloween", "Halloween", "The 31st of October 2027 is a Sunday."),
+    ("what day is New Year's Day next year", "New Year's Day next year",
+     "The 1st of January 2027 is a Friday."),
+])
+def test_a_day_with_a_fixed_date_is_asked_by_name(text: str, said: str, answer: str) -> None:
+    now = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
+    assert asks_weekday(text)
+    assert weekday_args(text) == {"date": said}
+    assert say_weekday({"date": said}, now) == answer
