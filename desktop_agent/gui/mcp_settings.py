@@ -91,6 +91,8 @@ class ServerBox(QGroupBox):
         self.tools_grid = QGridLayout()  # the tool's words get the width, the choice its own
         self.tools_grid.setColumnStretch(0, 1)
         self.allow: dict[str, QComboBox] = {}
+        self.read_allow: dict[str, str] = {}
+        """Each listed tool's allow as the settings had it when its row was first shown."""
         self._tool_names: tuple[str, ...] = ()
         self.none_yet = _text(QLabel("No tools listed yet: they show once it has run."))
         layout = QVBoxLayout(self)
@@ -117,6 +119,7 @@ class ServerBox(QGroupBox):
         self.allow = {}
         for i, tool in enumerate(row.tools):
             combo = self._allow_combo(tool, chosen.get(tool.name, tool.allow))
+            self.read_allow.setdefault(tool.name, str(combo.currentData()))
             label = QLabel(f"{tool.label} ({RUNS_AS.get(tool.runs_as, tool.runs_as)}; "
                            f"{tool.annotations}):")
             label.setWordWrap(True)
@@ -216,8 +219,20 @@ class McpSection(QGroupBox):
         self._update_warning()
 
     def changes(self) -> dict[str, McpChoice]:
-        """The servers whose choices differ from what was read or last saved."""
-        return {n: b.choice() for n, b in self.boxes.items() if b.choice() != self._saved.get(n)}
+        """The servers whose choices differ from what was read or last saved.
+
+        A tool listed after the page was built counts as read with the allow it was shown
+        with: a server whose tools merely appeared has not changed.
+        """
+        out = {}
+        for name, box in self.boxes.items():
+            saved = self._saved.get(name)
+            now = box.choice()
+            if saved is not None:
+                saved = (saved[0], saved[1], {**box.read_allow, **saved[2]})
+            if now != saved:
+                out[name] = now
+        return out
 
     def save(self) -> str:
         """Write what changed ('' when nothing did). Raises AgentError."""

@@ -104,6 +104,9 @@ def test_a_server_still_starting_is_shown_starting_then_running_with_its_tools(
         qtbot.waitUntil(lambda: box.status.text() == "Running, 8 tools.", timeout=60_000)
         assert len(box.allow) == 8 and not box.none_yet.isVisibleTo(dialog)
         assert box.allow["echo"].accessibleName() == "fx__echo: allow"
+        assert dialog.mcp.changes() == {}  # tools that merely appeared are no change to save
+        box.allow["echo"].setCurrentIndex(box.allow["echo"].findData("never"))
+        assert dialog.mcp.changes()["fx"][2]["echo"] == "never"
     finally:
         hub.close()
 
