@@ -14,6 +14,9 @@ X11 program takes them as typing:
   as xdotool does. A program reads the map when it handles the key, maybe after we have
   moved on, so a remap is kept until the next ``type`` call starts, and a
   spare keycode is reused within one call only when all of them are taken;
+- the focus is looked at every ``FOCUS_EVERY`` characters: a window that takes it (a popup,
+  a notification) stops the run at the next look (it may get up to that many characters),
+  and the answer says after how many characters;
 - a line break is Shift+Return (a new line in an editor or a mail, without sending a
   message); Enter alone is never pressed. A terminal (``TERMINAL_CLASSES`` by the focused
   window's ``WM_CLASS``) takes Shift+Return as Return and would run the line, so there a
@@ -81,6 +84,16 @@ def _in_terminal(window: Any) -> bool:
             return False
         window = parent
     return False
+
+
+FOCUS_EVERY: Final = 16
+"""Characters typed between two looks at the focus: a popup that takes it stops the run."""
+
+
+def _focus_of(conn: Any) -> int:
+    """The focused window's id (or PointerRoot's / None's number)."""
+    focus = conn.get_input_focus().focus
+    return int(focus.id) if hasattr(focus, "id") else int(focus)
 
 
 def _target(conn: Any) -> Any:
@@ -271,7 +284,12 @@ class DesktopTypist:
             if "\n" in text and _in_terminal(_target(conn)):
                 text = text.replace("\n", " ")  # Shift+Return runs the line there
             keys = X11Keys(conn, self._remapped)  # the last run's remaps undone: long read
-            for char in text:
+            start = _focus_of(conn)
+            for n, char in enumerate(text):
+                if n and n % FOCUS_EVERY == 0 and _focus_of(conn) != start:
+                    raise AgentError("typing_focus_moved", f"The focus moved to another window "
+                                     f"after {n} characters, so I stopped typing there.",
+                                     "click back into your window and ask again for the rest")
                 keys.type_char(char)
         except (error.XError, error.ConnectionClosedError, ConnectionError, OSError):
             raise AgentError(*X_GONE) from None

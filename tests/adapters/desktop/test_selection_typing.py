@@ -236,3 +236,35 @@ def test_a_line_break_never_runs_a_terminal_s_line(x: Xvfb, tmp_path: Path) -> N
         assert term.text() == "echo one second"
     finally:
         term.close()
+
+
+def test_a_window_that_takes_the_focus_mid_run_stops_the_typing(
+        x: Xvfb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_agent.adapters.desktop import x11_typing
+    from desktop_agent.core.errors import AgentError
+
+    first, popup = Terminal(x, tmp_path, "first.txt"), Terminal(x, tmp_path, "popup.txt")
+    try:
+        first.focus()
+        typed = 0
+        type_char = x11_typing.X11Keys.type_char
+
+        def then_a_popup(keys: object, char: str) -> None:
+            nonlocal typed
+            type_char(keys, char)  # type: ignore[arg-type]
+            typed += 1
+            if typed == 5:  # a window takes the focus while the run goes on
+                popup.focus()
+
+        monkeypatch.setattr(x11_typing.X11Keys, "type_char", then_a_popup)
+        text = "a long sentence that goes on and on and on"
+        with pytest.raises(AgentError) as stopped:
+            DesktopTypist(x.env).type(text)
+        every = x11_typing.FOCUS_EVERY
+        assert stopped.value.code == "typing_focus_moved"
+        assert f"after {every} characters" in stopped.value.message
+        assert popup.text() == text[5:every]  # at most a look's worth, never the rest
+        assert first.text() == text[:5]
+    finally:
+        first.close()
+        popup.close()
