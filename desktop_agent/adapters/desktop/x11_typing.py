@@ -37,7 +37,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from desktop_agent.adapters.desktop.child_env import CHILD_TIMEOUT_S, child_env
@@ -60,8 +60,6 @@ X_GONE: Final = ("typing_x_failed", "I couldn't reach the display to type.",
                  "check that your desktop session is running")
 
 
-
-
 TERMINAL_CLASSES = frozenset({
     "xterm", "uxterm", "urxvt", "rxvt", "gnome-terminal", "gnome-terminal-server", "konsole",
     "xfce4-terminal", "kitty", "alacritty", "terminator", "tilix", "lxterminal", "mate-terminal",
@@ -71,18 +69,12 @@ TERMINAL_CLASSES = frozenset({
 """``WM_CLASS`` names (lower case) of terminals: a line break typed there would run a line."""
 
 
-def _in_terminal(window: Any) -> bool:
+def _in_terminal(conn: Any, window: Any) -> bool:
     """Whether ``window`` (or its nearest ancestor with a ``WM_CLASS``) is a terminal's."""
-    if window is None:
-        return False
-    for _depth in range(32):
-        names = window.get_wm_class()
+    for each in _window_and_ancestors(conn, window):
+        names = each.get_wm_class()
         if names:
             return any(n.lower() in TERMINAL_CLASSES for n in names)
-        parent = window.query_tree().parent
-        if not hasattr(parent, "id") or parent.id == 0:
-            return False
-        window = parent
     return False
 
 
@@ -106,18 +98,23 @@ def _target(conn: Any) -> Any:
     return child if hasattr(child, "id") and child.id else None
 
 
+def _window_and_ancestors(conn: Any, window: Any) -> Iterator[Any]:
+    """``window``, then its parents up to (not including) the root; none for None."""
+    root = conn.screen().root
+    for _depth in range(32):
+        if not hasattr(window, "id") or window.id in (0, root.id):
+            return
+        yield window
+        window = window.query_tree().parent
+
+
 def _pid_of(conn: Any, window: Any) -> int | None:
     """The ``_NET_WM_PID`` of ``window`` or of the nearest ancestor that has one."""
     atom = conn.intern_atom("_NET_WM_PID")
-    root = conn.screen().root
-    for _depth in range(32):
-        prop = window.get_full_property(atom, 0)
+    for each in _window_and_ancestors(conn, window):
+        prop = each.get_full_property(atom, 0)
         if prop is not None and len(prop.value):
             return int(prop.value[0])
-        parent = window.query_tree().parent
-        if not hasattr(parent, "id") or parent.id in (0, root.id):
-            return None
-        window = parent
     return None
 
 
@@ -281,7 +278,7 @@ class DesktopTypist:
 
         conn = self._open(env)
         try:
-            if "\n" in text and _in_terminal(_target(conn)):
+            if "\n" in text and _in_terminal(conn, _target(conn)):
                 text = text.replace("\n", " ")  # Shift+Return runs the line there
             keys = X11Keys(conn, self._remapped)  # the last run's remaps undone: long read
             start = _focus_of(conn)

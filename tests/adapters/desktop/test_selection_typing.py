@@ -268,3 +268,31 @@ def test_a_window_that_takes_the_focus_mid_run_stops_the_typing(
     finally:
         first.close()
         popup.close()
+
+
+def test_the_app_s_own_window_is_known_by_its_pid_through_its_parents(
+        x: Xvfb, tmp_path: Path) -> None:
+    import os
+
+    from Xlib import X, Xatom, display
+
+    from desktop_agent.core.tools.type_text import OWN_WINDOW
+
+    term = Terminal(x, tmp_path)
+    conn = display.Display(x.env["DISPLAY"])
+    try:
+        assert DesktopTypist(x.env).focused() == str(int(term.window))
+        root = conn.screen().root  # a top-level window of this process with a child
+        top = root.create_window(0, 0, 50, 50, 0, X.CopyFromParent)
+        top.change_property(conn.intern_atom("_NET_WM_PID"), Xatom.CARDINAL, 32,
+                            [os.getpid()])
+        inner = top.create_window(0, 0, 10, 10, 0, X.CopyFromParent)
+        top.map()
+        inner.map()
+        conn.sync()
+        conn.set_input_focus(inner, X.RevertToParent, X.CurrentTime)
+        conn.sync()
+        assert DesktopTypist(x.env).focused() == OWN_WINDOW  # its parent holds the pid
+    finally:
+        conn.close()
+        term.close()
