@@ -35,6 +35,10 @@ def _bench(args: argparse.Namespace) -> int:
         from desktop_agent.devtools.bench_facts import run_cli as run_facts
 
         return run_facts(args)
+    if args.suite == "answers" and args.plans:
+        from desktop_agent.devtools.bench_answers_losses import run_cli as run_plans
+
+        return run_plans(args)
     if args.suite == "answers":
         from desktop_agent.devtools.bench_answers import run_cli
 

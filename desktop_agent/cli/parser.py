@@ -101,6 +101,9 @@ def _parser() -> argparse.ArgumentParser:
                             "the held-out set)")
     bench.add_argument("--proposer", choices=["llm", "lexical"], default="lexical",
                        help="(answers) who proposes claims: the LLM or the word ranking")
+    bench.add_argument("--plans", action="store_true",
+                       help="(answers) plan each answer without the model or the voice, and "
+                            "print where each miss was lost")
     from desktop_agent.devtools.bench_soak import add_arguments as add_soak  # stdlib at import
 
     add_soak(bench)

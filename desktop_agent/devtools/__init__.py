@@ -5,6 +5,7 @@ Nothing in the product (core, audio, adapters, runtime, gui, compose) imports th
 
 __all__ = [
     "bench_answers",
+    "bench_answers_losses",
     "bench_audio",
     "bench_bargein",
     "bench_embed",

@@ -327,8 +327,8 @@ def _print_row(row: dict[str, Any], as_json: bool) -> None:
           f"{row['question'][:45]:45}  {' | '.join(row['spoken'])[:110]}", flush=True)
 
 
-def run_cli(args: Any) -> int:
-    """``bench answers`` from the parsed command line (checks the paths first)."""
+def paths(args: Any) -> tuple[Path, Path]:
+    """The documents folder and the questions file of the command line (checked)."""
     from desktop_agent.core.errors import AgentError
 
     knowledge = args.knowledge or Path("tests/data/knowledge/corpus")
@@ -339,5 +339,11 @@ def run_cli(args: Any) -> int:
     if not questions.is_file():
         raise AgentError("bench_usage", f"No questions file at {questions}.",
                          "Pass --questions Q.jsonl (e.g. tests/data/knowledge/questions.jsonl).")
+    return knowledge, questions
+
+
+def run_cli(args: Any) -> int:
+    """``bench answers`` from the parsed command line (checks the paths first)."""
+    knowledge, questions = paths(args)
     return run_bench(knowledge, questions, as_json=args.json,
                      model=str(args.model) if args.model else None, proposer=args.proposer)

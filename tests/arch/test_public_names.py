@@ -111,7 +111,8 @@ PINNED: dict[str, set[str]] = {
         "states", "stopping", "telemetry", "tool_desk", "user_input", "write_path",
     },
     "desktop_agent.devtools": {
-        "bench_answers", "bench_audio", "bench_bargein", "bench_embed", "bench_idle", "bench_index",
+        "bench_answers", "bench_answers_losses", "bench_audio", "bench_bargein", "bench_embed",
+        "bench_idle", "bench_index",
         "bench_facts", "bench_mcp", "bench_soak",
         "bench_tools", "bench_tools_losses", "bench_turns", "bench_verdicts", "busy",
         "demo_view_model", "doctor",
