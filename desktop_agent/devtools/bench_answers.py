@@ -37,7 +37,8 @@ An ``interrupt`` entry (this project's extension) cuts the answer to ``question`
 ``after_units`` of its units were queued to play, with the interrupt's question (a
 correction or a new question); its ``answer_any``/``condition_any`` are the key for that
 final question. A key term counts when any alternative appears in the spoken text
-(case-insensitive, on word boundaries; digits and number words both count: "two" = "2").
+(case-insensitive, on word boundaries; digits and number words both count: "two" = "2";
+an hour "9" is found in "9:00").
 """
 
 from __future__ import annotations
@@ -133,9 +134,14 @@ def _canon(text: str) -> str:
 
 
 def term_present(alternatives: Sequence[str], text: str) -> bool:
-    """True when any alternative appears in ``text`` (see the module docstring)."""
+    """True when any alternative appears in ``text`` (see the module docstring).
+
+    An hour alone ("9", "nine") is also found as the full hour ("9:00 am").
+    """
     hay = _canon(text)
-    return any(_canon(a).strip() and _canon(a) in hay for a in alternatives)
+    keys = [_canon(a) for a in alternatives]
+    keys += [f" {k.strip()}:00 " for k in keys if k.strip().isdigit() and int(k) <= 24]
+    return any(k.strip() and k in hay for k in keys)
 
 
 def terms_present(groups: Sequence[Sequence[str]], text: str) -> bool:

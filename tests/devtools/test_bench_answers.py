@@ -38,6 +38,8 @@ QUOTE = Quote("p#0-9", "/d/boiler_manual.pdf", "boiler_manual.pdf", "words", 1)
     (["1.5"], "between 1 and 15 bar", False),
     (["low water pressure"], "E2 Low water pressure Top up", True),
     (["low pressure"], "E2 Low water pressure", False),
+    (["nine", "9"], "The coach leaves at 9:00 am.", True),
+    (["9"], "The coach leaves at 9:30 am.", False),
     (["non-marking", "non marking"], "Non-marking tennis shoes", True),
     (["24"], "at least twenty-four hours before", True),
     (["friday"], "Fridays only", False),

@@ -10,7 +10,9 @@ Rules (each a constant or a small function below):
   speech recognition writes it (joined to "e2" in questions).
 * Candidate sentences: a passage is split at sentence ends and line breaks between
   sentences; a Markdown table row ("| E2 | Low water pressure | ... |") is one sentence,
-  spoken as "E2: Low water pressure. ..."; headings are context, not sentences.
+  spoken as "E2: Low water pressure. ..."; headings are context, not sentences (a list
+  item is never a heading); a list item carries the short line that opens its list
+  ("Covered for 6 months only: the milk frother wand").
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ being am do does did doing have has had having i me my we our you your it its th
 those there here what whats which who whom whose how why where can could should would will
 shall may might must s t please tell say said about any some much many often long get got
 know want need okay ok so then than just also too very does mean means meaning there's
+he him his she her hers they them their theirs us ours yours mine myself yourself
+ve ll re d m im
 """.split())
 """Words that say nothing about the topic (question words, auxiliaries, articles)."""
 
@@ -228,12 +232,15 @@ def sentences(text: str) -> list[Sentence]:
     """The candidate sentences of a passage, in order (see the module docstring)."""
     out: list[Sentence] = []
     heading = ""
+    lead = ""  # the line that opens a list ("The following are covered for 6 months only:")
     for block_start, block in _blocks(text):
         stripped = block.strip()
         if not stripped:
             continue
-        if stripped.startswith("#") or _is_heading(stripped):
+        bullet = _BULLET.match(block.lstrip())
+        if stripped.startswith("#") or (not bullet and _is_heading(stripped)):
             heading = stripped.lstrip("#").strip()
+            lead = ""
             continue
         if stripped.startswith("|") or stripped.count("|") >= 2:
             if _TABLE_RULE.match(stripped):
@@ -246,11 +253,13 @@ def sentences(text: str) -> list[Sentence]:
                                     block_start + len(block.rstrip()), heading))
             continue
         body_offset = block_start + len(block) - len(block.lstrip())
-        bullet = _BULLET.match(block.lstrip())
         body = block.lstrip()
         if bullet:
             body_offset += bullet.end()
             body = body[bullet.end():]
+        item_lead = lead if bullet else ""
+        if not bullet:
+            lead = _list_lead(stripped)
         pos = 0
         for piece in _SENTENCE_END.split(body):
             at = body.find(piece, pos)
@@ -259,9 +268,23 @@ def sentences(text: str) -> list[Sentence]:
             if len(piece_text) < 3 or not any(c.isalnum() for c in piece_text):
                 continue
             spoken = _clean_inline(piece_text)
+            if item_lead:  # a list item says nothing without the line that opens the list
+                spoken, item_lead = f"{item_lead} {spoken}", ""
             out.append(Sentence(spoken, body_offset + at,
                                 body_offset + at + len(piece.rstrip()), heading))
     return out
+
+
+LEAD_MAX_WORDS: Final = 16
+"""Longest line that is carried into the items of the list it opens."""
+
+
+def _list_lead(block: str) -> str:
+    """The last sentence of ``block`` when it opens a list (ends with ":"), else ''."""
+    if not block.endswith(":"):
+        return ""
+    last = _SENTENCE_END.split(" ".join(block.split()))[-1]
+    return _clean_inline(last) if len(last.split()) <= LEAD_MAX_WORDS else ""
 
 
 def _is_heading(block: str) -> bool:

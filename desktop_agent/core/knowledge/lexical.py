@@ -32,9 +32,13 @@ from desktop_agent.core.knowledge.claim_text import (
 from desktop_agent.core.knowledge.fusion import lexically_weak
 from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.knowledge.meaning import Meaning
+from desktop_agent.core.knowledge.paraphrase import FRAME_WORDS
 from desktop_agent.core.knowledge.records import Claim
 
 HEADING_WEIGHT: Final = 0.5
+SUBJECT_WEIGHT: Final = 0.0
+"""Weight of a question word that names the document's subject (a word of its file name):
+it is in most of the document's sentences and says nothing about which one answers."""
 CANDIDATES: Final = 4
 """Sentences the proposer tries, best first, when ranking by meaning."""
 MEANING_WEIGHT: Final = 6.0
@@ -65,6 +69,8 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
     q_terms = list(dict.fromkeys(topic_terms(question)))
     if not q_terms:
         return []
+    # "what *time* does it open" asks for a time; "time" in "finish in time" is no answer.
+    q_terms = [t for t in q_terms if t not in FRAME_WORDS] or q_terms
     cands = [(p, s, set(topic_terms(s.text)), set(topic_terms(s.context + " " + p.title)))
              for p in passages for s in sentences(p.text)]
     if not cands:
@@ -75,16 +81,22 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
     ranked: list[tuple[float, int, Ranked]] = []
     for order, (p, s, own, ctx) in enumerate(cands):
         score = 0.0
+        # The document's own subject ("gym" of gym_terms.md) is in most of its sentences and
+        # says nothing about which one answers: "the gym floor closes ..." is no answer to
+        # "when does the gym open on a saturday".
+        subject = set(topic_terms(p.title.rsplit(".", 1)[0].replace("_", " ")))
         for t in q_terms:
             if t in own or t in ctx:
                 df = sum(1 for _, _, o, _ in cands if t in o) or 1
                 weight = math.log(1.0 + n / df) * (2.0 if t[0].isdigit() or _is_code(t)
                                                      else 1.0)
+                weight *= SUBJECT_WEIGHT if t in subject else 1.0
                 score += weight if t in own else weight * HEADING_WEIGHT
         shares = score > 0.0 and any(t in own for t in q_terms)
         if sims is not None:
-            # By meaning, a sentence under a heading (or in a file) named by the question
-            # counts too: "a café ... sells snacks" in swimming_pool.md for "food at the pool".
+            # By meaning, a sentence under a heading named by the question counts too (its
+            # file's name does not: a sentence of dentist.md is no answer to "does the
+            # dentist do teeth whitening" for naming the dentist).
             shares = shares or score > 0.0 or sims[order] >= MEANING_ALONE
             score += MEANING_WEIGHT * max(0.0, sims[order] - MEANING_FLOOR)
         if shares:

@@ -52,7 +52,10 @@ SENTENCE_MIN: Final = 0.3
 WORD_MIN: Final = 0.52
 """Least cosine of a missing question word and its closest word or word pair of the answer."""
 FRAME_WORDS: Final = frozenset({"happen", "somewher", "anywher", "someth", "anyth", "tim",
-                                "way", "plac", "thing", "kind", "sort", "lik"})
+                                "way", "plac", "thing", "kind", "sort", "lik",
+                                # light verbs and particles: "put down", "turn up", "take"
+                                "put", "down", "tak", "turn", "go", "get", "mak", "com", "let",
+                                "still", "actually", "really", "allow", "abl"})
 """Stems of words that frame a question rather than name what it is about."""
 AUXILIARIES: Final = frozenset({"can", "could", "do", "does", "did", "should", "must", "may",
                                 "might", "will", "would", "shall", "am", "is", "are"})

@@ -58,6 +58,15 @@ RETRIEVE_LIMIT: Final = 5
 MIN_QUESTION_COVERAGE: Final = 0.6
 """Share of the question's topic words an answer (with its heading and file name) must
 contain: both of two ("wifi password" is not answered by the wifi's name), two of three."""
+BOUNDS: Final = frozenset({
+    "more", "less", "fewer", "over", "under", "above", "below", "least", "most", "within",
+    "larger", "smaller", "longer", "shorter", "older", "younger", "until", "maximum",
+    "minimum", "max", "min", "beyond", "exceed", "exceeds", "exceeding", "upto"})
+"""Words of a claim that state a limit ("more than 10 minutes", "under 16", "larger than
+£10"): such a claim answers a question about a number it does not name ("fifteen minutes
+late", "my fourteen year old", "a twenty pound note"); the user applies the limit."""
+
+
 def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer, *,
                    generation: int, word_budget: int = 30,
                    cancel: CancelToken | None = None,
@@ -151,7 +160,9 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
               passages: Sequence[Passage], meaning: Meaning | None = None) -> str:
     """'' when ``claim`` addresses ``question``, else why not.
 
-    Every code and number the question names must be in the claim, every name
+    Every code and number the question names must be in the claim (a number may be
+    missing when the claim states a limit, ``BOUNDS``: "more than 10 minutes late"
+    answers "what if I'm fifteen minutes late"), every name
     ("Sunday", "Patel") in the claim's passage, and at least
     ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim or the
     heading above its sentence ("fault" in "how do I fix an E2 fault" is in the table's
@@ -177,8 +188,10 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     for code in codes(q_tokens):
         if code not in c_tokens:
             return f"does not mention {code.upper()}, which the question asks about"
+    c_numbers = set(numbers(words(claim.text)))
+    bounded = bool(c_numbers) and bool(c_tokens & BOUNDS)
     for n in numbers(q_tokens):
-        if n not in set(numbers(words(claim.text))):
+        if n not in c_numbers and not bounded:
             return f"does not mention {n}, which the question asks about"
     q_terms = set(topic_terms(question))
     by_id = {p.passage_id: p for p in passages}
@@ -203,6 +216,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     def weight(term: str) -> int:  # a code or number the claim names says more than a word
         return 2 if any(c.isdigit() for c in term) else 1
 
+    if bounded:  # "fifteen minutes late" is answered by "more than 10 minutes late"
+        c_terms |= {t for t in q_terms if numbers([t])}
     covered = sum(weight(t) for t in q_terms & c_terms) / sum(weight(t) for t in q_terms)
     if covered >= MIN_QUESTION_COVERAGE:
         return ""

@@ -41,6 +41,20 @@ Children pay half price for soup.
 Dogs are not allowed inside, except guide dogs.
 The cafe is closed on Sundays.
 """
+SURGERY = """# Riverside Surgery
+
+## Fees
+- Check-up: 25 euros
+- Scale and polish: 40 euros
+
+## Late arrivals
+If you arrive more than 10 minutes late we may ask you to rebook.
+
+## Guarantee
+The following are covered for 12 months only:
+- crowns and bridges
+- night guards
+"""
 
 
 class _Inner:
@@ -64,6 +78,7 @@ def llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeLlm]:
     docs.mkdir()
     (docs / "hall.txt").write_text(HALL)
     (docs / "cafe.md").write_text(CAFE)
+    (docs / "surgery.md").write_text(SURGERY)
     meaning = Meaning(embedder)
     index = SqliteKnowledgeIndex(root / "k.sqlite3", meaning=meaning)
     report = index.index([str(docs)])
@@ -84,6 +99,9 @@ def _ask(llm: KnowledgeLlm, question: str) -> tuple[str, Any]:
     ("Who looks after the keys?", "Brandt"),
     ("Can I take my pet into the cafe?", "guide dogs"),
     ("Is the cafe shut on any day?", "Sundays"),
+    ("How much is a scale and polish?", "40 euros"),  # a short list item is no heading
+    ("What happens if I turn up twenty minutes late?", "more than 10 minutes"),  # a limit
+    ("How long are my crowns covered for?", "12 months"),  # the line that opens the list
 ])
 def test_a_question_in_other_words_is_answered(llm: KnowledgeLlm, question: str,
                                                expected: str) -> None:
@@ -107,6 +125,7 @@ def test_a_number_is_worked_out_and_shown_with_its_sources(llm: KnowledgeLlm) ->
     "Who runs the gardening club?",
     "When is the cafe open on Saturday?",
     "How much do residents pay for soup?",
+    "Does the surgery do teeth whitening?",
 ])
 def test_what_the_documents_do_not_say_is_refused(llm: KnowledgeLlm, question: str) -> None:
     said, plan = _ask(llm, question)

@@ -20,6 +20,7 @@ from desktop_agent.core.knowledge import (
     plan_answer,
 )
 from desktop_agent.core.knowledge.lexical import rank_sentences
+from desktop_agent.core.knowledge.index import Passage
 from tests.core.knowledge.grounded_rig import ALL, BOILER, CLUB, CODES, FixedProposer, MemoryIndex
 
 TOP_UP = ("To top up, open the filling loop valve under the boiler until the gauge reads 1.5 "
@@ -223,3 +224,24 @@ def test_a_warning_next_to_an_instruction_is_its_condition() -> None:
                           LexicalProposer(), generation=1)
     assert plan.units[0].text == ("Switch off and call an engineer. Do not switch on the boiler "
                                   "until the engineer has been.")
+
+
+def test_a_claim_stating_a_limit_answers_a_question_about_another_number() -> None:
+    late = Passage("late@x#0", "/d/surgery.md", "surgery.md",
+                   "If you arrive more than 10 minutes late we may ask you to rebook.", 0, 64)
+    bound = [Claim("a", late.text, (late.passage_id,), "answer")]
+    plan = plan_answer("What if I arrive fifteen minutes late?", (late,), bound, generation=1)
+    assert not plan.limitation, plan.rejected
+    exact = Passage("fee@x#0", "/d/surgery.md", "surgery.md", "A check-up costs 25 euros.", 0, 26)
+    plain = [Claim("a", exact.text, (exact.passage_id,), "answer")]
+    plan = plan_answer("How much are 2 check-ups?", (exact,), plain, generation=1)
+    assert plan.limitation and "2" in plan.rejected[0][1]
+
+
+def test_a_word_of_the_file_name_does_not_rank_a_sentence_first() -> None:
+    gym = Passage("gym@x#0", "/d/gym_terms.md", "gym_terms.md",
+                  "## Opening hours\nThe gym floor closes 15 minutes before the building does, so "
+                  "please finish your workout in time.\n"
+                  "Saturday and Sunday: 8:00 am to 8:00 pm\n", 0, 120)
+    ranked = rank_sentences("What time does the gym open on a Saturday?", [gym])
+    assert ranked[0].sentence.text.startswith("Saturday and Sunday")

@@ -143,3 +143,20 @@ def test_word_forms_share_a_stem(a: str, b: str) -> None:
     from desktop_agent.core.knowledge.claim_text import stem
 
     assert stem(a) == stem(b)
+
+
+def test_a_short_list_item_is_a_sentence_not_a_heading() -> None:
+    text = "## Fees\n- Check-up: £25\n- Scale and polish: £40\n"
+    found = sentences(text)
+    assert [s.text for s in found] == ["Check-up: £25", "Scale and polish: £40"]
+    assert {s.context for s in found} == {"Fees"}
+
+
+def test_a_list_item_carries_the_line_that_opens_its_list() -> None:
+    text = ("PARTS\nThe following are covered for 12 months only:\n- crowns and bridges\n"
+            "- the night guard\n\nEverything else is covered for 5 years.\n- a lone item\n")
+    found = [s.text for s in sentences(text)]
+    assert found == ["The following are covered for 12 months only:",
+                     "The following are covered for 12 months only: crowns and bridges",
+                     "The following are covered for 12 months only: the night guard",
+                     "Everything else is covered for 5 years.", "a lone item"]
