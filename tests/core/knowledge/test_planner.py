@@ -19,8 +19,8 @@ from desktop_agent.core.knowledge import (
     compose_answer,
     plan_answer,
 )
-from desktop_agent.core.knowledge.lexical import rank_sentences
 from desktop_agent.core.knowledge.index import Passage
+from desktop_agent.core.knowledge.lexical import rank_sentences
 from tests.core.knowledge.grounded_rig import ALL, BOILER, CLUB, CODES, FixedProposer, MemoryIndex
 
 TOP_UP = ("To top up, open the filling loop valve under the boiler until the gauge reads 1.5 "
