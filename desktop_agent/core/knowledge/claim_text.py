@@ -155,15 +155,22 @@ def named_items(text: str) -> list[str]:
     return found
 
 
+_PERIODS: Final = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year",
+                   "hourly": "hour", "nightly": "night", "annually": "year"}
+"""A period's adjective and its noun are one topic: "the weekly price" ~ "a week"."""
+
+
 def stem(word: str) -> str:
     """A crude stem for matching topic words.
 
     "bookings" ~ "booked" ~ "book", "comes" ~ "come", "heating" ~ "heat", "fees" ~ "fee",
-    "stopped" ~ "stop", "batteries" ~ "battery", "used" ~ "use". Numbers and codes are
-    left alone.
+    "stopped" ~ "stop", "batteries" ~ "battery", "used" ~ "use", "weekly" ~ "week".
+    Numbers and codes are left alone.
     """
     if not word.isalpha() or len(word) <= 3:
         return word
+    if word in _PERIODS:
+        return _PERIODS[word]
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith("s") and not word.endswith("ss"):

@@ -14,6 +14,8 @@ passages and the sum. Three kinds, each one step:
 * **A difference**: "how much more / less / cheaper is X than Y", "the difference between
   X and Y": the amounts of the sentences naming X and Y.
 * **A sum**: "X and Y together / in total / altogether / combined".
+* **A year's amount**: "over a year", "per year", "annually" of an amount paid "a month"
+  (x 12) or "a week" (x 52), when no sentence states the year's amount.
 
 Amounts are money ("£8", "6 euros", "20 cents", "$5"), and both amounts of one calculation
 must be in the same unit. Every operand must be in a sentence of the passages; nothing is
@@ -29,7 +31,14 @@ from fractions import Fraction
 from typing import Final
 
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.knowledge.claim_text import Sentence, sentences, topic_terms, topic_words
+from desktop_agent.core.knowledge.claim_text import (
+    Sentence,
+    named_items,
+    sentences,
+    stem,
+    topic_terms,
+    topic_words,
+)
 from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.knowledge.paraphrase import WORD_MIN
@@ -68,7 +77,20 @@ PRICE_WORDS: Final = frozenset(topic_terms(
 DIFFERENCE: Final = re.compile(
     r"\b(?:more|less|cheaper|dearer|pricier|expensive)\b.*\bthan\b|\bdifference\b", re.I)
 TOTAL: Final = re.compile(r"\b(?:together|in total|total|altogether|combined|both)\b", re.I)
-ASKS_AMOUNT: Final = re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bpay\b|\bfee\b", re.I)
+PER_YEAR: Final = re.compile(r"\b(?:a|per|each|every|one|the|whole)\s+year\b"
+                             r"|\bannual(?:ly)?\b|\byearly\b|\b(?:12|twelve) months\b",
+                             re.I)
+"""A question about a year's amount ("what does the plan come to over a year")."""
+PERIOD_AFTER: Final = re.compile(
+    r"^\s*(?:a|per|each|every|/)\s*(month|week)\b|^\s+(monthly|weekly)\b", re.I)
+"""The period an amount is paid in, right after it ("£16.50 a month", "£9 per week")."""
+_PER_YEAR_TIMES: Final = {"month": 12, "monthly": 12, "week": 52, "weekly": 52}
+DEDUCTION: Final = re.compile(r"\b(?:off|discount|reduction|refund|refunded|saves?)\b",
+                              re.I)
+"""A sentence that takes an amount off is no base price for a share ("£20 off each
+week")."""
+ASKS_AMOUNT: Final = re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bpay\b|\bfee\b"
+                                r"|\bcomes? to\b|\badds? up\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +138,9 @@ def derive(question: str, passages: Sequence[Passage], calculate: Calculate,
         return _two_sides(question, found, "-", calculate)
     if TOTAL.search(question):
         return _two_sides(question, found, "+", calculate)
-    return _share(q_terms, passages, found, calculate, _spoken(question, meaning))
+    if PER_YEAR.search(question):
+        return _per_year(q_terms, found, calculate)
+    return _share(question, passages, found, calculate, _spoken(question, meaning))
 
 
 Said = Callable[[str, Sentence], dict[str, str]]
@@ -143,13 +167,18 @@ def _spoken(question: str, meaning: Meaning | None) -> Said:
     return said
 
 
-def _share(q_terms: set[str], passages: Sequence[Passage], found: list[Amount],
+def _share(question: str, passages: Sequence[Passage], found: list[Amount],
            calculate: Calculate, paraphrased: Said) -> list[Claim]:
+    q_all = set(topic_terms(question))
     for p in passages:
         for s in sentences(p.text):
             share = _share_of(s.text)
             if share is None:
                 continue
+            # A price word capitalised as a name ("the Standard monthly price") names the
+            # plan the share applies to: it counts as a topic word here.
+            keep = PRICE_WORDS & {stem(n) for n in named_items(s.text)}
+            q_terms = q_all - (PRICE_WORDS - keep)
             rel = q_terms & set(topic_terms(s.text))
             if not rel:
                 continue
@@ -157,18 +186,22 @@ def _share(q_terms: set[str], passages: Sequence[Passage], found: list[Amount],
             other = paraphrased(" ".join(sorted(q_terms - rel - PRICE_WORDS)), s)
             rel |= set(other)
             about = {t for t in topic_terms(s.text) if not t[0].isdigit()} \
-                - PRICE_WORDS - q_terms - set(other.values())  # "single swim"
+                - (PRICE_WORDS - keep) - q_terms - set(other.values())  # "single swim"
             asked = q_terms - rel  # what the question names that the share does not
-            base = _best(found, asked | about | rel, require=asked or about or rel, exclude=s)
+            bases = [a for a in found if _share_of(a.sentence.text) is None
+                     and not DEDUCTION.search(a.sentence.text)]
+            base = _best(bases, asked | about | rel, require=asked or about or rel, exclude=s,
+                         keep=keep)
             if base is None:
                 return []
-            own = _terms(base.sentence)
-            if (asked and not asked & own) or (about and not about & own):
+            own = _terms(base.sentence, keep)
+            if (asked and not asked & own) or (about and not about & own and not rel & own):
                 return []  # the share is about another thing than the question asks
             group = rel - own  # "students", "members"
             if not group:
                 continue
-            if any(group <= _terms(a.sentence) and (not asked or asked & _terms(a.sentence))
+            if any(group <= _terms(a.sentence, keep)
+                   and (not asked or asked & _terms(a.sentence, keep))
                    for a in found if a.sentence not in (s, base.sentence)):
                 return []  # the group's own amount is stated: nothing to work out
             kind, operand = share
@@ -190,6 +223,36 @@ def _share(q_terms: set[str], passages: Sequence[Passage], found: list[Amount],
             return [Claim("d1", text, tuple(dict.fromkeys(
                 [p.passage_id, base.passage.passage_id])), "answer", calc)]
     return []
+
+
+def _per_year(q_terms: set[str], found: list[Amount], calculate: Calculate) -> list[Claim]:
+    """A year's amount from a monthly or weekly one ("£16.50 a month" -> 198 pounds).
+
+    Only when one sentence naming what the question asks about states a monthly or weekly
+    amount (and no sentence naming it states a year's amount: then the words answer).
+    """
+    asked = q_terms - {"year", "annual", "month", "week"}
+    periodic: list[tuple[Amount, str]] = []
+    for a in found:
+        at = a.sentence.text.find(a.text)
+        m = PERIOD_AFTER.search(a.sentence.text[at + len(a.text):]) if at >= 0 else None
+        if m:
+            periodic.append((a, (m.group(1) or m.group(2)).lower()))
+        elif PER_YEAR.search(a.sentence.text) and asked & _terms(a.sentence):
+            return []  # a year's amount is stated
+    base = _best([a for a, _ in periodic], asked, require=asked)
+    if base is None:
+        return []
+    period = next(p for a, p in periodic if a is base)
+    times = _PER_YEAR_TIMES[period]
+    done = _calculate(calculate, f"{base.number} * {times}",
+                      f"{base.text} a {period.removesuffix('ly')} for a year", base.unit,
+                      [base.number])
+    if done is None:
+        return []
+    calc, spoken = done
+    text = f"{_end(base.sentence.text)} {spoken}."
+    return [Claim("d1", text, (base.passage.passage_id,), "answer", calc)]
 
 
 def _two_sides(question: str, found: list[Amount], op: str,
@@ -227,7 +290,8 @@ def _two_sides(question: str, found: list[Amount], op: str,
 
 
 def _best(found: list[Amount], terms: set[str], *, require: set[str],
-          exclude: Sentence | None = None) -> Amount | None:
+          exclude: Sentence | None = None, keep: frozenset[str] = frozenset()
+          ) -> Amount | None:
     """The amount whose sentence shares most of ``terms``.
 
     Its sentence (with its heading) must share at least one of ``require``; None when
@@ -237,7 +301,7 @@ def _best(found: list[Amount], terms: set[str], *, require: set[str],
     for a in found:
         if a.sentence == exclude:
             continue
-        own = _terms(a.sentence)
+        own = _terms(a.sentence, keep)
         if own & require:
             # Ties go to the sentence with fewer other words: "a swim" is the "Single swim"
             # row rather than the "Ten-swim card".
@@ -251,9 +315,9 @@ def _best(found: list[Amount], terms: set[str], *, require: set[str],
     return scored[0][2]
 
 
-def _terms(sentence: Sentence) -> set[str]:
-    """Topic words of a sentence and its heading, price words left out."""
-    return set(topic_terms(f"{sentence.context} {sentence.text}")) - PRICE_WORDS
+def _terms(sentence: Sentence, keep: frozenset[str] = frozenset()) -> set[str]:
+    """Topic words of a sentence and its heading, price words (but ``keep``) left out."""
+    return set(topic_terms(f"{sentence.context} {sentence.text}")) - (PRICE_WORDS - keep)
 
 
 def _share_of(text: str) -> tuple[str, str] | None:

@@ -116,3 +116,31 @@ def test_plan_answer_refuses_a_derived_claim_without_a_calculator() -> None:
     plan = plan_answer("How much does a student pay for a swim?", (PRICES,), [claim],
                        generation=1)
     assert plan.limitation and "no calculator" in plan.rejected[0][1]
+
+
+GYM = Passage(
+    "gym@3#0-400", "/d/gym_terms.md", "gym_terms.md",
+    "## Membership options\n- Standard: £34 per month.\n- Off-Peak: £24 per month.\n"
+    "- Early joiners: take £10 off each month of a Standard plan\n"
+    "A freeze costs £5 for each month.\n"
+    "Students with a valid student card get 20% off the Standard monthly price.\n"
+    "The locker plan costs £3 a week.\n", 0, 400)
+
+
+def test_a_share_of_a_plan_named_with_a_capital_is_worked_out_from_that_plan() -> None:
+    (claim,) = _derive("I'm a student, what would I pay a month for the standard membership?",
+                       GYM)
+    assert claim.calculation is not None and claim.calculation.result == "27.20"
+    assert claim.calculation.operands == ("34", "20")  # not the freeze, not the £10 off
+
+
+def test_a_year_of_a_monthly_or_weekly_amount() -> None:
+    (claim,) = _derive("What does the off-peak membership come to over a year?", GYM)
+    assert claim.calculation is not None and claim.calculation.expression == "24 * 12"
+    assert claim.text.endswith("£24 a month for a year is 288 pounds.")
+    (lockers,) = _derive("How much is the locker plan per year?", GYM)
+    assert lockers.calculation is not None and lockers.calculation.result == "156"
+    assert support(lockers, [GYM], evaluate).ok
+    stated = Passage("y", "/d/y.md", "y.md", "The locker plan costs £3 a week or £120 a year.",
+                     0, 50)
+    assert _derive("How much is the locker plan per year?", stated) == []  # the words say it
