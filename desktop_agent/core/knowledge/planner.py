@@ -17,6 +17,7 @@ Planning rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -61,10 +62,41 @@ contain: both of two ("wifi password" is not answered by the wifi's name), two o
 BOUNDS: Final = frozenset({
     "more", "less", "fewer", "over", "under", "above", "below", "least", "most", "within",
     "larger", "smaller", "longer", "shorter", "older", "younger", "until", "maximum",
-    "minimum", "max", "min", "beyond", "exceed", "exceeds", "exceeding", "upto"})
+    "minimum", "max", "min", "beyond", "exceed", "exceeds", "exceeding", "upto", "bigger",
+    "higher"})
 """Words of a claim that state a limit ("more than 10 minutes", "under 16", "larger than
 £10"): such a claim answers a question about a number it does not name ("fifteen minutes
 late", "my fourteen year old", "a twenty pound note"); the user applies the limit."""
+
+
+_ABOVE: Final = (r"more than|over|above|longer than|older than|larger than|bigger than|"
+                 r"higher than|exceeding|beyond|after")
+_BELOW: Final = (r"less than|fewer than|under|below|within|up to|at most|no more than|"
+                 r"shorter than|younger than|before|until")
+LIMITS: Final = (
+    (re.compile(rf"\b(?:{_ABOVE})\s+[£€$]?(\d+(?:\.\d+)?)\b", re.I), "gt"),
+    (re.compile(rf"\b(?:{_BELOW})\s+[£€$]?(\d+(?:\.\d+)?)\b", re.I), "le"),
+    (re.compile(r"\b(?:at least|minimum(?: of)?)\s+[£€$]?(\d+(?:\.\d+)?)\b", re.I), "ge"),
+    (re.compile(r"\b(\d+(?:\.\d+)?)\s+\w+\s+or\s+(?:fewer|less|under|below)\b", re.I), "le"),
+    (re.compile(r"\b(\d+(?:\.\d+)?)\s+\w+\s+or\s+(?:more|over|longer)\b", re.I), "ge"),
+)
+"""A limit a claim states on a number ("more than 14 days", "14 days or fewer")."""
+
+
+def within_limits(number: str, text: str) -> bool:
+    """False when ``text`` states a limit that ``number`` does not meet.
+
+    "14 days or fewer: 50% refund" holds for ten days, "More than 14 days before the start:
+    full refund" does not: a question about cancelling ten days before is not answered by
+    the second. A text with no limit it can read, or with several, is not judged (True).
+    """
+    found = [(kind, float(m.group(1))) for pattern, kind in LIMITS
+             for m in pattern.finditer(text)]
+    if len(found) != 1:
+        return True
+    kind, bound = found[0]
+    value = float(number)
+    return {"gt": value > bound, "le": value <= bound, "ge": value >= bound}[kind]
 
 
 def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer, *,
@@ -193,6 +225,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     for n in numbers(q_tokens):
         if n not in c_numbers and not bounded:
             return f"does not mention {n}, which the question asks about"
+        if n not in c_numbers and not within_limits(n, claim.text):
+            return f"states a limit that {n} does not meet"
     q_terms = set(topic_terms(question))
     by_id = {p.passage_id: p for p in passages}
     cited_stems = {stem(w) for e in claim.evidence if e in by_id

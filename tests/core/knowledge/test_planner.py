@@ -245,3 +245,31 @@ def test_a_word_of_the_file_name_does_not_rank_a_sentence_first() -> None:
                   "Saturday and Sunday: 8:00 am to 8:00 pm\n", 0, 120)
     ranked = rank_sentences("What time does the gym open on a Saturday?", [gym])
     assert ranked[0].sentence.text.startswith("Saturday and Sunday")
+
+
+@pytest.mark.parametrize(("number", "text", "meets"), [
+    ("10", "More than 14 days before the start: full refund, less the deposit.", False),
+    ("10", "14 days or fewer: 50% refund.", True),
+    ("15", "If you arrive more than 10 minutes late we may ask you to rebook.", True),
+    ("5", "If you arrive more than 10 minutes late we may ask you to rebook.", False),
+    ("14", "Children under 16 must be accompanied by a parent.", True),
+    ("20", "Drivers can't accept notes larger than £10.", True),
+    ("3", "Bring at least 4 players.", False),
+    ("10", "Under 5 days: nothing; more than 15 days: all.", True),  # two limits: unjudged
+])
+def test_a_limit_the_question_s_number_does_not_meet(number: str, text: str,
+                                                     meets: bool) -> None:
+    from desktop_agent.core.knowledge.planner import within_limits
+
+    assert within_limits(number, text) is meets
+
+
+def test_of_two_limit_rows_the_one_the_question_s_number_meets_answers() -> None:
+    rows = Passage("refund@x#0", "/d/camp.txt", "camp.txt",
+                   "REFUNDS\n- More than 14 days before the start: full refund\n"
+                   "- 14 days or fewer: 50% refund\n", 0, 90)
+    claims = [Claim("a", "More than 14 days before the start: full refund", (rows.passage_id,)),
+              Claim("b", "14 days or fewer: 50% refund", (rows.passage_id,))]
+    plan = plan_answer("If I cancel ten days before the start, what refund do I get?", (rows,),
+                       claims, generation=1)
+    assert plan.units[0].text.startswith("14 days or fewer"), plan.rejected
