@@ -49,10 +49,11 @@ _UNITS: Final = {"euro": "euros", "euros": "euros", "eur": "euros", "pound": "po
                  "pounds": "pounds", "gbp": "pounds", "dollar": "dollars", "dollars": "dollars",
                  "usd": "dollars", "cent": "cents", "cents": "cents", "pence": "pence",
                  "p": "pence"}
-_AMOUNT: Final = re.compile(
+AMOUNT_PATTERN: Final = re.compile(
     r"(?P<sym>[£€$])\s?(?P<a>\d+(?:[.,]\d{1,2})?)"
     r"|(?<![\w.])(?P<b>\d+(?:[.,]\d{1,2})?)\s?(?P<unit>euros?|eur|pounds?|gbp|dollars?|usd"
     r"|cents?|pence|p)\b", re.IGNORECASE)
+"""A money amount as written ("£8", "6 euros", "20 cents")."""
 SHARES: Final = (
     (re.compile(r"\b(\d+(?:\.\d+)?)\s*(?:%|per\s?cent)\s+(?:off|discount|reduction|less)\b"
                 r"|\b(?:discount|reduction)\s+of\s+(\d+(?:\.\d+)?)\s*(?:%|per\s?cent)", re.I),
@@ -112,7 +113,7 @@ def amounts(passages: Sequence[Passage]) -> list[Amount]:
     out = []
     for p in passages:
         for s in sentences(p.text):
-            for m in _AMOUNT.finditer(s.text):
+            for m in AMOUNT_PATTERN.finditer(s.text):
                 digits = (m.group("a") or m.group("b")).replace(",", ".")
                 unit = _CURRENCY[m.group("sym")] if m.group("sym") else \
                     _UNITS[m.group("unit").lower()]

@@ -16,6 +16,7 @@ no word with the question is a candidate too when its cosine is at least
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -29,6 +30,7 @@ from desktop_agent.core.knowledge.claim_text import (
     topic_terms,
     words,
 )
+from desktop_agent.core.knowledge.derive import AMOUNT_PATTERN
 from desktop_agent.core.knowledge.fusion import lexically_weak
 from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.knowledge.meaning import Meaning
@@ -105,13 +107,27 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
     return [r for _, _, r in ranked[:limit]]
 
 
+ASKS_MONEY: Final = re.compile(
+    r"\bhow much (?:is|are|does|do|did|will|would|money|deposit)\b|\b(?:cost|costs|price|"
+    r"fee|fees|charge|charged|deposit|fine|owe|spend)\b", re.I)
+"""A question whose answer is money: a sentence with an amount answers it before one without."""
+
+
 def _addressing_first(question: str, ranked: list[Ranked], passages: Sequence[Passage],
                       meaning: Meaning) -> list[Ranked]:
-    """``ranked`` with the first sentence that the gate would accept moved to the front."""
-    for i, r in enumerate(ranked):
-        if _accepted(question, r, passages, meaning):
-            return [r, *ranked[:i], *ranked[i + 1:]]
-    return ranked
+    """``ranked`` with the first sentence that the gate would accept moved to the front.
+
+    For a question about money, the first accepted sentence that states an amount
+    ("A deposit of £50 per child secures a place" before "More than 14 days before the
+    start: full refund, less the deposit" for "how much deposit do I put down").
+    """
+    accepted = [i for i, r in enumerate(ranked) if _accepted(question, r, passages, meaning)]
+    if not accepted:
+        return ranked
+    if ASKS_MONEY.search(question):
+        accepted.sort(key=lambda i: AMOUNT_PATTERN.search(ranked[i].sentence.text) is None)
+    i = accepted[0]
+    return [ranked[i], *ranked[:i], *ranked[i + 1:]]
 
 
 def _accepted(question: str, r: Ranked, passages: Sequence[Passage], meaning: Meaning) -> bool:

@@ -50,6 +50,10 @@ SURGERY = """# Riverside Surgery
 ## Late arrivals
 If you arrive more than 10 minutes late we may ask you to rebook.
 
+## Deposits
+More than 14 days before your visit: full refund, less the deposit.
+A deposit of 20 euros holds a booking.
+
 ## Guarantee
 The following are covered for 12 months only:
 - crowns and bridges
@@ -102,6 +106,7 @@ def _ask(llm: KnowledgeLlm, question: str) -> tuple[str, Any]:
     ("How much is a scale and polish?", "40 euros"),  # a short list item is no heading
     ("What happens if I turn up twenty minutes late?", "more than 10 minutes"),  # a limit
     ("How long are my crowns covered for?", "12 months"),  # the line that opens the list
+    ("How much deposit do I have to put down?", "20 euros"),  # money: the amount first
 ])
 def test_a_question_in_other_words_is_answered(llm: KnowledgeLlm, question: str,
                                                expected: str) -> None:
