@@ -201,6 +201,26 @@ def condition_for(answer: Ranked) -> Sentence | None:
     return best
 
 
+BACK_REFERENCE: Final = re.compile(
+    r"^(?:if (?:you|they|we) (?:do not|don't|don’t|can't|cannot|can not|are not|aren't|"
+    r"did not|didn't|will not|won't)\s*[,.;:]|if (?:not|so)\b|otherwise\b|in that case\b"
+    r"|if this happens\b)", re.I)
+"""A sentence that opens by pointing back ("If you don't, we charge £20", "Otherwise ...")."""
+
+
+def with_antecedent(r: Ranked) -> str:
+    """``r``'s sentence, after the sentence before it when it opens by pointing back to it.
+
+    "If you don't, we charge £20 ..." says nothing on its own; with "Please give us at
+    least 24 hours' notice if you can't make your appointment." it says when.
+    """
+    text = r.sentence.text
+    if not BACK_REFERENCE.match(text):
+        return text
+    before = [s for s in sentences(r.passage.text) if s.end <= r.sentence.start]
+    return f"{before[-1].text} {text}" if before else text
+
+
 class LexicalProposer:
     """Proposes the best-ranked sentence as the answer, verbatim (no model).
 
@@ -232,7 +252,7 @@ class LexicalProposer:
         if not ranked or (cancel is not None and cancel.cancelled):
             return []
         top = ranked[0]
-        claims = [Claim("c1", top.sentence.text, (top.passage.passage_id,), "answer")]
+        claims = [Claim("c1", with_antecedent(top), (top.passage.passage_id,), "answer")]
         cond = condition_for(top)
         if cond is not None:
             claims.append(Claim("c2", cond.text, (top.passage.passage_id,), "condition"))

@@ -273,3 +273,16 @@ def test_of_two_limit_rows_the_one_the_question_s_number_meets_answers() -> None
     plan = plan_answer("If I cancel ten days before the start, what refund do I get?", (rows,),
                        claims, generation=1)
     assert plan.units[0].text.startswith("14 days or fewer"), plan.rejected
+
+
+def test_a_sentence_that_points_back_is_proposed_with_the_sentence_before_it() -> None:
+    notice = Passage("n@x#0", "/d/dentist.md", "dentist.md",
+                     "## Missed appointments\nPlease give us 24 hours' notice if you can't come. "
+                     "If you don't, we charge £20 for a missed appointment.\n", 0, 120)
+    (claim, *_) = LexicalProposer().propose("Will I be charged for a missed appointment?",
+                                            [notice])
+    assert claim.text == ("Please give us 24 hours' notice if you can't come. If you don't, we "
+                          "charge £20 for a missed appointment.")
+    plan = plan_answer("Will I be charged for a missed appointment?", (notice,), [claim],
+                       generation=1)
+    assert not plan.limitation and plan.units[0].text.startswith("Please give us"), plan.rejected
