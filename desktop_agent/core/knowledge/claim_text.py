@@ -239,7 +239,7 @@ def sentences(text: str) -> list[Sentence]:
     """The candidate sentences of a passage, in order (see the module docstring)."""
     out: list[Sentence] = []
     heading = ""
-    lead = ""  # the line that opens a list ("The following are covered for 6 months only:")
+    opener = ""  # the line that opens a list ("The following are covered for 6 months only:")
     for block_start, block in _blocks(text):
         stripped = block.strip()
         if not stripped:
@@ -247,7 +247,7 @@ def sentences(text: str) -> list[Sentence]:
         bullet = _BULLET.match(block.lstrip())
         if stripped.startswith("#") or (not bullet and _is_heading(stripped)):
             heading = stripped.lstrip("#").strip()
-            lead = ""
+            opener = ""
             continue
         if stripped.startswith("|") or stripped.count("|") >= 2:
             if _TABLE_RULE.match(stripped):
@@ -258,15 +258,16 @@ def sentences(text: str) -> list[Sentence]:
                 lead = len(block) - len(block.lstrip())
                 out.append(Sentence(spoken, block_start + lead,
                                     block_start + len(block.rstrip()), heading))
+                opener = ""
             continue
         body_offset = block_start + len(block) - len(block.lstrip())
         body = block.lstrip()
         if bullet:
             body_offset += bullet.end()
             body = body[bullet.end():]
-        item_lead = lead if bullet else ""
+        item_lead = opener if bullet else ""
         if not bullet:
-            lead = _list_lead(stripped)
+            opener = _list_lead(stripped)
         pos = 0
         for piece in _SENTENCE_END.split(body):
             at = body.find(piece, pos)

@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from desktop_agent.core.tools.calc_words import replace_number_words
 from desktop_agent.core.tools.catalog import BUILTIN
+from desktop_agent.core.tools.offers import asks_about
 from desktop_agent.core.tools.tool_def import Catalog
 
 Args = dict[str, Any]
@@ -52,8 +53,10 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
         catalog: Where the tool's rule (its entry's ``words``) is looked up.
 
     Returns:
-        What the entry's rule cuts from the request; {} for a tool without arguments and
-        without a rule; None when the request does not spell the arguments out.
+        What the entry's rule cuts from the request (or, when it cuts nothing, from its
+        last clause that it reads: the request after some context); {} for a tool without
+        arguments and without a rule; None when the request does not spell the arguments
+        out.
     """
     entry = catalog.get(tool)
     if entry is None or len(text) > MAX_REQUEST_CHARS:
@@ -62,7 +65,27 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
         return None if entry.takes_arguments else {}
     if entry.verbatim:
         return entry.words(_PLEASE.sub("", text.strip()))
-    return entry.words(_request(text))
+    args = entry.words(_request(text))
+    if args is not None or _CONDITION_FIRST.match(text) or asks_about(text):
+        return args
+    for clause in reversed(_CLAUSE.split(text.strip())[1:]):
+        # "ugh, I hate this one, skip it": the request is the last clause after context;
+        # "..., or should I turn it down?" is still a question.
+        clause = _JOINER.sub("", clause)
+        if asks_about(clause):
+            return None
+        args = entry.words(_request(clause))
+        if args is not None:
+            return args
+    return None
+
+
+_CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+-\s+")
+"""Where a request's clauses part: context first, then the request ("I need to write an
+email, open my mail program")."""
+_JOINER: Final = re.compile(r"^(?:or|and|but|so|then)\s+", re.IGNORECASE)
+_CONDITION_FIRST: Final = re.compile(r"^\s*(?:if|when|whenever|once|in case)\b", re.IGNORECASE)
+"""A request that waits on a condition ("if it gets too loud, turn it down") is not for now."""
 
 
 _STOP: Final = frozenset("a an the my me to of for in on at and or is are be it this that "

@@ -26,7 +26,10 @@ from desktop_agent.core.tools.write_actions import PreparedAction, WriteContext
 OPEN_APP_HINT: Final = 'open_app needs "app": the name of the application to open.'
 OPEN_LOCATION_HINT: Final = ('open_location needs "target": a web address like "example dot '
                              'org", or the name of a folder or file.')
-_VERB: Final = r"(?P<verb>open|start|launch|run|fire\s+up|bring\s+up)"
+_VERB: Final = (r"(?P<verb>open|start|launch|run|fire\s+up|bring\s+up|pull\s+up|go\s+to|"
+                r"take\s+me\s+to|navigate\s+to|browse\s+to|show\s+me)")
+_PLACE_VERBS: Final = frozenset({"go to", "take me to", "navigate to", "browse to", "show me"})
+"""Verbs that open a place (an address, a folder), never an application ("go to sleep")."""
 _POLITE: Final = r"^(?:(?:please|hey|ok|okay|so|now)[, ]+)*(?:(?:can|could|would|will)\s+you\s+" \
                  r"(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like)\s+to\s+)?"
 _OPEN: Final = re.compile(rf"{_POLITE}{_VERB}\s+(?:up\s+)?(?P<what>.+?)"
@@ -197,6 +200,9 @@ def open_app_args(text: str) -> dict[str, Any] | None:
     """Words rule of ``open_app``: ``{'app': <its name as said>}``, or None."""
     what = _target(text)
     if not what or spoken_address(what) or _LOCATION.search(what) or _WEB.search(text):
+        return None
+    verb = _OPEN.match(text.strip())
+    if verb is not None and " ".join(verb.group("verb").lower().split()) in _PLACE_VERBS:
         return None
     words = [w for w in what.split() if w.lower() not in ("the", "my", "a", "an")]
     return {"app": " ".join(words)} if words else None

@@ -25,7 +25,8 @@ _MEDIA: Final = r"(?:music|song|track|tune|playback|video|podcast|audiobook|radi
 _PAUSE: Final = re.compile(
     rf"\b(?:pause|stop|halt|freeze)\s+(?:the\s+|this\s+|my\s+)?{_MEDIA}"
     r"|^(?:please\s+)?(?:pause|pause\s+(?:it|that|this))(?:\s+please)?[.!]?$"
-    rf"|\bhit\s+pause\b|\b{_MEDIA}\s+off\b",
+    rf"|\bhit\s+pause\b|\b{_MEDIA}\s+off\b|\bhold\s+(?:the\s+|this\s+|my\s+)?{_MEDIA}\b"
+    r"|\b(?:pause|stop)\s+(?:whatever(?:'s|\s+is)|what(?:'s|\s+is))\s+playing\b",
     re.IGNORECASE)
 _PLAY: Final = re.compile(
     rf"\b(?:resume|unpause|continue|restart)\s+(?:the\s+|my\s+)?(?:{_MEDIA}|playing|playback|it)"

@@ -160,3 +160,8 @@ def test_a_list_item_carries_the_line_that_opens_its_list() -> None:
                      "The following are covered for 12 months only: crowns and bridges",
                      "The following are covered for 12 months only: the night guard",
                      "Everything else is covered for 5 years.", "a lone item"]
+
+
+def test_a_list_after_a_table_carries_nothing_from_the_table() -> None:
+    text = "Prices:\n  | Item | Price |\n  |---|---|\n  | Soup | 5 euros |\n- Bread is free\n"
+    assert [s.text for s in sentences(text)][-1] == "Bread is free"

@@ -36,6 +36,15 @@ from desktop_agent.core.tools.args import arguments_from_words, is_grounded
      {"value": 1, "from_unit": "pound", "to_unit": "ounces"}),
     ("calculate", "What's 12 squared?", {"expression": "12 squared"}),
     ("get_current_time", "what time is it", {}),
+    # The request in the last clause, after some context (issue 21).
+    ("media_control", "ugh, I hate this one, skip it", {"action": "next"}),
+    ("media_control", "hold the music a sec, my phone's ringing", {"action": "pause"}),
+    ("media_control", "pause whatever is playing", {"action": "pause"}),
+    ("set_volume", "I can barely hear anything, turn the volume up", {"setting": "up"}),
+    ("open_app", "I need to write an email, open my mail program", {"app": "mail"}),
+    ("open_location", "pull up wikipedia dot org", {"target": "wikipedia dot org"}),
+    ("open_location", "show me the holiday photos folder",
+     {"target": "holiday photos folder"}),
 ])
 def test_arguments_in_the_users_words(tool: str, text: str, args: Any) -> None:
     assert arguments_from_words(tool, text) == args
@@ -53,6 +62,11 @@ def test_arguments_in_the_users_words(tool: str, text: str, args: Any) -> None:
     ("set_reminder", "I need to remember to breathe sometimes"),
     ("convert_units", "how many ounces are in a cup, roughly, when baking"),
     ("convert_units", "how many days are there in a leap year"),
+    # A question stays a question in its last clause; a place verb opens no application.
+    ("set_volume", "is it bad to listen to music at full volume, or should I turn it down?"),
+    ("media_control", "when a song is bad, do you skip it?"),
+    ("open_app", "go to sleep"),
+    ("open_app", "take me to github dot com"),
 ])
 def test_statements_give_no_arguments(tool: str, text: str) -> None:
     assert arguments_from_words(tool, text) is None
