@@ -35,7 +35,7 @@ being am do does did doing have has had having i me my we our you your it its th
 those there here what whats which who whom whose how why where can could should would will
 shall may might must s t please tell say said about any some much many often long get got
 know want need okay ok so then than just also too very does mean means meaning there's
-he him his she her hers they them their theirs us ours yours mine myself yourself
+he him his she her hers they them their theirs ours yours myself yourself
 ve ll re d m im
 """.split())
 """Words that say nothing about the topic (question words, auxiliaries, articles)."""
@@ -121,6 +121,11 @@ def codes(tokens: list[str]) -> list[str]:
     return [t for t in tokens if _CODE.match(t)]
 
 
+_NOT_CODE_LETTERS: Final = frozenset({"a", "i", "m", "s", "t", "d"})
+"""Single letters that are words or the tails of contractions ("I'm fifteen minutes late"
+is no code "m15")."""
+
+
 def join_spelled_codes(tokens: list[str]) -> list[str]:
     """"e", "two" -> "e2" and "e", "2" -> "e2": how speech recognition writes a code."""
     out: list[str] = []
@@ -128,7 +133,7 @@ def join_spelled_codes(tokens: list[str]) -> list[str]:
     while i < len(tokens):
         t = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if len(t) == 1 and t.isalpha() and t not in {"a", "i"} and (
+        if len(t) == 1 and t.isalpha() and t not in _NOT_CODE_LETTERS and (
                 nxt.isdigit() or nxt in _NUMBER_WORDS and _NUMBER_WORDS[nxt] < 20):
             out.append(t + (nxt if nxt.isdigit() else str(_NUMBER_WORDS[nxt])))
             i += 2
@@ -232,6 +237,7 @@ class Sentence:
 
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9£$€])")
 _BULLET: Final = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_DASH: Final = re.compile(r"^\s*[-*+•]\s+")
 _TABLE_RULE: Final = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 
 
@@ -240,12 +246,14 @@ def sentences(text: str) -> list[Sentence]:
     out: list[Sentence] = []
     heading = ""
     opener = ""  # the line that opens a list ("The following are covered for 6 months only:")
+    opener_indent = -1  # the indentation of its items, once the first is seen
     for block_start, block in _blocks(text):
         stripped = block.strip()
         if not stripped:
             continue
         bullet = _BULLET.match(block.lstrip())
-        if stripped.startswith("#") or (not bullet and _is_heading(stripped)):
+        dash = _DASH.match(block.lstrip())  # "- Check-up: £25" is content; "1. Overview" a title
+        if stripped.startswith("#") or (not dash and _is_heading(stripped)):
             heading = stripped.lstrip("#").strip()
             opener = ""
             continue
@@ -265,9 +273,15 @@ def sentences(text: str) -> list[Sentence]:
         if bullet:
             body_offset += bullet.end()
             body = body[bullet.end():]
-        item_lead = opener if bullet else ""
+        indent = len(block) - len(block.lstrip())
         if not bullet:
-            opener = _list_lead(stripped)
+            item_lead, opener, opener_indent = "", _list_lead(stripped), -1
+        else:
+            # Only the items of the list the line opens, not a list nested in them ("the
+            # following for 6 months only:" opens its own, and no line carries into it).
+            if opener and opener_indent < 0:
+                opener_indent = indent
+            item_lead = opener if indent == opener_indent else ""
         pos = 0
         for piece in _SENTENCE_END.split(body):
             at = body.find(piece, pos)

@@ -15,7 +15,8 @@ passages and the sum. Three kinds, each one step:
   X and Y": the amounts of the sentences naming X and Y.
 * **A sum**: "X and Y together / in total / altogether / combined".
 * **A year's amount**: "over a year", "per year", "annually" of an amount paid "a month"
-  (x 12) or "a week" (x 52), when no sentence states the year's amount.
+  (x 12) or "a week" (x 52), when no share applies, no sentence states the year's amount
+  and the rate does not change during the year ("for the first 3 months, then ...").
 
 Amounts are money ("£8", "6 euros", "20 cents", "$5"), and both amounts of one calculation
 must be in the same unit. Every operand must be in a sentence of the passages; nothing is
@@ -78,16 +79,18 @@ PRICE_WORDS: Final = frozenset(topic_terms(
 DIFFERENCE: Final = re.compile(
     r"\b(?:more|less|cheaper|dearer|pricier|expensive)\b.*\bthan\b|\bdifference\b", re.I)
 TOTAL: Final = re.compile(r"\b(?:together|in total|total|altogether|combined|both)\b", re.I)
-PER_YEAR: Final = re.compile(r"\b(?:a|per|each|every|one|the|whole)\s+year\b"
-                             r"|\bannual(?:ly)?\b|\byearly\b|\b(?:12|twelve) months\b",
-                             re.I)
+PER_YEAR: Final = re.compile(r"\b(?:a|per|each|every|the|whole)\s+year\b(?![- ]?old)"
+                             r"|\bannually\b|\byearly\b|\b(?:12|twelve) months\b", re.I)
 """A question about a year's amount ("what does the plan come to over a year")."""
 PERIOD_AFTER: Final = re.compile(
     r"^\s*(?:a|per|each|every|/)\s*(month|week)\b|^\s+(monthly|weekly)\b", re.I)
 """The period an amount is paid in, right after it ("£16.50 a month", "£9 per week")."""
+_STEPPED: Final = re.compile(r"\b(?:first|then|after|introductory|intro|until|from month|"
+                             r"rises?|increases?)\b", re.I)
+"""A rate that changes during the year: no year's amount is worked out from it."""
 _PER_YEAR_TIMES: Final = {"month": 12, "monthly": 12, "week": 52, "weekly": 52}
-DEDUCTION: Final = re.compile(r"\b(?:off|discount|reduction|refund|refunded|saves?)\b",
-                              re.I)
+DEDUCTION: Final = re.compile(
+    r"(?<![-\w])off(?![-\w])|\b(?:discount|reduction|refund|refunded|saves?)\b", re.I)
 """A sentence that takes an amount off is no base price for a share ("£20 off each
 week")."""
 ASKS_AMOUNT: Final = re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bpay\b|\bfee\b"
@@ -139,9 +142,10 @@ def derive(question: str, passages: Sequence[Passage], calculate: Calculate,
         return _two_sides(question, found, "-", calculate)
     if TOTAL.search(question):
         return _two_sides(question, found, "+", calculate)
-    if PER_YEAR.search(question):
-        return _per_year(q_terms, found, calculate)
-    return _share(question, passages, found, calculate, _spoken(question, meaning))
+    shared = _share(question, passages, found, calculate, _spoken(question, meaning))
+    if shared or not PER_YEAR.search(question):
+        return shared
+    return _per_year(q_terms, found, calculate)
 
 
 Said = Callable[[str, Sentence], dict[str, str]]
@@ -232,7 +236,8 @@ def _per_year(q_terms: set[str], found: list[Amount], calculate: Calculate) -> l
     Only when one sentence naming what the question asks about states a monthly or weekly
     amount (and no sentence naming it states a year's amount: then the words answer).
     """
-    asked = q_terms - {"year", "annual", "month", "week"}
+    asked = q_terms - set(topic_terms("year annual annually yearly month week per each every "
+                                      "whole over cost costs"))
     periodic: list[tuple[Amount, str]] = []
     for a in found:
         at = a.sentence.text.find(a.text)
@@ -242,8 +247,9 @@ def _per_year(q_terms: set[str], found: list[Amount], calculate: Calculate) -> l
         elif PER_YEAR.search(a.sentence.text) and asked & _terms(a.sentence):
             return []  # a year's amount is stated
     base = _best([a for a, _ in periodic], asked, require=asked)
-    if base is None:
-        return []
+    if base is None or _STEPPED.search(base.sentence.text) or sum(
+            a.sentence == base.sentence for a in found) > 1:
+        return []  # "£10 a month for the first 3 months, then £20": not one rate for a year
     period = next(p for a, p in periodic if a is base)
     times = _PER_YEAR_TIMES[period]
     done = _calculate(calculate, f"{base.number} * {times}",

@@ -39,8 +39,8 @@ from desktop_agent.core.knowledge.records import Claim
 
 HEADING_WEIGHT: Final = 0.5
 SUBJECT_WEIGHT: Final = 0.0
-"""Weight of a question word that names the document's subject (a word of its file name):
-it is in most of the document's sentences and says nothing about which one answers."""
+"""Weight of a question word that names the subject of every retrieved document (a word of
+each file's name): it is in most of their sentences and says nothing about which answers."""
 CANDIDATES: Final = 4
 """Sentences the proposer tries, best first, when ranking by meaning."""
 MEANING_WEIGHT: Final = 6.0
@@ -78,15 +78,17 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
     if not cands:
         return []
     n = len(cands)
+    # The documents' common subject ("gym" when every passage is from gym_terms.md) is in
+    # most of their sentences and says nothing about which one answers: "the gym floor
+    # closes ..." is no answer to "when does the gym open on a saturday". A word that names
+    # only some of the files still tells them apart, so it counts in all of them.
+    subject = set.intersection(*(set(topic_terms(p.title.rsplit(".", 1)[0].replace("_", " ")))
+                                 for p in {c[0].passage_id: c[0] for c in cands}.values()))
     sims = meaning.similarities(question, [_with_heading(s) for _, s, _, _ in cands]) \
         if meaning is not None else None
     ranked: list[tuple[float, int, Ranked]] = []
     for order, (p, s, own, ctx) in enumerate(cands):
         score = 0.0
-        # The document's own subject ("gym" of gym_terms.md) is in most of its sentences and
-        # says nothing about which one answers: "the gym floor closes ..." is no answer to
-        # "when does the gym open on a saturday".
-        subject = set(topic_terms(p.title.rsplit(".", 1)[0].replace("_", " ")))
         for t in q_terms:
             if t in own or t in ctx:
                 df = sum(1 for _, _, o, _ in cands if t in o) or 1
@@ -109,7 +111,7 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
 
 ASKS_MONEY: Final = re.compile(
     r"\bhow much (?:is|are|does|do|did|will|would|money|deposit)\b|\b(?:cost|costs|price|"
-    r"fee|fees|charge|charged|deposit|fine|owe|spend)\b", re.I)
+    r"fee|fees|charged|deposit|owe|spend)\b|\bthe fine\b|\bcharge (?:me|for)\b", re.I)
 """A question whose answer is money: a sentence with an amount answers it before one without."""
 
 
@@ -121,12 +123,21 @@ def _addressing_first(question: str, ranked: list[Ranked], passages: Sequence[Pa
     ("A deposit of £50 per child secures a place" before "More than 14 days before the
     start: full refund, less the deposit" for "how much deposit do I put down").
     """
-    accepted = [i for i, r in enumerate(ranked) if _accepted(question, r, passages, meaning)]
-    if not accepted:
-        return ranked
-    if ASKS_MONEY.search(question):
-        accepted.sort(key=lambda i: AMOUNT_PATTERN.search(ranked[i].sentence.text) is None)
-    i = accepted[0]
+    money = bool(ASKS_MONEY.search(question))
+    first = None
+    for i, r in enumerate(ranked):
+        has_amount = bool(AMOUNT_PATTERN.search(r.sentence.text))
+        if first is not None and not has_amount:
+            continue  # only an accepted amount can still come before the first accepted
+        if not _accepted(question, r, passages, meaning):
+            continue
+        if not money or has_amount:
+            return _to_front(ranked, i)
+        first = i  # accepted, but states no amount: kept unless an amount follows
+    return ranked if first is None else _to_front(ranked, first)
+
+
+def _to_front(ranked: list[Ranked], i: int) -> list[Ranked]:
     return [ranked[i], *ranked[:i], *ranked[i + 1:]]
 
 
@@ -202,7 +213,7 @@ def condition_for(answer: Ranked) -> Sentence | None:
 
 
 BACK_REFERENCE: Final = re.compile(
-    r"^(?:if (?:you|they|we) (?:do not|don't|don’t|can't|cannot|can not|are not|aren't|"
+    r"^(?:if (?:you|they|we) (?:do not|don't|can't|cannot|can not|are not|aren't|"
     r"did not|didn't|will not|won't)\s*[,.;:]|if (?:not|so)\b|otherwise\b|in that case\b"
     r"|if this happens\b)", re.I)
 """A sentence that opens by pointing back ("If you don't, we charge £20", "Otherwise ...")."""
@@ -215,10 +226,12 @@ def with_antecedent(r: Ranked) -> str:
     least 24 hours' notice if you can't make your appointment." it says when.
     """
     text = r.sentence.text
-    if not BACK_REFERENCE.match(text):
+    if not BACK_REFERENCE.match(text.replace("\u2019", "'")):
         return text
     before = [s for s in sentences(r.passage.text) if s.end <= r.sentence.start]
-    return f"{before[-1].text} {text}" if before else text
+    if not before or before[-1].context != r.sentence.context:
+        return text  # the sentence before is under another heading: not what it points to
+    return f"{before[-1].text} {text}"
 
 
 class LexicalProposer:

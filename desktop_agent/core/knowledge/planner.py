@@ -59,44 +59,75 @@ RETRIEVE_LIMIT: Final = 5
 MIN_QUESTION_COVERAGE: Final = 0.6
 """Share of the question's topic words an answer (with its heading and file name) must
 contain: both of two ("wifi password" is not answered by the wifi's name), two of three."""
-BOUNDS: Final = frozenset({
-    "more", "less", "fewer", "over", "under", "above", "below", "least", "most", "within",
-    "larger", "smaller", "longer", "shorter", "older", "younger", "until", "maximum",
-    "minimum", "max", "min", "beyond", "exceed", "exceeds", "exceeding", "upto", "bigger",
-    "higher"})
-"""Words of a claim that state a limit ("more than 10 minutes", "under 16", "larger than
-£10"): such a claim answers a question about a number it does not name ("fifteen minutes
-late", "my fourteen year old", "a twenty pound note"); the user applies the limit."""
-
-
 _ABOVE: Final = (r"more than|over|above|longer than|older than|larger than|bigger than|"
                  r"higher than|exceeding|beyond|after")
 _BELOW: Final = (r"less than|fewer than|under|below|within|up to|at most|no more than|"
                  r"shorter than|younger than|before|until")
+_NUM: Final = r"([£€$])?(\d+(?:\.\d+)?)(?:\s*(%|[a-z]+))?"
 LIMITS: Final = (
-    (re.compile(rf"\b(?:{_ABOVE})\s+[£€$]?(\d+(?:\.\d+)?)\b", re.I), "gt"),
-    (re.compile(rf"\b(?:{_BELOW})\s+[£€$]?(\d+(?:\.\d+)?)\b", re.I), "le"),
-    (re.compile(r"\b(?:at least|minimum(?: of)?)\s+[£€$]?(\d+(?:\.\d+)?)\b", re.I), "ge"),
-    (re.compile(r"\b(\d+(?:\.\d+)?)\s+\w+\s+or\s+(?:fewer|less|under|below)\b", re.I), "le"),
-    (re.compile(r"\b(\d+(?:\.\d+)?)\s+\w+\s+or\s+(?:more|over|longer)\b", re.I), "ge"),
+    (re.compile(rf"\b(?:{_ABOVE})\s+{_NUM}", re.I), "gt"),
+    (re.compile(rf"\b(?:{_BELOW})\s+{_NUM}", re.I), "le"),
+    (re.compile(rf"\b(?:at least|minimum(?: of)?)\s+{_NUM}", re.I), "ge"),
+    (re.compile(r"\b([£€$])?(\d+(?:\.\d+)?)\s+([a-z]+)\s+or\s+(?:fewer|less|under|below)\b",
+                re.I), "le"),
+    (re.compile(r"\b([£€$])?(\d+(?:\.\d+)?)\s+([a-z]+)\s+or\s+(?:more|over|longer)\b",
+                re.I), "ge"),
 )
-"""A limit a claim states on a number ("more than 14 days", "14 days or fewer")."""
+"""A limit a claim states on a number ("more than 14 days", "14 days or fewer"), with the
+currency before it and the word after it (its unit when ``UNITS`` knows it)."""
+UNITS: Final = {
+    **dict.fromkeys(("minute", "minutes", "min", "mins"), "minute"),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs"), "hour"),
+    **dict.fromkeys(("day", "days"), "day"), **dict.fromkeys(("week", "weeks"), "week"),
+    **dict.fromkeys(("month", "months"), "month"), **dict.fromkeys(("year", "years"), "year"),
+    **dict.fromkeys(("pound", "pounds", "quid", "£"), "pound"),
+    **dict.fromkeys(("euro", "euros", "€"), "euro"),
+    **dict.fromkeys(("dollar", "dollars", "$"), "dollar"),
+    "am": "am", "pm": "pm", **dict.fromkeys(("percent", "%"), "percent"),
+    **dict.fromkeys(("kg", "kilo", "kilos"), "kg"), **dict.fromkeys(("mile", "miles"), "mile"),
+}
+"""Units a limit and a question's number must share to be compared ("until 9 pm" says
+nothing of "6 am"; "under 16" of children is compared with "my fourteen year old")."""
 
 
-def within_limits(number: str, text: str) -> bool:
-    """False when ``text`` states a limit that ``number`` does not meet.
+def limit_answers(number: str, question: str, text: str) -> bool | None:
+    """Whether ``text``'s limit holds for the question's ``number``; None: not judged.
 
-    "14 days or fewer: 50% refund" holds for ten days, "More than 14 days before the start:
-    full refund" does not: a question about cancelling ten days before is not answered by
-    the second. A text with no limit it can read, or with several, is not judged (True).
+    "14 days or fewer: 50% refund" holds for "ten days before", "More than 14 days before
+    the start: full refund" does not. Judged only when ``text`` states exactly one limit
+    it can read, ``number`` is a plain number, and both are in one unit (a limit with no
+    unit is compared with a number of years: an age).
     """
-    found = [(kind, float(m.group(1))) for pattern, kind in LIMITS
-             for m in pattern.finditer(text)]
+    found = [(kind, m.group(2), UNITS.get((m.group(1) or m.group(3) or "").lower(), ""))
+             for pattern, kind in LIMITS for m in pattern.finditer(text)]
     if len(found) != 1:
-        return True
-    kind, bound = found[0]
-    value = float(number)
-    return {"gt": value > bound, "le": value <= bound, "ge": value >= bound}[kind]
+        return None
+    kind, bound, unit = found[0]
+    asked = _unit_of(number, question)
+    if asked is None or (unit != asked and not (unit == "" and asked in ("year", ""))):
+        return None
+    try:
+        value, limit = float(number), float(bound)
+    except ValueError:
+        return None  # "9:20"
+    return {"gt": value > limit, "le": value <= limit, "ge": value >= limit}[kind]
+
+
+def _unit_of(number: str, question: str) -> str | None:
+    """The unit said with ``number`` in ``question`` ('' for none; None: not found)."""
+    money = re.search(rf"([£€$])\s?{re.escape(number)}\b", question)
+    if money is not None:
+        return UNITS[money.group(1)]
+    tokens = words(question)
+    for i in range(len(tokens)):
+        for j in range(i + 1, min(i + 5, len(tokens)) + 1):
+            run = tokens[i:j]
+            if all(numbers([t]) for t in run) and numbers(run) == [number]:
+                after = tokens[j] if j < len(tokens) else ""
+                if j + 1 < len(tokens) and after in ("pound", "pounds", "euro", "euros"):
+                    return UNITS[after]
+                return UNITS.get(after, "")
+    return None
 
 
 def compose_answer(question: str, index: KnowledgeIndex, proposer: ClaimProposer, *,
@@ -192,9 +223,9 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
               passages: Sequence[Passage], meaning: Meaning | None = None) -> str:
     """'' when ``claim`` addresses ``question``, else why not.
 
-    Every code and number the question names must be in the claim (a number may be
-    missing when the claim states a limit, ``BOUNDS``: "more than 10 minutes late"
-    answers "what if I'm fifteen minutes late"), every name
+    Every code and number the question names must be in the claim (or meet the one limit
+    the claim states in its unit, ``limit_answers``: "more than 10 minutes late" answers
+    "what if I'm fifteen minutes late"), every name
     ("Sunday", "Patel") in the claim's passage, and at least
     ``MIN_QUESTION_COVERAGE`` of the question's topic words must be in the claim or the
     heading above its sentence ("fault" in "how do I fix an E2 fault" is in the table's
@@ -221,12 +252,16 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
         if code not in c_tokens:
             return f"does not mention {code.upper()}, which the question asks about"
     c_numbers = set(numbers(words(claim.text)))
-    bounded = bool(c_numbers) and bool(c_tokens & BOUNDS)
+    limited: set[str] = set()  # question numbers a limit of the claim holds for
     for n in numbers(q_tokens):
-        if n not in c_numbers and not bounded:
+        if n in c_numbers:
+            continue
+        judged = limit_answers(n, question, claim.text)
+        if judged is None:
             return f"does not mention {n}, which the question asks about"
-        if n not in c_numbers and not within_limits(n, claim.text):
+        if not judged:
             return f"states a limit that {n} does not meet"
+        limited.add(n)
     q_terms = set(topic_terms(question))
     by_id = {p.passage_id: p for p in passages}
     cited_stems = {stem(w) for e in claim.evidence if e in by_id
@@ -250,8 +285,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     def weight(term: str) -> int:  # a code or number the claim names says more than a word
         return 2 if any(c.isdigit() for c in term) else 1
 
-    if bounded:  # "fifteen minutes late" is answered by "more than 10 minutes late"
-        c_terms |= {t for t in q_terms if numbers([t])}
+    # "fifteen minutes late" is answered by "more than 10 minutes late"
+    c_terms |= {t for t in q_terms if set(numbers([t])) & limited}
     covered = sum(weight(t) for t in q_terms & c_terms) / sum(weight(t) for t in q_terms)
     if covered >= MIN_QUESTION_COVERAGE:
         return ""

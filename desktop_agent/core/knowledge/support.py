@@ -81,7 +81,11 @@ def support(claim: Claim, passages: Sequence[Passage],
     result, reasons = _calculation_checked(claim, cited, calculate)
     reasons += [r for r in _items_missing(claim.text, cited, [s.text for _, s in matched])
                 if r != f"number {result} is not in the passage"]
-    claim_terms = set(topic_terms(claim.text))
+    # A worked-out claim ends with its calculation ("... for a year is 198 pounds"): its
+    # words are the calculator's, checked above, not the passage's.
+    stated = claim.text if claim.calculation is None else " ".join(
+        s.text for s in sentences(claim.text)[:-1]) or claim.text
+    claim_terms = set(topic_terms(stated))
     matched_terms = {t for _, s in matched for t in topic_terms(s.text + " " + s.context)}
     if claim_terms:
         coverage = len(claim_terms & matched_terms) / len(claim_terms)

@@ -66,26 +66,31 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
     if entry.verbatim:
         return entry.words(_PLEASE.sub("", text.strip()))
     args = entry.words(_request(text))
-    if args is not None or _CONDITION_FIRST.match(text) or asks_about(text):
+    clauses = _CLAUSE.split(text.strip())
+    if args is not None or len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
         return args
-    for clause in reversed(_CLAUSE.split(text.strip())[1:]):
-        # "ugh, I hate this one, skip it": the request is the last clause after context;
-        # "..., or should I turn it down?" is still a question.
-        clause = _JOINER.sub("", clause)
-        if asks_about(clause):
-            return None
-        args = entry.words(_request(clause))
-        if args is not None:
-            return args
-    return None
+    # "ugh, I hate this one, skip it": the request is the last clause, after context. Not
+    # when the context makes it wait ("if it freezes again, open ..."), reports someone
+    # else's words ("the error message says, open ..."), or it takes itself back.
+    *context, last = [_JOINER.sub("", c) for c in clauses]
+    if any(_CONDITION_FIRST.match(c) for c in clauses) or _REPORTED.search(context[-1]) \
+            or _RETRACTED.search(last) or asks_about(last):
+        return None
+    return entry.words(_request(last))
 
 
-_CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+-\s+")
+_CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+")
 """Where a request's clauses part: context first, then the request ("I need to write an
 email, open my mail program")."""
 _JOINER: Final = re.compile(r"^(?:or|and|but|so|then)\s+", re.IGNORECASE)
-_CONDITION_FIRST: Final = re.compile(r"^\s*(?:if|when|whenever|once|in case)\b", re.IGNORECASE)
-"""A request that waits on a condition ("if it gets too loud, turn it down") is not for now."""
+_CONDITION_FIRST: Final = re.compile(r"^\s*(?:(?:so\s+)?(?:yeah\s+)?)?(?:if|when|whenever|once|"
+                                     r"in case|after|before)\b", re.IGNORECASE)
+"""A clause that makes the request wait ("when I get home, open spotify") is not for now."""
+_REPORTED: Final = re.compile(r"\b(?:says|said|say|told me|tells me|wrote|writes|reads|asked|"
+                              r"asks)\s*$", re.IGNORECASE)
+"""Context that reports someone else's words ("the error message says, open the settings")."""
+_RETRACTED: Final = re.compile(r"\b(?:never\s*mind|just kidding|kidding|forget it|actually no|"
+                               r"scratch that|don't|do not)\b", re.IGNORECASE)
 
 
 _STOP: Final = frozenset("a an the my me to of for in on at and or is are be it this that "

@@ -28,8 +28,10 @@ OPEN_LOCATION_HINT: Final = ('open_location needs "target": a web address like "
                              'org", or the name of a folder or file.')
 _VERB: Final = (r"(?P<verb>open|start|launch|run|fire\s+up|bring\s+up|pull\s+up|go\s+to|"
                 r"take\s+me\s+to|navigate\s+to|browse\s+to|show\s+me)")
-_PLACE_VERBS: Final = frozenset({"go to", "take me to", "navigate to", "browse to", "show me"})
-"""Verbs that open a place (an address, a folder), never an application ("go to sleep")."""
+_PLACE_VERBS: Final = frozenset({"go to", "take me to", "navigate to", "browse to", "show me",
+                                 "pull up"})
+"""Verbs that open a place (an address, a folder), never an application ("go to sleep",
+"pull up a chair")."""
 _POLITE: Final = r"^(?:(?:please|hey|ok|okay|so|now)[, ]+)*(?:(?:can|could|would|will)\s+you\s+" \
                  r"(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like)\s+to\s+)?"
 _OPEN: Final = re.compile(rf"{_POLITE}{_VERB}\s+(?:up\s+)?(?P<what>.+?)"

@@ -25,7 +25,7 @@ _MEDIA: Final = r"(?:music|song|track|tune|playback|video|podcast|audiobook|radi
 _PAUSE: Final = re.compile(
     rf"\b(?:pause|stop|halt|freeze)\s+(?:the\s+|this\s+|my\s+)?{_MEDIA}"
     r"|^(?:please\s+)?(?:pause|pause\s+(?:it|that|this))(?:\s+please)?[.!]?$"
-    rf"|\bhit\s+pause\b|\b{_MEDIA}\s+off\b|\bhold\s+(?:the\s+|this\s+|my\s+)?{_MEDIA}\b"
+    rf"|\bhit\s+pause\b|\b{_MEDIA}\s+off\b|^(?:please\s+)?hold\s+(?:the|this|my)\s+{_MEDIA}\b"
     r"|\b(?:pause|stop)\s+(?:whatever(?:'s|\s+is)|what(?:'s|\s+is))\s+playing\b",
     re.IGNORECASE)
 _PLAY: Final = re.compile(
@@ -101,7 +101,7 @@ def asks_media(text: str) -> bool:
 
 def media_args(text: str) -> dict[str, Any] | None:
     """Words rule: ``{'action': 'play'|'pause'|'next'|'previous'}``, or None."""
-    text = text.strip()
+    text = text.strip().replace("\u2019", "'")
     if _NOT_MEDIA.search(text) or asks_about(text):
         return None  # "how do I skip a song in Spotify?" is answered, not done
     for action, rule in (("previous", _PREVIOUS), ("next", _NEXT), ("pause", _PAUSE),

@@ -144,3 +144,31 @@ def test_a_year_of_a_monthly_or_weekly_amount() -> None:
     stated = Passage("y", "/d/y.md", "y.md", "The locker plan costs £3 a week or £120 a year.",
                      0, 50)
     assert _derive("How much is the locker plan per year?", stated) == []  # the words say it
+
+
+
+def _p(text: str) -> Passage:
+    return Passage("x@1#0", "/d/x.md", "x.md", text, 0, len(text))
+
+
+def test_no_share_or_year_is_worked_out_from_the_wrong_amount() -> None:
+    peak = _p("Peak membership costs £30. Off-peak membership costs £20. "
+              "Students get 10% off off-peak membership.")
+    assert not any(c.calculation is not None and c.calculation.result == "27"
+                   for c in _derive("How much is off-peak membership for students?", peak))
+    stepped = _p("The plan costs £10 a month for the first 3 months, then £20 a month.")
+    assert _derive("How much will the plan cost over a year?", stepped) == []
+    lockers = _p("Lockers cost £2 per week. Parking is free for members.")
+    assert _derive("How much is parking per year?", lockers) == []
+    lessons = _p("Lessons cost £20 a month.")
+    assert _derive("How much are lessons for my one year old?", lessons) == []
+
+
+def test_a_share_comes_before_a_year_and_a_short_year_sentence_passes_the_gate() -> None:
+    annual = _p("Annual membership costs £300. Students get 20% off annual membership.")
+    (share,) = _derive("How much is the annual membership for students?", annual)
+    assert share.calculation is not None and share.calculation.result == "240"
+    gym = _p("The gym costs £16.50 a month.")
+    (year,) = _derive("How much does the gym cost per year?", gym)
+    assert year.calculation is not None and year.calculation.result == "198"
+    assert support(year, [gym], evaluate).ok

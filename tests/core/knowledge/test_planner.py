@@ -247,21 +247,25 @@ def test_a_word_of_the_file_name_does_not_rank_a_sentence_first() -> None:
     assert ranked[0].sentence.text.startswith("Saturday and Sunday")
 
 
-@pytest.mark.parametrize(("number", "text", "meets"), [
-    ("10", "More than 14 days before the start: full refund, less the deposit.", False),
-    ("10", "14 days or fewer: 50% refund.", True),
-    ("15", "If you arrive more than 10 minutes late we may ask you to rebook.", True),
-    ("5", "If you arrive more than 10 minutes late we may ask you to rebook.", False),
-    ("14", "Children under 16 must be accompanied by a parent.", True),
-    ("20", "Drivers can't accept notes larger than £10.", True),
-    ("3", "Bring at least 4 players.", False),
-    ("10", "Under 5 days: nothing; more than 15 days: all.", True),  # two limits: unjudged
+@pytest.mark.parametrize(("number", "question", "text", "meets"), [
+    ("10", "I cancel ten days before", "More than 14 days before the start: full refund.", False),
+    ("10", "I cancel ten days before", "14 days or fewer: 50% refund.", True),
+    ("15", "I'm fifteen minutes late", "If you arrive more than 10 minutes late, rebook.", True),
+    ("5", "I'm 5 minutes late", "If you arrive more than 10 minutes late, rebook.", False),
+    ("14", "my fourteen year old", "Children under 16 must be accompanied by a parent.", True),
+    ("20", "a twenty pound note", "Drivers can't accept notes larger than £10.", True),
+    ("3", "can 3 of us play", "Bring at least 4 players.", False),
+    # Not judged: two limits, other units (am and pm, minutes and an age), not a number.
+    ("10", "in ten days", "Under 5 days: nothing; more than 15 days: all.", None),
+    ("6", "open at 6 am", "Weekdays: the pool is open until 9 pm.", None),
+    ("5", "5 minutes late", "If you come late, children under 12 cannot join.", None),
+    ("9:20", "if I arrive at 9:20", "Arrivals more than 15 minutes late lose the slot.", None),
 ])
-def test_a_limit_the_question_s_number_does_not_meet(number: str, text: str,
-                                                     meets: bool) -> None:
-    from desktop_agent.core.knowledge.planner import within_limits
+def test_a_limit_is_judged_only_in_the_question_s_unit(number: str, question: str, text: str,
+                                                      meets: bool | None) -> None:
+    from desktop_agent.core.knowledge.planner import limit_answers
 
-    assert within_limits(number, text) is meets
+    assert limit_answers(number, question, text) is meets
 
 
 def test_of_two_limit_rows_the_one_the_question_s_number_meets_answers() -> None:
@@ -286,3 +290,28 @@ def test_a_sentence_that_points_back_is_proposed_with_the_sentence_before_it() -
     plan = plan_answer("Will I be charged for a missed appointment?", (notice,), [claim],
                        generation=1)
     assert not plan.limitation and plan.units[0].text.startswith("Please give us"), plan.rejected
+
+
+def test_a_word_naming_only_one_file_still_counts_in_every_file() -> None:
+    gym = Passage("g@x#0", "/d/gym.md", "gym.md", "The gym opens at 6 am.", 0, 22)
+    pool = Passage("p@x#0", "/d/pool.md", "pool.md", "The pool opens at 8 am, after the gym.",
+                   0, 38)
+    ranked = rank_sentences("When does the gym open?", [gym, pool])
+    assert ranked[0].sentence.text == "The gym opens at 6 am."
+
+
+def test_a_sentence_under_another_heading_is_not_what_a_back_reference_points_to() -> None:
+    from desktop_agent.core.knowledge.lexical import with_antecedent
+
+    text = "## Parking\nPark in the marked bays.\n\n## Late fees\nIf not, a £20 fee applies.\n"
+    p = Passage("f@x#0", "/d/rules.md", "rules.md", text, 0, len(text))
+    (r,) = [r for r in rank_sentences("What is the late fee?", [p]) if "fee" in r.sentence.text]
+    assert with_antecedent(r) == "If not, a £20 fee applies."
+
+
+def test_a_time_in_the_question_never_breaks_the_gate() -> None:
+    late = Passage("l@x#0", "/d/r.md", "r.md",
+                   "Arrivals more than 15 minutes late lose the slot.", 0, 50)
+    claims = [Claim("a", late.text, (late.passage_id,))]
+    plan = plan_answer("What happens if I arrive at 9:20?", (late,), claims, generation=1)
+    assert plan.limitation

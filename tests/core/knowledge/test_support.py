@@ -165,3 +165,18 @@ def test_a_list_item_carries_the_line_that_opens_its_list() -> None:
 def test_a_list_after_a_table_carries_nothing_from_the_table() -> None:
     text = "Prices:\n  | Item | Price |\n  |---|---|\n  | Soup | 5 euros |\n- Bread is free\n"
     assert [s.text for s in sentences(text)][-1] == "Bread is free"
+
+
+def test_a_nested_list_does_not_carry_the_outer_list_s_line() -> None:
+    text = ("Covered for 2 years:\n- the pump\n- the following for 6 months only:\n"
+            "  - the milk frother wand\n")
+    found = [s.text for s in sentences(text)]
+    assert "Covered for 2 years: the pump" in found
+    assert not any("2 years" in t and "frother" in t for t in found), found
+
+
+def test_a_capitalised_us_is_a_name_and_a_contraction_is_no_code() -> None:
+    from desktop_agent.core.knowledge.claim_text import join_spelled_codes, words
+
+    assert "us" in named_items("Do you deliver to the US?")
+    assert "m15" not in join_spelled_codes(words("What if I'm fifteen minutes late?"))

@@ -67,6 +67,15 @@ def test_arguments_in_the_users_words(tool: str, text: str, args: Any) -> None:
     ("media_control", "when a song is bad, do you skip it?"),
     ("open_app", "go to sleep"),
     ("open_app", "take me to github dot com"),
+    ("open_app", "pull up a chair"),
+    # A last clause that waits, reports someone else's words or is taken back.
+    ("open_app", "hmm, if it freezes again, open task manager"),
+    ("open_app", "so yeah, when I get home, open spotify"),
+    ("open_app", "I was going to say, open Spotify, but never mind"),
+    ("open_app", "the error message says, open the settings"),
+    ("open_location", "my teacher said, go to example dot org"),
+    ("open_app", "tell me, open spotify or not?"),
+    ("media_control", "this hold music is awful"),
 ])
 def test_statements_give_no_arguments(tool: str, text: str) -> None:
     assert arguments_from_words(tool, text) is None

@@ -6,9 +6,8 @@ and argument tests), the tools the router offered and the arguments cut from the
 every set of tools offered, the decision note. Prompt-prefix caching and the model's choices
 depend on these bytes, so they must not move. The routing and arguments were re-pinned
 once since, for issue 24, when the rules were widened on purpose (arithmetic asked with a
-verb, durations, moments and quantities anywhere in a request, more verbs), and once for
-issue 21 (a request read from its last clause, after some context: "quick one, 15 percent of
-80?"); the notes were not. (The grammars are pinned in
+verb, durations, moments and quantities anywhere in a request, more verbs); the notes were
+not. (The grammars are pinned in
 ``tests/adapters/llm/test_call_grammar.py``: converting them needs llama.cpp.)
 """
 
