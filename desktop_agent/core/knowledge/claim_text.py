@@ -205,6 +205,11 @@ def topic_terms(text: str) -> list[str]:
     return out
 
 
+def subject_terms(title: str) -> set[str]:
+    """The topic terms of a file's name: its document's subject ("gym_terms.md" -> gym)."""
+    return set(topic_terms(title.rsplit(".", 1)[0].replace("_", " ")))
+
+
 def topic_words(text: str) -> dict[str, str]:
     """The topic words of ``text`` as spoken, by stem: what ``topic_terms`` keeps.
 

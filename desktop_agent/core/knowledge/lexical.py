@@ -27,6 +27,7 @@ from desktop_agent.core.knowledge.claim_text import (
     Sentence,
     codes,
     sentences,
+    subject_terms,
     topic_terms,
     words,
 )
@@ -82,8 +83,8 @@ def rank_sentences(question: str, passages: Sequence[Passage], limit: int = 8,
     # most of their sentences and says nothing about which one answers: "the gym floor
     # closes ..." is no answer to "when does the gym open on a saturday". A word that names
     # only some of the files still tells them apart, so it counts in all of them.
-    subject = set.intersection(*(set(topic_terms(p.title.rsplit(".", 1)[0].replace("_", " ")))
-                                 for p in {c[0].passage_id: c[0] for c in cands}.values()))
+    subject = set.intersection(*(subject_terms(p.title) for p in {c[0].file: c[0] for c in cands}
+                                 .values()))
     sims = meaning.similarities(question, [_with_heading(s) for _, s, _, _ in cands]) \
         if meaning is not None else None
     ranked: list[tuple[float, int, Ranked]] = []

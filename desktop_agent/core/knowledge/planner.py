@@ -31,6 +31,7 @@ from desktop_agent.core.knowledge.claim_text import (
     numbers,
     sentences,
     stem,
+    subject_terms,
     topic_terms,
     words,
 )
@@ -271,8 +272,8 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
             return f"its passage never names {name.capitalize()}, which the question does"
     # The document's own subject ("boiler" of boiler_manual.pdf, "club" of club_rules.md)
     # says nothing about whether this sentence answers: it is left out of both sides.
-    subject = set(topic_terms(" ".join(by_id[e].title.rsplit(".", 1)[0].replace("_", " ")
-                                       for e in claim.evidence if e in by_id)))
+    subject = set().union(*(subject_terms(by_id[e].title) for e in claim.evidence
+                            if e in by_id))
     if q_terms - subject:
         q_terms -= subject
     if not q_terms:
