@@ -27,7 +27,7 @@ PINNED: dict[str, set[str]] = {
         "autostart", "child_env", "clipboard_xclip", "desktop_desk", "desktop_tools",
         "instance_client",
         "instance_protocol", "key_thread", "launcher", "media_mpris", "portal_bus",
-        "portal_protocol", "portal_shortcuts", "volume_pactl",
+        "portal_protocol", "portal_request", "portal_shortcuts", "volume_pactl",
         "x11_global_key", "x11_typing",
     },
     "desktop_agent.adapters.embed": {"embed_minilm", "vector_cache"},

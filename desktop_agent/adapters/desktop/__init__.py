@@ -7,5 +7,5 @@ environment."""
 
 __all__ = ["autostart", "child_env", "clipboard_xclip", "desktop_desk", "desktop_tools",
            "instance_client", "instance_protocol", "key_thread", "launcher", "media_mpris",
-           "portal_bus", "portal_protocol", "portal_shortcuts", "volume_pactl", "x11_global_key",
-           "x11_typing"]
+           "portal_bus", "portal_protocol", "portal_request", "portal_shortcuts", "volume_pactl",
+           "x11_global_key", "x11_typing"]

@@ -18,7 +18,7 @@ On its own thread, with its own connection to the session bus (``portal_bus.Link
    already hold "push-to-talk" (KDE restores an app's shortcuts into each new session, and a
    bind can open its dialog), so a key bound at an earlier start is reused as it is. Each
    call's ``Response`` is subscribed to before the call, on the Request path predicted from
-   the unique name and the token.
+   the unique name and the token (``portal_request.PortalRequests``).
 4. signals until ``stop()``: ``Activated``/``Deactivated`` of our session and shortcut from
    the portal itself (another sender's are ignored), the session's ``Closed`` and the
    portal leaving the bus (``portal_lost``).
@@ -41,11 +41,8 @@ portal thread alone.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
-import secrets
-import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -65,7 +62,6 @@ from desktop_agent.adapters.desktop.portal_protocol import (
     DESCRIPTION,
     OBJECT_PATH,
     REGISTRY_IFACE,
-    REQUEST_IFACE,
     SESSION_IFACE,
     SHORTCUT_ID,
     SHORTCUTS_IFACE,
@@ -73,6 +69,7 @@ from desktop_agent.adapters.desktop.portal_protocol import (
     HoldFilter,
     PortalBinding,
 )
+from desktop_agent.adapters.desktop.portal_request import Halt, PortalRequests
 from desktop_agent.adapters.paths import APP_ID
 from desktop_agent.core.errors import DesktopError
 
@@ -82,17 +79,6 @@ _RESPONSE_S: Final = 60.0
 """How long CreateSession and ListShortcuts may take to respond (no dialog: seconds at most).
 BindShortcuts waits for the user as long as the app runs."""
 _CLOSE_S: Final = 2.0
-
-
-class _Halt(Exception):  # noqa: N818 - not an error: the portal thread's way out with a problem
-    """A step's problem, carried from deep in the steps to the thread's entry point.
-
-    Private: it never leaves the portal thread, whose entry point turns it into ``on_error``.
-    """
-
-    def __init__(self, problem: DesktopError) -> None:
-        super().__init__(problem.describe())
-        self.problem = problem
 
 
 class PortalGlobalKey:
@@ -134,8 +120,6 @@ class PortalGlobalKey:
         self._reply_timeout_s = reply_timeout_s
         self._id, self._description = shortcut_id, description
         self._worker = KeyThread()
-        self._tokens = itertools.count(1)
-        self._token_prefix = f"desktop_agent_{secrets.token_hex(4)}"
         self._reset()
 
     def _reset(self) -> None:
@@ -144,7 +128,7 @@ class PortalGlobalKey:
         self._portal_owner = ""
         self._session = ""
         self._session_closed = False
-        self._pending_request = ""
+        self._requests = PortalRequests()
         self._hold = HoldFilter()
         self._version = 0
 
@@ -196,14 +180,14 @@ class PortalGlobalKey:
             try:
                 self._link = Link(address, self._worker.wake_fd, timeout_s=self._reply_timeout_s)
             except Exception as exc:  # noqa: BLE001 - a bad address, no socket, auth refused
-                raise _Halt(rules.no_session_bus(f"{address!r} does not answer: {exc}")) from exc
+                raise Halt(rules.no_session_bus(f"{address!r} does not answer: {exc}")) from exc
             self._bind_once(self._link)
             while True:
                 link = self._link
                 self._dispatch(link.backlog.popleft() if link.backlog else link.receive(None))
         except Interrupted:
             pass  # stop(): not a problem
-        except _Halt as halt:
+        except Halt as halt:
             problem = halt.problem
         except TimeoutError as exc:
             problem = rules.failed("answer in time", str(exc) or "no reply")
@@ -234,19 +218,20 @@ class PortalGlobalKey:
         try:
             reply = link.call(Properties(shortcuts).get("version"))
         except TimeoutError as exc:
-            raise _Halt(rules.missing_portal("org.freedesktop.DBus.Error.TimedOut",
+            raise Halt(rules.missing_portal("org.freedesktop.DBus.Error.TimedOut",
                                              f"no answer in {self._reply_timeout_s:g} s")) from exc
         error = error_of(reply)
         if error is not None:
-            raise _Halt(rules.missing_portal(*error))
+            raise Halt(rules.missing_portal(*error))
         self._version = int(rules.unwrap(reply.body[0]))
         self._portal_owner = str(link.bus("GetNameOwner", "s", (BUS_NAME,))[0])
+        self._requests.portal_owner = self._portal_owner
         # Subscribed before the session exists, so no press can come before its rule.
         link.add_match(MatchRule(type="signal", sender=BUS_NAME, interface=SHORTCUTS_IFACE))
         link.add_match(name_owner_rule(BUS_NAME))
 
-        session_token = self._token()
-        results = self._request(link, "create", lambda token: new_method_call(
+        session_token = self._requests.token()
+        results = self._requests.call(link, "create", lambda token: new_method_call(
             shortcuts, "CreateSession", "a{sv}",
             ({"handle_token": ("s", token), "session_handle_token": ("s", session_token)},)),
             _RESPONSE_S)
@@ -266,20 +251,20 @@ class PortalGlobalKey:
         props: dict[str, tuple[str, str]] = {"description": ("s", self._description)}
         if self.trigger:
             props["preferred_trigger"] = ("s", self.trigger)
-        results = self._request(link, "bind", lambda token: new_method_call(
+        results = self._requests.call(link, "bind", lambda token: new_method_call(
             shortcuts, "BindShortcuts", "oa(sa{sv})sa{sv}",
             (self._session, [(self._id, props)], self._parent_window,
              {"handle_token": ("s", token)})), None)  # the user answers a dialog: no limit
         bound = rules.shortcut_entries(results)
         if bound is not None and self._id not in bound:
-            raise _Halt(rules.refused())  # the dialog let the user leave it out
+            raise Halt(rules.refused())  # the dialog let the user leave it out
         self._bound(bound, newly=True)
 
     def _listed(self, link: Link, make: Callable[[str], Any]) -> dict[str, dict[str, Any]] | None:
         """The app's shortcuts the desktop already holds; None when it cannot say."""
         try:
-            results = self._request(link, "list", make, _RESPONSE_S)
-        except _Halt as halt:
+            results = self._requests.call(link, "list", make, _RESPONSE_S)
+        except Halt as halt:
             _LOGGER.info("portal global key: ListShortcuts failed (%s); binding",
                          halt.problem.message)
             return None
@@ -294,66 +279,9 @@ class PortalGlobalKey:
         if self._on_bound is not None:
             call_safely(self._on_bound, binding)
 
-    def _request(self, link: Link, step: str, make: Callable[[str], Any],
-                 timeout_s: float | None) -> dict[str, Any]:
-        """Call a method that answers through a Request; its results, or halt on a problem."""
-        from jeepney import MatchRule
-
-        token = self._token()
-        predicted = rules.request_path(link.unique_name, token)
-        subscribed = [MatchRule(type="signal", sender=BUS_NAME, interface=REQUEST_IFACE,
-                                member="Response", path=predicted)]
-        link.add_match(subscribed[0])  # before the call: the response may be quick
-        # Pending from the call on: a stop() before the reply still dismisses its dialog.
-        self._pending_request = predicted
-        reply = link.call(make(token))
-        error = error_of(reply)
-        if error is not None:
-            self._pending_request = ""
-            raise _Halt(rules.failed(rules.STEPS[step], ": ".join(error)))
-        handle = str(reply.body[0])
-        if handle != predicted:  # a portal that ignored the token (older than the docs)
-            subscribed.append(MatchRule(type="signal", sender=BUS_NAME,
-                                        interface=REQUEST_IFACE, member="Response",
-                                        path=handle))
-            link.add_match(subscribed[-1])
-        self._pending_request = handle
-        code, results = self._await_response(link, {predicted, handle}, step, timeout_s)
-        self._pending_request = ""
-        for rule in subscribed:
-            link.remove_match(rule)
-        problem = rules.request_problem(step, code)
-        if problem is not None:
-            raise _Halt(problem)
-        return results
-
-    def _await_response(self, link: Link, paths: set[str], step: str,
-                        timeout_s: float | None) -> tuple[int, dict[str, Any]]:
-        for msg in list(link.backlog):  # it may have come during a call made meanwhile
-            if self._is_response(msg, paths):
-                link.backlog.remove(msg)
-                return int(msg.body[0]), dict(msg.body[1])
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            try:
-                msg = link.receive(deadline)
-            except TimeoutError:
-                raise _Halt(rules.failed(rules.STEPS[step],
-                                         f"no response in {timeout_s:g} s")) from None
-            if self._is_response(msg, paths):
-                return int(msg.body[0]), dict(msg.body[1])
-            if is_name_lost(msg, BUS_NAME, self._portal_owner):
-                raise _Halt(rules.failed(rules.STEPS[step], "the portal left the bus"))
-            link.backlog.append(msg)  # a press that came early, a change: handled later
-
-    def _is_response(self, msg: Any, paths: set[str]) -> bool:
-        found = fields(msg)
-        return (found["member"] == "Response" and found["interface"] == REQUEST_IFACE
-                and found["path"] in paths and found["sender"] == self._portal_owner)
-
     def _dispatch(self, msg: Any) -> None:
         if is_name_lost(msg, BUS_NAME, self._portal_owner):
-            raise _Halt(rules.lost("left the session bus (xdg-desktop-portal stopped)"))
+            raise Halt(rules.lost("left the session bus (xdg-desktop-portal stopped)"))
         found = fields(msg)
         edge = rules.shortcut_edge(found["sender"], found["interface"], found["member"],
                                    msg.body, portal_owner=self._portal_owner,
@@ -366,7 +294,7 @@ class PortalGlobalKey:
         if (found["interface"], found["member"], found["path"]) == (
                 SESSION_IFACE, "Closed", self._session):
             self._session_closed = True
-            raise _Halt(rules.lost("closed the shortcuts session"))
+            raise Halt(rules.lost("closed the shortcuts session"))
         if (found["interface"], found["member"]) == (SHORTCUTS_IFACE, "ShortcutsChanged"):
             if len(msg.body) == 2 and msg.body[0] == self._session:
                 self._bound(rules.shortcut_entries({"shortcuts": msg.body[1]}), newly=False)
@@ -374,9 +302,6 @@ class PortalGlobalKey:
     def _report(self, edge: Edge | None) -> None:
         if edge is not None:
             call_safely(self._on_press if edge == "press" else self._on_release)
-
-    def _token(self) -> str:
-        return f"{self._token_prefix}_{next(self._tokens)}"
 
     def _close(self) -> None:
         """Dismiss a dialog still open, close the session, close the connection."""
@@ -386,9 +311,7 @@ class PortalGlobalKey:
         if link is None:
             return
         try:
-            if self._pending_request:
-                link.send(new_method_call(DBusAddress(
-                    self._pending_request, bus_name=BUS_NAME, interface=REQUEST_IFACE), "Close"))
+            self._requests.dismiss(link)
             if self._session and not self._session_closed:
                 session = DBusAddress(self._session, bus_name=BUS_NAME, interface=SESSION_IFACE)
                 error = error_of(link.call(new_method_call(session, "Close"), _CLOSE_S,
@@ -401,4 +324,3 @@ class PortalGlobalKey:
             link.close()
             self._link = None
             self._session = ""
-            self._pending_request = ""
