@@ -92,8 +92,8 @@ PINNED: dict[str, set[str]] = {
         "SpeechSegmenter", "tokens", "Verdict",
     },
     "desktop_agent.core.reflection": {
-        "checks", "gate", "grammars", "reflector", "reflector_prompts", "stated_numbers",
-        "verdict", "word_problems",
+        "checks", "clock_spans", "gate", "grammars", "reflector", "reflector_prompts",
+        "stated_numbers", "verdict", "word_problems",
     },
     "desktop_agent.core.text": {
         "chunker", "ClauseChunker", "CODE_PHRASE", "fts_query", "markdown", "normalize",

@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Final
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.reflection.clock_spans import SpanCheck, find_clock_span
 from desktop_agent.core.reflection.stated_numbers import (
     last_number,
     last_number_word,
@@ -121,7 +122,7 @@ class SentenceCheck:
 
 
 _FINISHED: Final = re.compile(r"[.!?][\"')\]]*\s*$")
-Check = NumberCheck | SentenceCheck
+Check = NumberCheck | SentenceCheck | SpanCheck
 
 
 def _plain(question: str) -> str:
@@ -301,11 +302,16 @@ def find_dates(question: str) -> NumberCheck | None:
 
 
 _EXACTLY: Final = re.compile(r"(?:exactly|of) (\d+) words?")
-_IN_WORDS: Final = re.compile(r"\bin (?:exactly )?(\d+) words\b(?! or)")
+_IN_WORDS: Final = re.compile(r"\b(?:in|using|with) (?:exactly |just |only )?(\d+) words\b"
+                              r"(?! or| at most| at least| max)")
+_N_WORD: Final = re.compile(r"\b(\d+) word (?:sentence|motto|slogan|phrase|summary|"
+                            r"description|title|headline|tagline|answer|reply|line)s?\b")
+"""'a five-word sentence', 'a four-word motto' (hyphens read as spaces)."""
 _STARTS: Final = re.compile(r"(?:starts?|starting|begins?|beginning) with (?:the word ['\"“]?"
                             r"([a-z]+)|['\"“]([a-z]+))")
-_INCREASING: Final = re.compile(r"(?:each|every) word (?:is |being )?longer than the (?:one|1|word)"
-                                r"(?: before(?: it)?| preceding it)?|increasing (?:word )?length")
+_INCREASING: Final = re.compile(
+    r"(?:each|every) (?:word|1) (?:is |being |has |having )?(?:longer than|more letters than) "
+    r"the (?:one|1|word|previous|last|preceding)|increasing (?:word )?length")
 _CONTAINS: Final = re.compile(r"(?:contain|contains|containing|include|includes|including|use"
                               r"|uses|using|mention|mentions)(?: both)? (?:the words? )?"
                               r"['\"“]([a-z]+)['\"”]?(?:,? and ['\"“]([a-z]+)['\"”]?)?")
@@ -318,7 +324,7 @@ def find_words(question: str) -> SentenceCheck | None:
     "today"', and 'describe the moon in exactly six words' (no "sentence" needed).
     """
     text = " ".join(replace_quantity_words(clean_spoken(question)).split())
-    within = _IN_WORDS.search(text)
+    within = _IN_WORDS.search(text) or _N_WORD.search(text)
     if "sentence" not in text:
         if within is None:
             return None
@@ -342,7 +348,7 @@ class _NoMatch:
 
 _NO_MATCH: Final = _NoMatch()
 FINDERS: Final[tuple[Callable[[str], Check | None], ...]] = (
-    find_words, find_letters, find_dates, find_units, find_arithmetic)
+    find_words, find_letters, find_clock_span, find_dates, find_units, find_arithmetic)
 """In order: the first finder that understands the question decides."""
 
 

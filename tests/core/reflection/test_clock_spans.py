@@ -1,0 +1,81 @@
+"""The span between two clock times a question states, and how an answer is read (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_agent.core.reflection.checks import find_check
+from desktop_agent.core.reflection.clock_spans import SpanCheck, clock_times, find_clock_span
+from desktop_agent.core.reflection.verdict import Verdict
+
+
+@pytest.mark.parametrize(("question", "minutes", "unit"), [
+    ("How many minutes is it from 9:40 to 11:15?", 95, "minutes"),
+    ("My train leaves at quarter to eight and arrives at ten past eleven. How many minutes "
+     "is the trip?", 205, "minutes"),
+    ("My shift runs from half past eight in the morning until five in the afternoon. How "
+     "many hours is that?", 510, "hours"),
+    ("It takes off at 10:20 in the morning and lands at 1:05 that afternoon. How long is "
+     "the flight in minutes?", 165, "minutes"),
+    ("How long is it from 9 pm to 1 am?", 240, ""),
+    ("How long is the meeting if it starts at noon and ends at 2:30?", 150, ""),
+    ("How many hours between eight o'clock and midnight?", 240, "hours"),
+    ("How much time is there from 11:15 to 1:05?", 110, ""),  # no am/pm: 1:05 comes next
+    ("How long from twenty five past six to 7:00?", 35, ""),
+])
+def test_two_clock_times_and_a_how_long_make_a_span(question: str, minutes: int,
+                                                    unit: str) -> None:
+    check = find_clock_span(question)
+    assert check is not None and (check.minutes, check.unit) == (minutes, unit)
+    assert find_check(question) == check  # before dates, units and arithmetic
+
+
+@pytest.mark.parametrize("question", [
+    "How long does it take to walk two to three miles?",  # a range, not a time
+    "How many people are coming from 5 to 6?",  # bare numbers are no clock
+    "I get up at 7 and leave at 8. How long do I have?",
+    "What time is it 95 minutes after 9:40?",  # one time, no span asked
+    "How many minutes until 5 pm?",  # one time: from now, which is not in the question
+    "How long do five to ten minutes feel?",
+])
+def test_other_questions_have_no_span(question: str) -> None:
+    assert find_clock_span(question) is None
+
+
+def test_spoken_times_and_parts_of_the_day() -> None:
+    said = [t.said() for t in clock_times(
+        "quarter to eight, ten past eleven, half past 3, noon, 7 at night, two at night, "
+        "twelve at night, 5 p.m., 6 in the evening")]
+    assert said == ["7:45", "11:10", "3:30", "12:00", "7:00", "2:00", "12:00", "5:00", "6:00"]
+    minutes = [t.minutes for t in clock_times("7 at night, two at night, twelve at night")]
+    assert minutes == [19 * 60, 2 * 60, 0]
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("That's 95 minutes.", Verdict.GOOD),
+    ("From 9:40 to 11:15 is 1 hour and 35 minutes.", Verdict.GOOD),  # the times restated
+    ("It takes one hour and thirty-five minutes.", Verdict.GOOD),
+    ("The difference is 1:35.", Verdict.GOOD),
+    ("It is 35 minutes.", Verdict.REPAIR),  # 11:15 - 9:40 digit by digit
+    ("It takes an hour and a half.", Verdict.REPAIR),
+    ("From 9:40 to 11:15.", Verdict.REFINE),  # no duration said yet
+])
+def test_an_answer_is_read_as_a_duration_in_any_unit(answer: str, verdict: Verdict) -> None:
+    check = find_clock_span("How many minutes is it from 9:40 to 11:15?")
+    assert check is not None and check.judge(answer).verdict is verdict
+
+
+def test_a_repair_says_the_span_in_the_questions_unit_and_flags_the_wrong_number() -> None:
+    check = find_clock_span("My shift runs from half past eight in the morning until five in "
+                            "the afternoon. How many hours is that?")
+    assert isinstance(check, SpanCheck)
+    got = check.judge("The shift lasts 7 hours.")
+    assert got.verdict is Verdict.REPAIR and got.flagged_word == 3
+    assert got.correction == "from 8:30 to 5:00 is 8.5 hours"
+    assert got.guidance == "7 hours is wrong: from 8:30 to 5:00 is 8.5 hours."
+    assert check.judge("Eight and a half hours.").verdict is Verdict.GOOD
+    assert check.judge("It's 8 hours and 30 minutes.").verdict is Verdict.GOOD
+    plain = find_clock_span("How long is it from 9 pm to 1 am?")
+    assert plain is not None and plain.statement == "from 9:00 to 1:00 is 4 hours"
+    assert plain.judge("It is 3 hours and 20 minutes.").guidance == (
+        "3 hours and 20 minutes is wrong: from 9:00 to 1:00 is 4 hours.")
