@@ -38,6 +38,7 @@ from desktop_agent.core.reflection.verdict import Verdict
     ("How many hours are in 3 days?", "dates", 72),
     ("How many minutes are in three and a half hours?", "units", 210),
     ("How many minutes in half an hour?", "units", 30),
+    ("How many days are in three fortnights?", "units", 42),
     ("Half an hour is how many seconds?", "units", 1800),
     ("A mile is how many feet?", "units", 5280),
     ("What is a quarter of 120?", "arithmetic", 30),
@@ -76,6 +77,18 @@ def test_word_constraints_are_read_from_the_question() -> None:
     assert find_check("In exactly six words, describe the moon.") == SentenceCheck("words", 6)
     assert find_check("Describe a forest in nine words.") == SentenceCheck("words", 9)
     assert find_check("Describe a forest in ten words or fewer.") is None  # not exact
+    assert find_check("Give me a five-word sentence about coffee.") == SentenceCheck("words", 5)
+    assert find_check("Give me a four-word motto for a running club.") == \
+        SentenceCheck("words", 4)
+    assert find_check("Tell me about the ocean using exactly six words.") == \
+        SentenceCheck("words", 6)
+    assert find_check("Tell me about the ocean using six words at most.") is None
+    assert find_check("Give me a five-word sentence in which every word has more letters than "
+                      "the previous word.") == SentenceCheck("words", 5, increasing=True)
+    assert find_check("Write a four-word sentence where each word is longer than the last.") \
+        == SentenceCheck("words", 4, increasing=True)
+    assert find_check("What is a four-word phrase?") == SentenceCheck("words", 4)
+    assert find_check("Name a word with four letters.") is None
     assert find_check('Write a sentence that starts with the word "Yesterday".') == \
         SentenceCheck("words", starts="yesterday")
     assert find_check("Write a sentence that starts with the letter b.") is None
