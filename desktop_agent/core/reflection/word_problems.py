@@ -35,7 +35,9 @@ value (a run-on "7 * 7 * 7 ..." that the repeat rule drops); 7 stayed unsure.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +52,7 @@ from desktop_agent.core.reflection.stated_numbers import number_word, numbers_in
 from desktop_agent.core.reflection.verdict import GrammarWriter, Judgement, Verdict
 from desktop_agent.core.tools.calc import evaluate, format_number
 from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
+from desktop_agent.core.tools.units import parse_unit
 
 _LOGGER = logging.getLogger(__name__)
 CHECKER: Final = "word_problem"
@@ -58,14 +61,25 @@ _ASKS_NUMBER: Final = re.compile(
     r"\bhow (?:many|much|far|old)\b"
     r"|\bwhat(?:'s| is| are| was| will be| would be| does| do)\b[^.?!]*?\b(?:total|sum|"
     r"difference|product|cost|costs|price|area|perimeter|volume|average|mean|speed|distance|"
-    r"amount|percentage|remainder|change)\b"
+    r"amount|percentage|remainder|change|pace|rate|tip|fare|bill|balance|profit|altogether)\b"
+    r"|\bwhat (?:do|does|did|will|would|should) (?:i|we|you|they|he|she|each [a-z]+) "
+    r"(?:pay|owe|spend|save|earn|make)\b"
     r"|\bwhat (?:percent|percentage|fraction)\b"
     r"|^(?:so |ok |okay |and )?what(?:'s| is) (?:\d|a quarter of|half of|a third of)")
 """The question asks for a number (on the lower-case text, quantities as digits)."""
+_ASKS_HOW_LONG: Final = re.compile(r"\bhow long\b")
+"""A length of time or of a thing: a word problem only when the question states two numbers
+or more ("how long did World War 2 last" is a fact, "210 miles at 60 an hour" is not)."""
 _NOT_A_UNIT: Final = frozenset({
     "are", "is", "do", "does", "did", "will", "can", "would", "could", "should", "were", "was",
     "have", "has", "had", "of", "more", "fewer", "less", "times", "in", "there", "people's"})
 _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_MEASURES: Final = frozenset({"dollars", "euros", "pounds", "cents", "pence", "percent",
+                              "years", "months", "times", "points", "degrees"})
+"""Counted in parts too, though no unit of ``core.tools.units``."""
+_ROUND_UP: Final = re.compile(r"\bround(?:ed|ing)? (?:it |that |this )?up\b|\bneed(?:ed|s)?\b")
+_ROUND_DOWN: Final = re.compile(r"\bround(?:ed|ing)? (?:it |that |this )?down\b|\bfull\b"
+                                r"|\bwhole\b|\bcomplete\b")
 _POSITIVE: Final = re.compile(r"\bhow (?:many|much|far|old)\b")
 MAX_REPEATS: Final = 2
 """A computation that writes one number more often than this ran on ("7 * 7 * 7 * 7")."""
@@ -127,6 +141,10 @@ class WordProblem:
     """What is counted ("how many minutes" -> "minutes"; '' when the question does not say)."""
     percent: bool = False
     """The question speaks of percent: 25 and 0.25 are the same answer."""
+    whole: str = ""
+    """What is counted comes in whole ones ("how many trays"): 'up' (the question says
+    "round up" or asks what is needed), 'down' ("round down", "full", "whole"), or 'exact'
+    (a value that is not whole is no answer); '' for a measure (hours, cups, dollars)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,14 +163,30 @@ class Worked:
 def find_word_problem(question: str) -> WordProblem | None:
     """The word problem in ``question``, or None (no number asked for, or none stated)."""
     text = " ".join(replace_quantity_words(_THOUSANDS.sub("", clean_spoken(question))).split())
-    if not _ASKS_NUMBER.search(text):
-        return None
     numbers = tuple(numbers_in(question))
-    if not numbers:
+    if not numbers or not (_ASKS_NUMBER.search(text) or (
+            len(numbers) >= 2 and _ASKS_HOW_LONG.search(text))):
         return None
     m = re.search(r"\bhow many ([a-z]+)", text)
     unit = m.group(1) if m and m.group(1) not in _NOT_A_UNIT else ""
-    return WordProblem(text, numbers, unit, "percent" in text or "%" in text)
+    return WordProblem(text, numbers, unit, "percent" in text or "%" in text,
+                       _whole_rule(text, unit))
+
+
+def _whole_rule(text: str, unit: str) -> str:
+    """``WordProblem.whole`` for the question ``text`` that counts ``unit``."""
+    if not unit or unit in _MEASURES:
+        return ""
+    try:
+        parse_unit(unit)
+        return ""  # minutes, miles, cups: a measure, parts of one are an answer
+    except AgentError:
+        pass
+    if _ROUND_DOWN.search(text):
+        return "down"
+    if _ROUND_UP.search(text):
+        return "up"
+    return "exact"
 
 
 def expression_messages(problem: WordProblem) -> list[ChatMessage]:
@@ -253,6 +287,21 @@ def _plausible(worked: Worked, problem: WordProblem) -> bool:
     return worked.value > 0 or not _POSITIVE.search(problem.text)
 
 
+def _counted(worked: Worked, problem: WordProblem) -> Worked | None:
+    """``worked`` with its value made whole as the question counts (``WordProblem.whole``).
+
+    40 cupcakes, 12 a tray: 40 / 12 is 3.33, and the trays needed are 4. A count that is not
+    whole with no rounding asked is no answer (None): the reflector stays unsure.
+    """
+    value = worked.value
+    if not problem.whole or value.denominator == 1:
+        return worked
+    if problem.whole == "exact":
+        return None
+    whole = Fraction(math.ceil(value) if problem.whole == "up" else math.floor(value))
+    return dataclasses.replace(worked, value=whole, steps=worked.steps | {value}, spoken="")
+
+
 def _say(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else format_number(round(value, 2))
 
@@ -289,7 +338,9 @@ class _Runs:
                             self._cancel.turn_id if self._cancel is not None else 0, name, exc)
             return None
         worked = read(text) if text else None
-        return worked if worked is not None and _plausible(worked, self._problem) else None
+        if worked is None or not _plausible(worked, self._problem):
+            return None
+        return _counted(worked, self._problem)
 
     def steps(self) -> frozenset[Fraction]:
         out: frozenset[Fraction] = frozenset()
@@ -337,9 +388,12 @@ def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWrit
     steps = runs.steps()
     answers = [i for i in own if said[i] not in steps]
     if agreed is None:
-        # Unsure: say nothing. (Not 'working' when no number was said yet: the 0.5B's
-        # continuation of such an opening mostly repeated it, up to its token cap.)
-        return Judgement(Verdict.GOOD, checker=CHECKER)
+        if not own and writer is not None:
+            # Unsure, and no number of its own said yet ("we need to divide the cost by the
+            # bars"): the speaker goes on, and what it says is judged in turn. (Not when it
+            # said a number that is a step of a computation: the 1.5B then said it again.)
+            return Judgement(Verdict.WORKING, checker=CHECKER)
+        return Judgement(Verdict.GOOD, checker=CHECKER)  # unsure: never correct a guess
     correct = statement(problem, agreed)
     if answers:
         wrong = said[answers[-1]]

@@ -66,6 +66,13 @@ def _problem(question: str = MINUTES) -> WordProblem:
     ("How many eggs are in three dozen?", [36], "eggs"),
     ("What is a dozen eggs and a couple of eggs?", [12, 2], ""),
     ("How far does a train go in 2 hours at 80 kilometers per hour?", [2, 80], ""),
+    ("I'm driving 210 miles at 60 miles an hour. How long will it take?", [210, 60], ""),
+    ("I ran 5 kilometers in 27 minutes. What was my pace in minutes per kilometer?", [5, 27],
+     ""),
+    ("A shirt is 40 dollars, 25 percent off. If I buy three, what do I pay altogether?",
+     [40, 25, 3], ""),
+    ("Our bill was 60 dollars. What's a 15 percent tip?", [60, 15], ""),
+    ("We split 42 dollars three ways. What does each person pay?", [42, 3], ""),
 ])
 def test_a_question_that_asks_for_a_number_and_states_some_is_a_word_problem(
         question: str, numbers: list[Fraction | int], unit: str) -> None:
@@ -79,6 +86,8 @@ def test_a_question_that_asks_for_a_number_and_states_some_is_a_word_problem(
     "Tom has 3 apples. Is that a lot?",  # no number asked for
     "What time is it in 3 hours?",
     "How long does it take to boil 2 eggs?",  # "2 hours and 30 minutes" is not one number
+    "How long did World War 2 last?",  # "how long" with one number: a fact
+    "What should I do with 3 apples?",
     "Write a poem about 3 cats.",
 ])
 def test_other_questions_are_not_word_problems(question: str) -> None:
@@ -171,11 +180,15 @@ def test_an_unfinished_answer_is_completed_only_when_two_agree() -> None:
     # Said as the answer, the value may be one of the question's own numbers.
     done = judge_word_problem(problem, "They eat 6, so 8 minus 6 leaves 2 slices.", both)
     assert done.verdict is Verdict.GOOD
-    # Without agreement, nothing is added: no guess, and no continuation either.
+    # Without agreement, nothing is added: no guess. The speaker goes on when it has said
+    # no number of its own yet; not after one, even a wrong one ("It's 5."), and not when
+    # no computation could be written (no model).
     split = Writer("8 - 3 * 2", "answer = 8 * 3", "8 / 2")
+    for opening in ("Let me see.", "There were 8 slices."):
+        assert judge_word_problem(problem, opening, split).verdict is Verdict.WORKING
     for opening in ("Let me see.", "There were 8 slices.", "It's 5."):
-        assert judge_word_problem(problem, opening, split).verdict is Verdict.GOOD
         assert judge_word_problem(problem, opening, None).verdict is Verdict.GOOD
+    assert judge_word_problem(problem, "It's 5.", split).verdict is Verdict.GOOD
 
 
 def test_equal_answers_in_other_forms() -> None:
@@ -231,3 +244,24 @@ def test_the_wrong_answer_is_flagged_where_it_was_said() -> None:
     writer = Writer("250 * 6", "answer = 250 * 6")
     got = judge_word_problem(problem, "You need 150 grams of flour for 6 cakes.", writer)
     assert got.verdict is Verdict.REPAIR and got.flagged_word == 2  # "150", not the 6 after it
+
+
+def test_a_count_of_whole_things_is_made_whole_as_the_question_says() -> None:
+    trays = _problem("I need 40 cupcakes and each tray bakes 12. How many trays do I need?")
+    assert trays.whole == "up"
+    up = Writer("40 / 12", "answer = 40 / 12")
+    assert judge_word_problem(trays, "You need 4 trays.", up).verdict is Verdict.GOOD
+    wrong = judge_word_problem(trays, "You need 3 trays.", up)
+    assert wrong.verdict is Verdict.REPAIR and wrong.correction == "the answer is 4 trays"
+    boxes = _problem("I have 40 eggs. How many full boxes of 12 can I fill?")
+    assert boxes.whole == "down"
+    assert judge_word_problem(boxes, "You can fill 3 boxes.", up).verdict is Verdict.GOOD
+    # No rounding asked: a count that is not whole is no answer, so nothing is corrected.
+    kids = _problem("There are 40 kids in 12 groups. How many kids are in a group?")
+    assert kids.whole == "exact"
+    assert judge_word_problem(kids, "There are 4 kids.", up).verdict is Verdict.GOOD
+    # Measures come in parts: hours, cups, dollars.
+    for question in ("I drive 210 miles at 60 miles an hour. How many hours do I need?",
+                     "Each of 4 batches needs 0.75 cups. How many cups do I need?",
+                     "We split 100 dollars 8 ways. How many dollars does each one get?"):
+        assert _problem(question).whole == ""
