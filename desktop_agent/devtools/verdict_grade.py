@@ -2,11 +2,9 @@
 
 A task's ``check`` is one of::
 
-    {"kind": "number", "value": 42}                 the answer stated equals the value: the
-                                                    last number that is not one of the
-                                                    question's own (the last number at all
-                                                    when every one is), digits or words;
-                                                    optional relative "tolerance", e.g. 0.02
+    {"kind": "number", "value": 42}                 the last number stated equals the value
+                                                    (digits or words; optional relative
+                                                    "tolerance", e.g. 0.02)
     {"kind": "word_count", "n": 6}                  the last sentence has exactly n words
     {"kind": "increasing_lengths", "n": 5}          the last sentence has n words, each
                                                     longer than the one before
@@ -71,18 +69,11 @@ def _sentence_ok(check: Mapping[str, Any], sentence: str) -> bool:
     return all(w.lower() in lower for w in check["all"])
 
 
-def grade(check: Mapping[str, Any], text: str, question: str = "") -> bool:
-    """True when ``text`` (what was heard) satisfies ``check``.
-
-    A number's answer is the last number said that ``question`` does not state ("It takes
-    3.5 hours to drive 210 miles at 60 miles per hour" answers 3.5), or the last number
-    when every one is the question's ("2 of the 8 slices are left, so 2").
-    """
+def grade(check: Mapping[str, Any], text: str) -> bool:
+    """True when ``text`` (what was heard) satisfies ``check``."""
     if check["kind"] == "number":
         found = numbers_in(text)
-        own = set(numbers_in(question))
-        answers = [n for n in found if n not in own] or found
-        return bool(answers) and _number_ok(check, answers[-1])
+        return bool(found) and _number_ok(check, found[-1])
     if check["kind"] == "contains":
         lower = {w.lower() for w in words_of(text)}
         return all(w.lower() in lower for w in check["all"])
