@@ -1,19 +1,26 @@
 """The time between two clock times a question states: 'how many minutes from 9:40 to 11:15?'.
 
-``find_clock_span(question)`` reads a question that states exactly two clock times and asks
-how long lies between them ("how many minutes / hours", "how long", "how much time"), and
-returns a ``SpanCheck`` that knows the answer. The times may be written or spoken:
+``find_clock_span(question)`` reads a question that asks how long lies between two clock
+times ("how many minutes / hours", "how long", "how much time") and says nothing else that
+changes the span, and returns a ``SpanCheck`` that knows the answer. The times may be written
+or spoken:
 
-- '9:40', '10:20 am', '5 pm', 'eight o'clock', 'noon', 'midnight';
-- 'quarter to eight', 'ten past eleven', 'half past eight', 'twenty five after six';
+- '9:40', '10:20 am', '5 pm', 'eight o'clock', 'noon', 'midnight', '14:00';
+- 'quarter to eight', 'ten past eleven', 'half past midnight', 'twenty five after six';
 - a bare hour with its part of the day: 'five in the afternoon', '8 in the morning';
 - followed by 'in the morning', 'that afternoon', 'in the evening', 'at night' (or am/pm).
 
-The second time is after the first: without am/pm, an end at or before the start is read
-12 hours later ('11:15 to 1:05' is 1 h 50 min), then 12 more if needed ('9 pm to 1 am').
+Which time is the start is said by the words: 'from A to / until B', 'between A and B', or a
+start word before A ('leaves', 'starts', 'takes off', 'opens') and an end word before B
+('arrives', 'ends', 'lands', 'closes'), A first. Anything else about the span (a number
+besides the times, 'per week', a weekday, a break, 'local time', a race time) and there is
+no check: the question is more than the span, and the check would correct a right answer.
+A time without am/pm takes the reading that makes the shortest span ('1:30 to 5 pm' is
+3 h 30 min; '11:15 to 1:05' is 1 h 50 min).
 
-``SpanCheck.judge`` reads the answer as a duration in any unit: '95 minutes', '1 hour and 35
-minutes', 'an hour and a half', '8.5 hours', or a bare number in the question's unit; the
+``SpanCheck.judge`` reads the durations said ('95 minutes', '1 hour and 35 minutes', '1 hr
+35', '1:35', 'an hour and a half'); any of them equal to the span is the answer said. A bare
+number counts in the question's unit, and not at all when the question named none. The
 small model's usual slip is a span subtracted digit by digit (11:15 - 9:40 -> "35 minutes").
 
 Pure: stdlib only.
@@ -21,6 +28,7 @@ Pure: stdlib only.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,6 +39,7 @@ from desktop_agent.core.reflection.verdict import Judgement, Verdict
 from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
 
 CHECKER: Final = "clock_span"
+DAY: Final = 24 * 60
 _HOUR_WORDS: Final = {w: i for i, w in enumerate(
     "one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _MINUTE_WORDS: Final = {"five": 5, "ten": 10, "quarter": 15, "a quarter": 15, "twenty": 20,
@@ -38,14 +47,14 @@ _MINUTE_WORDS: Final = {"five": 5, "ten": 10, "quarter": 15, "a quarter": 15, "t
 _HOUR: Final = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(_HOUR_WORDS, key=len, reverse=True)) + ")"
 _PART: Final = (r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
                 r"|\s+(?:in the|this|that|at)\s+(morning|afternoon|evening|night))?")
-_NOT_AMOUNT: Final = (r"(?!\s+(?:minutes?|hours?|days?|weeks?|seconds?|miles?|kilometers?|km|"
-                      r"people|of|percent)\b)")
-"""'ten to eleven people', 'five to ten minutes': a range, not a time."""
+_SAID_END: Final = (r"(?=\s*(?:[.,;:!?]|$|and\b|to\b|until\b|till\b|then\b|in the\b|this\b"
+                    r"|that\b|at night\b|a\.?m|p\.?m|o'?clock))")
+"""A spoken time ends the phrase: 'ten to twelve customers' is a range, not 11:50."""
 _TIME: Final = re.compile(
     r"\b(?:(noon|midday|midnight)"
     r"|(\d{1,2}):([0-5]\d)" + _PART +
-    r"|(a quarter|quarter|half|twenty five|twenty|ten|five|[1-5]?\d)(?: minutes)? "
-    r"(past|after|to|before|till) " + _HOUR + _NOT_AMOUNT + _PART +
+    r"|(a quarter|quarter|half|twenty five|twenty|ten|five|[1-5]?\d minutes) "
+    r"(past|after|to|before|till) (" + _HOUR[1:-1] + r"|noon|midnight)" + _SAID_END + _PART +
     r"|" + _HOUR + r" ?(?:o'?clock)" + _PART +
     r"|" + _HOUR + r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
     r"|\s+(?:in the|this|that|at)\s+(morning|afternoon|evening|night)))")
@@ -53,12 +62,24 @@ _TIME: Final = re.compile(
 | hour part (a bare hour needs its part of the day)."""
 _ASKS_SPAN: Final = re.compile(r"\bhow (?:many (minutes|hours)|long|much time)\b")
 _IN_UNIT: Final = re.compile(r"\bin (minutes|hours)\b")
+_START_WORDS: Final = (r"(?:leaves?|leaving|departs?|starts?|starting|begins?|beginning|"
+                       r"takes? off|opens?|opening|from|between|gets? up|wake up)")
+_END_WORDS: Final = (r"(?:arrives?|arriving|gets? (?:in|there|back)|ends?|ending|finish(?:es)?|"
+                     r"lands?|landing|closes?|closing|until|till|to|and|stops?)")
+_OTHER: Final = re.compile(
+    r"\b(?:per|each|every|week|weeks|weekly|days|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|tomorrow|yesterday|next day|local|zone|break|breaks|lunch|pause|"
+    r"faster|slower|earlier|later|before|after|late|early|delay|delayed|runs for|lasts for|"
+    r"race|marathon|lap|video|song|track|clip|movie|film|timer|stopwatch|record)\b")
+"""Words that make the question more than the span between its two times."""
 _DURATION: Final = re.compile(
-    r"(\d+(?:\.\d+)?) hours?(?:,? (?:and )?(\d+(?:\.\d+)?) minutes?)?"
-    r"|(\d+(?:\.\d+)?) minutes?"
-    r"|\b(\d{1,2}):([0-5]\d)\b(?! ?[ap]\.?m)")
-
-
+    r"(?<![\d:.])(?P<h>\d+(?:\.\d+)?) ?(?:hours?|hrs?|h)(?:\b|(?=\d))"
+    r"(?:,? (?:and )?(?P<m>\d{1,2})(?: ?(?:minutes?|mins?|m)\b|(?= *(?:[.,;!?]|$)))"
+    r"|(?P<m2>\d{2})\b)?"
+    r"|(?<![\d:.])(?P<alone>\d+(?:\.\d+)?) ?(?:minutes?|mins?)\b"
+    r"|(?<![\d.])(?P<ch>\d{1,2}):(?P<cm>[0-5]\d)(?![\d:])(?! ?[ap]\.?m)")
+"""A duration said: 'N hours (and) M minutes' / '1 hr 35' / '1h35', 'N minutes', 'h:mm'."""
+_CLOCK_WORDS: Final = re.compile(r"\b(?:at|from|to|until|till|by|arriving|leaving)\s*$")
 _HOURS_SAID: Final = (
     (re.compile(r"\b(?:an|one) hour and a half\b"), "1.5 hours"),
     (re.compile(r"\b(\d+) hours? and a half\b"), r"\1.5 hours"),
@@ -74,18 +95,27 @@ class ClockTime:
     minutes: int
     """Minutes after midnight (0-1439), as first read (12-hour times in the morning)."""
     marked: bool
-    """The question said which half of the day (am/pm, morning, afternoon, noon)."""
+    """The question said which half of the day (am/pm, morning, afternoon, noon, 14:00)."""
+    at: int = 0
+    """Where it starts in the question's text."""
 
-    def said(self) -> str:
-        """On a 12-hour clock, as digits: '7:45'."""
-        hour, minute = divmod(self.minutes % (24 * 60), 60)
-        return f"{(hour - 1) % 12 + 1}:{minute:02d}"
+    def readings(self) -> tuple[int, ...]:
+        """The times of day it may mean: itself, or both halves of the day when unmarked."""
+        if self.marked:
+            return (self.minutes,)
+        return (self.minutes % DAY, (self.minutes + DAY // 2) % DAY)
+
+
+def said(minutes: int) -> str:
+    """A time of day on a 12-hour clock, as digits: '7:45'."""
+    hour, minute = divmod(minutes % DAY, 60)
+    return f"{(hour - 1) % 12 + 1}:{minute:02d}"
 
 
 def _part_of_day(hour: int, part: str | None) -> tuple[int, bool]:
     """The 24-hour hour of a 12-hour ``hour`` in its part of the day; and whether one was said."""
     if not part:
-        return hour % 24, False
+        return hour % 24, hour > 12 or hour == 0
     part = part.replace(".", "")
     if part in ("am", "morning"):
         return hour % 12, True
@@ -94,8 +124,13 @@ def _part_of_day(hour: int, part: str | None) -> tuple[int, bool]:
     return hour % 12 + 12, True  # pm, afternoon, evening, "nine at night"
 
 
-def _hour_of(text: str) -> int:
-    return _HOUR_WORDS.get(text) or int(text)
+def _hour_of(text: str) -> tuple[int, bool]:
+    """An hour said ('eight', '8', 'noon', 'midnight') and whether it says the half of day."""
+    if text == "noon":
+        return 12, True
+    if text == "midnight":
+        return 0, True
+    return _HOUR_WORDS.get(text) or int(text), False
 
 
 def clock_times(text: str) -> list[ClockTime]:
@@ -104,43 +139,51 @@ def clock_times(text: str) -> list[ClockTime]:
     for m in _TIME.finditer(text):
         g = m.groups()
         if g[0]:
-            found.append(ClockTime(0 if g[0] == "midnight" else 12 * 60, True))
+            found.append(ClockTime(0 if g[0] == "midnight" else 12 * 60, True, m.start()))
             continue
         if g[1]:
             hour, minute, part = int(g[1]), int(g[2]), g[3] or g[4]
             if hour > 23:
                 continue
-            if hour > 12:
-                found.append(ClockTime(hour * 60 + minute, True))
+            if hour > 12 or hour == 0:
+                found.append(ClockTime(hour * 60 + minute, True, m.start()))
                 continue
+            hour24, marked = _part_of_day(hour, part)
         elif g[5]:
-            amount = _MINUTE_WORDS.get(g[5]) or int(g[5])
+            amount = _MINUTE_WORDS.get(g[5]) or int(g[5].split()[0])
             if amount >= 60 or (g[5] == "half" and g[6] not in ("past", "after")):
                 continue
-            hour, part = _hour_of(g[7]), g[8] or g[9]
+            hour, named = _hour_of(g[7])
             sign = 1 if g[6] in ("past", "after") else -1
             minute = sign * amount
-        elif g[10]:
-            hour, minute, part = _hour_of(g[10]), 0, g[11] or g[12]
+            hour24, marked = (hour, True) if named else _part_of_day(hour, g[8] or g[9])
         else:
-            hour, minute, part = _hour_of(g[13]), 0, g[14] or g[15]
-        hour24, marked = _part_of_day(hour, part)
-        found.append(ClockTime((hour24 * 60 + minute) % (24 * 60), marked))
+            hour, minute = _hour_of(g[10] or g[13])[0], 0
+            hour24, marked = _part_of_day(hour, g[11] or g[12] or g[14] or g[15])
+        found.append(ClockTime((hour24 * 60 + minute) % DAY, marked, m.start()))
     return found
 
 
 def span_minutes(start: ClockTime, end: ClockTime) -> int:
-    """Minutes from ``start`` to the next ``end`` after it (see the module docstring)."""
-    span = end.minutes - start.minutes
-    step = 12 * 60 if not (start.marked and end.marked) else 24 * 60
-    while span <= 0:
-        span += step
-    return span
+    """Minutes from ``start`` to ``end``: the shortest span any reading of the two allows."""
+    spans = []
+    for a, b in itertools.product(start.readings(), end.readings()):
+        spans.append((b - a) % DAY or DAY)
+    return min(spans)
+
+
+def _in_order(text: str, first: ClockTime, second: ClockTime) -> bool:
+    """The words say the first time is the start and the second the end."""
+    before_first = text[max(0, first.at - 40):first.at]
+    between = text[first.at:second.at]
+    return bool(re.search(_START_WORDS + r"\b[^.?!]*$", before_first)
+                and re.search(r"\b" + _END_WORDS + r"\b", between)
+                and not re.search(r"[.?!]\s", between))
 
 
 @dataclass(frozen=True, slots=True)
 class SpanCheck:
-    """The time between two clock times: the answer stated as a duration must equal it."""
+    """The time between two clock times: a duration said must equal it."""
 
     minutes: int
     unit: str
@@ -150,7 +193,7 @@ class SpanCheck:
     given: tuple[Fraction, ...]
     """The numbers of the question's times: said alone, they are not an answer."""
     clocks: frozenset[str] = frozenset()
-    """The question's 'h:mm' readings: restated, they are not a duration."""
+    """The two times as 'h:mm' (12- and 24-hour): restated, they are not a duration."""
     checker: str = CHECKER
 
     @property
@@ -158,44 +201,74 @@ class SpanCheck:
         """The answer as a clause: 'from 9:40 to 11:15 is 95 minutes'."""
         return f"from {self.start} to {self.end} is {_spoken(self.minutes, self.unit)}"
 
-    def stated(self, utterance: str) -> tuple[Fraction, int] | None:
-        """The last duration said, in minutes, and the index of its first number (or None).
+    def durations(self, utterance: str) -> list[tuple[Fraction, int | None, Fraction]]:
+        """Every duration said: minutes, the word its first number starts at, a tolerance.
 
-        A clock reading the question states ('from 9:40 ...') is not a duration said.
+        The tolerance is half the last digit said ('1.6 hours' is 93-99 minutes). The word
+        is None when the utterance's own numbers cannot locate it ('an hour' read as
+        '1 hour'). A bare number counts in the question's unit (not without one).
         """
         text = " ".join(replace_quantity_words(clean_spoken(utterance)).split())
+        located = True
         for pattern, words in _HOURS_SAID:
-            text = pattern.sub(words, text)
-        last = None
+            text, count = pattern.subn(words, text)
+            located = located and not count
+        found: list[tuple[Fraction, int | None, Fraction]] = []
         for m in _DURATION.finditer(text):
-            if m.group(4) is None or m.group() not in self.clocks:
-                last = m
-        if last is not None:
-            hours, minutes, alone, h, mm = last.group(1, 2, 3, 4, 5)
-            if h is not None:
-                value = Fraction(int(h) * 60 + int(mm))
+            hours, alone, clock = m.group("h"), m.group("alone"), m.group("ch")
+            tolerance = Fraction(0)
+            if clock is not None:
+                if m.group() in self.clocks or _CLOCK_WORDS.search(text[:m.start()]):
+                    continue  # a time of day restated ('arriving at 11:10'), not a duration
+                value = Fraction(int(clock) * 60 + int(m.group("cm")))
             elif hours is not None:
-                value = Fraction(hours) * 60 + Fraction(minutes or 0)
+                value = Fraction(hours) * 60 + Fraction(m.group("m") or m.group("m2") or 0)
+                if "." in hours:  # '1.6 hours' for 95 minutes: as rounded as it was said
+                    tolerance = Fraction(60, 2 * 10 ** len(hours.partition(".")[2]))
             else:
                 value = Fraction(alone)
-            return value, len(numbers_in(text[:last.start()]))
-        said = numbers_in(utterance)
-        if not said or said[-1] in self.given:
-            return None
-        return said[-1] * (60 if self.unit == "hours" else 1), len(said) - 1
+            word = number_word(utterance, len(numbers_in(text[:m.start()]))) if located else None
+            found.append((value, word, tolerance))
+        if found or not self.unit:
+            return found
+        bare = numbers_in(utterance)
+        factor = 60 if self.unit == "hours" else 1
+        if not bare or (bare[-1] in self.given and bare[-1] * factor != self.minutes):
+            return []
+        return [(bare[-1] * factor, number_word(utterance, len(bare) - 1), Fraction(0))]
 
     def judge(self, utterance: str) -> Judgement:
-        """Good when the duration said is the span; repair when it is another."""
-        stated = self.stated(utterance)
-        if stated is None:
-            return Judgement(Verdict.REFINE, f"The answer is missing: {self.statement}.",
-                             self.statement, None, self.checker)
-        value, index = stated
-        if value == self.minutes:
+        """Good when a duration said is the span; repair when the last one is another."""
+        found = self.durations(utterance)
+        if any(abs(value - self.minutes) <= tolerance for value, _, tolerance in found):
             return Judgement(Verdict.GOOD, "", "", None, self.checker)
+        if not found:
+            if self.unit or not numbers_in(utterance):
+                return Judgement(Verdict.REFINE, f"The answer is missing: {self.statement}.",
+                                 self.statement, None, self.checker)
+            return Judgement(Verdict.GOOD, "", "", None, self.checker)  # 'Four.': no unit
+        value, word, _ = found[-1]
         wrong = _spoken(value, "minutes" if self.unit == "minutes" else "")
         return Judgement(Verdict.REPAIR, f"{wrong} is wrong: {self.statement}.",
-                         self.statement, number_word(utterance, index), self.checker)
+                         self.statement, word, self.checker)
+
+
+def durations_in(utterance: str) -> list[Fraction]:
+    """The durations said in hours or minutes words, in minutes.
+
+    '3 hours and 30 minutes' -> 210, '1.5 hours' -> 90; clock readings ('1:35') are left out.
+    """
+    text = " ".join(replace_quantity_words(clean_spoken(utterance)).split())
+    for pattern, words in _HOURS_SAID:
+        text = pattern.sub(words, text)
+    found = []
+    for m in _DURATION.finditer(text):
+        if m.group("h") is not None:
+            found.append(Fraction(m.group("h")) * 60
+                         + Fraction(m.group("m") or m.group("m2") or 0))
+        elif m.group("alone") is not None:
+            found.append(Fraction(m.group("alone")))
+    return found
 
 
 def _spoken(minutes: Fraction | int, unit: str) -> str:
@@ -208,8 +281,8 @@ def _spoken(minutes: Fraction | int, unit: str) -> str:
     hours, rest = divmod(int(minutes), 60)
     if not hours:
         return f"{rest} minutes"
-    said = f"{hours} hour{'s' if hours != 1 else ''}"
-    return f"{said} and {rest} minutes" if rest else said
+    text = f"{hours} hour{'s' if hours != 1 else ''}"
+    return f"{text} and {rest} minutes" if rest else text
 
 
 def _number(value: Fraction) -> str:
@@ -217,16 +290,21 @@ def _number(value: Fraction) -> str:
 
 
 def find_clock_span(question: str) -> SpanCheck | None:
-    """The span check of ``question`` (two clock times, a 'how long' asked), or None."""
+    """The span check of ``question`` (module docstring), or None."""
     text = " ".join(clean_spoken(question).split())
     asked = _ASKS_SPAN.search(text)
     if asked is None:
         return None
     times = clock_times(text)
-    if len(times) != 2:
+    if len(times) != 2 or not _in_order(text, *times):
         return None
+    rest = _TIME.sub(" ", text)
+    if numbers_in(rest) or _OTHER.search(rest):
+        return None  # '... with a 30 minute lunch', '... per week': more than the span
     unit = asked.group(1) or ((m := _IN_UNIT.search(text)) and m.group(1)) or ""
     minutes = span_minutes(times[0], times[1])
-    given = tuple(numbers_in(question))
-    clocks = frozenset(re.findall(r"\b\d{1,2}:[0-5]\d\b", text))
-    return SpanCheck(minutes, unit, times[0].said(), times[1].said(), given, clocks)
+    clocks = frozenset(f"{h}:{mm:02d}" for t in times for r in t.readings()
+                       for h, mm in (divmod(r, 60), (((r // 60) - 1) % 12 + 1, r % 60)))
+    start, end = times
+    return SpanCheck(minutes, unit, said(start.minutes), said(end.minutes),
+                     tuple(numbers_in(question)), clocks)

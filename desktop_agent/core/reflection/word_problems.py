@@ -47,6 +47,7 @@ from typing import Final
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ChatMessage
+from desktop_agent.core.reflection.clock_spans import durations_in
 from desktop_agent.core.reflection.grammars import EXPRESSION, PROGRAM
 from desktop_agent.core.reflection.stated_numbers import number_word, numbers_in
 from desktop_agent.core.reflection.verdict import GrammarWriter, Judgement, Verdict
@@ -61,15 +62,15 @@ _ASKS_NUMBER: Final = re.compile(
     r"\bhow (?:many|much|far|old)\b"
     r"|\bwhat(?:'s| is| are| was| will be| would be| does| do)\b[^.?!]*?\b(?:total|sum|"
     r"difference|product|cost|costs|price|area|perimeter|volume|average|mean|speed|distance|"
-    r"amount|percentage|remainder|change|pace|rate|tip|fare|bill|balance|profit|altogether)\b"
-    r"|\bwhat (?:do|does|did|will|would|should) (?:i|we|you|they|he|she|each [a-z]+) "
-    r"(?:pay|owe|spend|save|earn|make)\b"
+    r"amount|percentage|remainder|change|tip|fare|profit|altogether)\b"
     r"|\bwhat (?:percent|percentage|fraction)\b"
     r"|^(?:so |ok |okay |and )?what(?:'s| is) (?:\d|a quarter of|half of|a third of)")
 """The question asks for a number (on the lower-case text, quantities as digits)."""
 _ASKS_HOW_LONG: Final = re.compile(r"\bhow long\b")
-"""A length of time or of a thing: a word problem only when the question states two numbers
-or more ("how long did World War 2 last" is a fact, "210 miles at 60 an hour" is not)."""
+_RATE: Final = re.compile(r"\b(?:per|an? (?:second|minute|hour|day|week|month|year|meal|serving)"
+                          r"|each|every)\b|/")
+"""'How long' is a word problem only with a rate and two numbers or more: '210 miles at 60
+miles an hour' is; 'a 12 pound turkey at 325 degrees' and 'World War 2' are not."""
 _NOT_A_UNIT: Final = frozenset({
     "are", "is", "do", "does", "did", "will", "can", "would", "could", "should", "were", "was",
     "have", "has", "had", "of", "more", "fewer", "less", "times", "in", "there", "people's"})
@@ -77,9 +78,13 @@ _THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _MEASURES: Final = frozenset({"dollars", "euros", "pounds", "cents", "pence", "percent",
                               "years", "months", "times", "points", "degrees"})
 """Counted in parts too, though no unit of ``core.tools.units``."""
-_ROUND_UP: Final = re.compile(r"\bround(?:ed|ing)? (?:it |that |this )?up\b|\bneed(?:ed|s)?\b")
-_ROUND_DOWN: Final = re.compile(r"\bround(?:ed|ing)? (?:it |that |this )?down\b|\bfull\b"
-                                r"|\bwhole\b|\bcomplete\b")
+_ROUND_UP: Final = re.compile(
+    r"\bround(?:ed|ing)? (?:it |that |this |the answer )?up\b"
+    r"|\bhow many [a-z]+ (?:do|does|will|would|should) (?:i|we|you|they|he|she|it) "
+    r"(?:need|have to (?:buy|get|order|rent|book))\b|\bhow many [a-z]+ (?:are|is|will be) needed\b")
+"""Round up: asked so, or the counted things are what is needed ('how many buses do we need')."""
+_ROUND_DOWN: Final = re.compile(r"\bround(?:ed|ing)? (?:it |that |this |the answer )?down\b"
+                                r"|\bhow many (?:full|whole|complete) [a-z]+\b")
 _POSITIVE: Final = re.compile(r"\bhow (?:many|much|far|old)\b")
 MAX_REPEATS: Final = 2
 """A computation that writes one number more often than this ran on ("7 * 7 * 7 * 7")."""
@@ -143,8 +148,9 @@ class WordProblem:
     """The question speaks of percent: 25 and 0.25 are the same answer."""
     whole: str = ""
     """What is counted comes in whole ones ("how many trays"): 'up' (the question says
-    "round up" or asks what is needed), 'down' ("round down", "full", "whole"), or 'exact'
-    (a value that is not whole is no answer); '' for a measure (hours, cups, dollars)."""
+    "round up", or asks how many are needed), 'down' ("round down", "how many full boxes"),
+    or 'exact' (a value that is not whole is no answer); '' for a measure (hours, cups,
+    dollars)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +171,7 @@ def find_word_problem(question: str) -> WordProblem | None:
     text = " ".join(replace_quantity_words(_THOUSANDS.sub("", clean_spoken(question))).split())
     numbers = tuple(numbers_in(question))
     if not numbers or not (_ASKS_NUMBER.search(text) or (
-            len(numbers) >= 2 and _ASKS_HOW_LONG.search(text))):
+            len(numbers) >= 2 and _ASKS_HOW_LONG.search(text) and _RATE.search(text))):
         return None
     m = re.search(r"\bhow many ([a-z]+)", text)
     unit = m.group(1) if m and m.group(1) not in _NOT_A_UNIT else ""
@@ -377,6 +383,10 @@ def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWrit
     # The answer said: the last number that is not the question's own, or the last number
     # at all (an answer may equal one of the question's numbers: "2 slices" are left).
     stated = tuple({said[i] for i in own[-1:]} | set(said[-1:]))
+    # A duration in hours and minutes is one answer in either unit ("3 hours and 30 minutes"
+    # is 3.5 hours and 210 minutes, not 30).
+    spans = durations_in(utterance)
+    stated += tuple(v for span in spans for v in (span, span / 60))
     runs = _Runs(problem, writer, cancel)
     for name in ("A", "B"):  # B only when the answer is not A's value
         runs.get(name)
@@ -388,10 +398,11 @@ def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWrit
     steps = runs.steps()
     answers = [i for i in own if said[i] not in steps]
     if agreed is None:
-        if not own and writer is not None:
-            # Unsure, and no number of its own said yet ("we need to divide the cost by the
-            # bars"): the speaker goes on, and what it says is judged in turn. (Not when it
-            # said a number that is a step of a computation: the 1.5B then said it again.)
+        if not said and writer is not None:
+            # Unsure, and no number said yet ("we need to divide the cost by the bars"): the
+            # speaker goes on, and what it says is judged in turn. (Not after a number, even
+            # a step of a computation: the 1.5B then said it again; and "2 slices are
+            # left" may be a finished answer that is one of the question's numbers.)
             return Judgement(Verdict.WORKING, checker=CHECKER)
         return Judgement(Verdict.GOOD, checker=CHECKER)  # unsure: never correct a guess
     correct = statement(problem, agreed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_agent.core.reflection.checks import find_check
-from desktop_agent.core.reflection.clock_spans import SpanCheck, clock_times, find_clock_span
+from desktop_agent.core.reflection.clock_spans import SpanCheck, clock_times, find_clock_span, said
 from desktop_agent.core.reflection.verdict import Verdict
 
 
@@ -22,6 +22,14 @@ from desktop_agent.core.reflection.verdict import Verdict
     ("How many hours between eight o'clock and midnight?", 240, "hours"),
     ("How much time is there from 11:15 to 1:05?", 110, ""),  # no am/pm: 1:05 comes next
     ("How long from twenty five past six to 7:00?", 35, ""),
+    # A time without am/pm takes the reading that makes the shortest span.
+    ("The meeting starts at 1:30 and ends at 5 pm. How long is it?", 210, ""),
+    ("How many hours from 7:30 until 11 pm?", 210, "hours"),
+    ("How many minutes is it from midnight to 12:30?", 30, "minutes"),
+    ("How many minutes from 12:05 am to 12:45?", 40, "minutes"),
+    ("How many hours from half past midnight to 8 am?", 450, "hours"),
+    ("How long from ten to midnight until a quarter past noon?", 745, ""),
+    ("How many minutes is it from 14:00 to 16:30?", 150, "minutes"),
 ])
 def test_two_clock_times_and_a_how_long_make_a_span(question: str, minutes: int,
                                                     unit: str) -> None:
@@ -37,16 +45,34 @@ def test_two_clock_times_and_a_how_long_make_a_span(question: str, minutes: int,
     "What time is it 95 minutes after 9:40?",  # one time, no span asked
     "How many minutes until 5 pm?",  # one time: from now, which is not in the question
     "How long do five to ten minutes feel?",
+    # Which is the start is not said, or said the other way round.
+    "Dinner starts at 6 pm. How many hours do I have if I start cooking at 3 pm?",
+    "My flight lands at 1:05 pm and it took off at 10:20 am. How long was the flight?",
+    # More than the span: a break, a week, two days, time zones, a running time, a race.
+    "I work from 9 am to 5 pm with a 30 minute lunch. How many hours do I actually work?",
+    "The store opens at 9 am and closes at 9 pm. How many hours is it open per week?",
+    "We left at 9 am Monday and got back at 5 pm Tuesday. How long were we gone?",
+    "The plane leaves New York at 6 pm and lands in London at 6 am local time. How long is "
+    "the flight?",
+    "The movie starts at 7:30 pm and runs 2 hours 10 minutes. How long do I have after it "
+    "ends until 11 pm?",
+    "How long before 3:30 pm should I leave to be there by 3 pm?",
+    "I ran the marathon in 4:10 and my sister ran it in 3:45. How many minutes faster was "
+    "she?",
+    "The song starts at 0:45 and ends at 3:20 in the video. How long is it?",
+    # A range is not a time: 'ten to twelve customers', '9 to 10'.
+    "We open at 7 am and serve ten to twelve customers an hour. How long until noon?",
+    "I have class from 9 to 10 and then lunch at 12:30. How long is the gap?",
 ])
 def test_other_questions_have_no_span(question: str) -> None:
     assert find_clock_span(question) is None
 
 
 def test_spoken_times_and_parts_of_the_day() -> None:
-    said = [t.said() for t in clock_times(
+    spoken = [said(t.minutes) for t in clock_times(
         "quarter to eight, ten past eleven, half past 3, noon, 7 at night, two at night, "
         "twelve at night, 5 p.m., 6 in the evening")]
-    assert said == ["7:45", "11:10", "3:30", "12:00", "7:00", "2:00", "12:00", "5:00", "6:00"]
+    assert spoken == ["7:45", "11:10", "3:30", "12:00", "7:00", "2:00", "12:00", "5:00", "6:00"]
     minutes = [t.minutes for t in clock_times("7 at night, two at night, twelve at night")]
     assert minutes == [19 * 60, 2 * 60, 0]
 
@@ -59,6 +85,15 @@ def test_spoken_times_and_parts_of_the_day() -> None:
     ("It is 35 minutes.", Verdict.REPAIR),  # 11:15 - 9:40 digit by digit
     ("It takes an hour and a half.", Verdict.REPAIR),
     ("From 9:40 to 11:15.", Verdict.REFINE),  # no duration said yet
+    ("1 hour 35.", Verdict.GOOD),
+    ("One hour thirty-five.", Verdict.GOOD),
+    ("1 hr 35 min", Verdict.GOOD),
+    ("1h35", Verdict.GOOD),
+    ("About 1.58 hrs.", Verdict.GOOD),  # as rounded as it was said
+    ("It's 95 minutes, or about 1.6 hours.", Verdict.GOOD),
+    ("About 1.5 hours.", Verdict.REPAIR),
+    ("It's an hour and 20 minutes.", Verdict.REPAIR),
+    ("95 minutes, arriving at 11:15.", Verdict.GOOD),  # a time restated is no duration
 ])
 def test_an_answer_is_read_as_a_duration_in_any_unit(answer: str, verdict: Verdict) -> None:
     check = find_clock_span("How many minutes is it from 9:40 to 11:15?")
@@ -79,3 +114,19 @@ def test_a_repair_says_the_span_in_the_questions_unit_and_flags_the_wrong_number
     assert plain is not None and plain.statement == "from 9:00 to 1:00 is 4 hours"
     assert plain.judge("It is 3 hours and 20 minutes.").guidance == (
         "3 hours and 20 minutes is wrong: from 9:00 to 1:00 is 4 hours.")
+    # A bare number: in the question's unit, or no reading at all when it named none.
+    assert plain.judge("Four.").verdict is Verdict.GOOD
+    assert plain.judge("Five.").verdict is Verdict.GOOD
+    hours = find_clock_span("How many hours from 9 am to 6 pm?")
+    assert hours is not None and hours.judge("Nine.").verdict is Verdict.GOOD
+    assert hours.judge("Eight.").verdict is Verdict.REPAIR
+    # 'an hour' read as '1 hour' cannot be located in the words said: no word is flagged.
+    assert check.judge("About an hour and a half.").flagged_word is None
+    # Restated times of another form are no durations either.
+    trip = find_clock_span("My train leaves at quarter to eight and arrives at ten past "
+                           "eleven. How many minutes is the trip?")
+    assert trip is not None and trip.judge("It's 205 minutes, arriving at 11:10.").verdict \
+        is Verdict.GOOD
+    late = find_clock_span("How many minutes is it from 14:00 to 16:30?")
+    assert late is not None and late.judge("150 minutes, from 2:00 to 4:30.").verdict \
+        is Verdict.GOOD
