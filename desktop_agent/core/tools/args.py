@@ -65,18 +65,31 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
         return None if entry.takes_arguments else {}
     if entry.verbatim:
         return entry.words(_PLEASE.sub("", text.strip()))
-    args = entry.words(_request(text))
     clauses = _CLAUSE.split(text.strip())
-    if args is not None or len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
+    if len(clauses) > 1 and _TAKEN_BACK.match(clauses[-1]):
+        return None  # "open the terminal, actually no, don't": taken back
+    args = entry.words(_request(text))
+    if args is not None:
         return args
-    # "ugh, I hate this one, skip it": the request is the last clause, after context. Not
-    # when the context makes it wait ("if it freezes again, open ..."), reports someone
-    # else's words ("the error message says, open ..."), or it takes itself back.
+    last = last_clause(text)
+    return entry.words(_request(last)) if last is not None else None
+
+
+def last_clause(text: str) -> str | None:
+    """The request in the last clause of ``text``, after context; None when it is not one.
+
+    "ugh, I hate this one, skip it" -> "skip it". None for one clause, a question, or when
+    the context makes it wait ("if it freezes again, open ..."), reports someone else's
+    words ("the error message says, open ..."), or the request takes itself back.
+    """
+    clauses = _CLAUSE.split(text.strip())
+    if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
+        return None
     *context, last = [_JOINER.sub("", c) for c in clauses]
     if any(_CONDITION_FIRST.match(c) for c in clauses) or _REPORTED.search(context[-1]) \
             or _RETRACTED.search(last) or asks_about(last):
         return None
-    return entry.words(_request(last))
+    return last
 
 
 _CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+")
@@ -89,6 +102,11 @@ _CONDITION_FIRST: Final = re.compile(r"^\s*(?:(?:so\s+)?(?:yeah\s+)?)?(?:if|when
 _REPORTED: Final = re.compile(r"\b(?:says|said|say|told me|tells me|wrote|writes|reads|asked|"
                               r"asks)\s*$", re.IGNORECASE)
 """Context that reports someone else's words ("the error message says, open the settings")."""
+_TAKEN_BACK: Final = re.compile(r"^\s*(?:never\s*mind|just kidding|kidding|forget it|forget that|"
+                                r"actually no|scratch that|don't|do not|no|nope|cancel that|"
+                                r"wait no)\W*$", re.IGNORECASE)
+"""A last clause that is nothing but taking the request back ("open the terminal, never
+mind"); "remind me to call, don't let me forget" is no such clause."""
 _RETRACTED: Final = re.compile(r"\b(?:never\s*mind|just kidding|kidding|forget it|actually no|"
                                r"scratch that|don't|do not)\b", re.IGNORECASE)
 

@@ -38,7 +38,7 @@ from desktop_agent.core.mcp.config import SEPARATOR
 from desktop_agent.core.mcp.retrieval import ToolIndex
 from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
 from desktop_agent.core.privacy import said
-from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded
+from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded, last_clause
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
 from desktop_agent.core.tools.router import MAX_REQUEST_CHARS, candidate_tools, is_request
@@ -250,6 +250,15 @@ class Decision:
         return call
 
 
+def _asks(user: str) -> bool:
+    """The user's words are a request: all of them, or their last clause after context.
+
+    "I need to write an email, open my mail program" asks through its last clause.
+    """
+    last = last_clause(user)
+    return is_request(user) or (last is not None and is_request(last))
+
+
 def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool = True,
                   catalog: Catalog = BUILTIN, by_meaning: bool = False) -> Decision:
     """What the user's words decide about a call to one of ``candidates``.
@@ -264,12 +273,12 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
             rule: ``alone_is_sure`` does not apply ("what time does the shop close?" is
             near "what time is it?" but asks no tool), so the model decides unless the
             words of a request spell out the arguments of the nearest candidate (the
-            first).
+            first), all of them or their last clause after some context.
     """
     from_words = {t.name: args for t in candidates if use_words
                   and (args := arguments_from_words(t.name, user, catalog)) is not None}
     explicit = [name for name, args in from_words.items() if args and (not by_meaning or (
-        name == candidates[0].name and is_request(user)))]
+        name == candidates[0].name and _asks(user)))]
     if not explicit and len(candidates) == 1 and not by_meaning:
         entry = catalog.get(candidates[0].name)
         if entry is not None and entry.alone_is_sure:

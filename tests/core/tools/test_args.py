@@ -76,6 +76,9 @@ def test_arguments_in_the_users_words(tool: str, text: str, args: Any) -> None:
     ("open_location", "my teacher said, go to example dot org"),
     ("open_app", "tell me, open spotify or not?"),
     ("media_control", "this hold music is awful"),
+    # A request taken back in a clause of its own.
+    ("open_app", "open the terminal, actually no, don't"),
+    ("set_timer", "set a timer for 5 minutes, never mind"),
 ])
 def test_statements_give_no_arguments(tool: str, text: str) -> None:
     assert arguments_from_words(tool, text) is None

@@ -236,6 +236,17 @@ def test_a_tool_found_by_meaning_is_never_called_alone_without_the_model() -> No
     dow = BUILTIN["day_of_week"].spec
     assert plan_decision(holiday, (dow,)).call is not None  # a rule's offer, as before
     assert plan_decision(holiday, (dow,), by_meaning=True).call is None
+    # A request in the last clause, after some context, is a request (the 0.5B said "none"
+    # to these); one that waits, reports someone's words or is taken back is not.
+    app, volume = BUILTIN["open_app"].spec, BUILTIN["set_volume"].spec
+    assert plan_decision("I need to write an email, open my mail program", (app,),
+                         by_meaning=True).call == ToolCall("open_app", {"app": "mail"}, "call_1")
+    assert plan_decision("I can barely hear anything, turn the volume up", (volume,),
+                         by_meaning=True).call == ToolCall("set_volume", {"setting": "up"},
+                                                           "call_1")
+    for waits in ("if it freezes again, open the terminal", "the note says, open the terminal",
+                  "open the terminal, actually no, don't"):
+        assert plan_decision(waits, (app,), by_meaning=True).call is None, waits
 
 
 def test_a_tool_whose_rule_reads_the_words_is_matched_more_leniently() -> None:
