@@ -254,20 +254,20 @@ class SpanCheck:
 
 
 def durations_in(utterance: str) -> list[Fraction]:
-    """The durations said in hours or minutes words, in minutes.
+    """The durations said in hours and minutes together, in minutes.
 
-    '3 hours and 30 minutes' -> 210, '1.5 hours' -> 90; clock readings ('1:35') are left out.
+    '3 hours and 30 minutes' -> 210, 'an hour and a half' -> 90; a duration in one unit
+    alone ('30 minutes'), and clock readings ('1:35'), are left out: they are numbers as
+    they stand.
     """
     text = " ".join(replace_quantity_words(clean_spoken(utterance)).split())
-    for pattern, words in _HOURS_SAID:
+    for pattern, words in _HOURS_SAID[:2]:
         text = pattern.sub(words, text)
     found = []
     for m in _DURATION.finditer(text):
-        if m.group("h") is not None:
-            found.append(Fraction(m.group("h")) * 60
-                         + Fraction(m.group("m") or m.group("m2") or 0))
-        elif m.group("alone") is not None:
-            found.append(Fraction(m.group("alone")))
+        minutes = m.group("m") or m.group("m2")
+        if m.group("h") is not None and (minutes is not None or "." in m.group("h")):
+            found.append(Fraction(m.group("h")) * 60 + Fraction(minutes or 0))
     return found
 
 

@@ -383,10 +383,12 @@ def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWrit
     # The answer said: the last number that is not the question's own, or the last number
     # at all (an answer may equal one of the question's numbers: "2 slices" are left).
     stated = tuple({said[i] for i in own[-1:]} | set(said[-1:]))
-    # A duration in hours and minutes is one answer in either unit ("3 hours and 30 minutes"
-    # is 3.5 hours and 210 minutes, not 30).
-    spans = durations_in(utterance)
-    stated += tuple(v for span in spans for v in (span, span / 60))
+    # A duration in hours and minutes is one answer ("3 hours and 30 minutes" is 3.5 hours,
+    # not 30), in the unit the question counts (both when it asks "how long").
+    if problem.unit in ("minutes", "hours", ""):
+        for span in durations_in(utterance):
+            stated += {"minutes": (span,), "hours": (span / 60,)}.get(problem.unit,
+                                                                      (span, span / 60))
     runs = _Runs(problem, writer, cancel)
     for name in ("A", "B"):  # B only when the answer is not A's value
         runs.get(name)

@@ -295,8 +295,22 @@ def test_rounding_is_read_only_where_the_question_asks_for_it() -> None:
 def test_a_duration_in_hours_and_minutes_is_one_answer() -> None:
     drive = _problem("I'm driving 210 miles at 60 miles an hour. How long will it take?")
     writer = Writer("210 / 60", "answer = 210 / 60")
-    for answer in ("It'll take 3 hours and 30 minutes.", "About 210 minutes.",
-                   "It takes 3.5 hours."):
+    for answer in ("It'll take 3 hours and 30 minutes.", "It takes 3.5 hours.",
+                   "About three and a half hours."):
         assert judge_word_problem(drive, answer, writer).verdict is Verdict.GOOD, answer
     assert judge_word_problem(drive, "It'll take 4 hours and 30 minutes.", writer).verdict \
         is Verdict.REPAIR
+
+
+def test_a_duration_in_one_unit_is_no_other_number() -> None:
+    # '2 hours' said as a step is not 120 of anything; '3 hours and 30 minutes' is one answer
+    # only in the unit the question counts.
+    slices = _problem("We eat 30 slices an hour from 240 slices. How many slices are left "
+                      "after 4 hours?")
+    writer = Writer("240 - 30 * 4", "answer = 240 - 30 * 4")
+    got = judge_word_problem(slices, "After 2 hours, half are gone.", writer)
+    assert got.verdict is Verdict.REPAIR
+    eggs = _problem("I have 210 eggs and eat 60 a day. How many eggs are left after 2 days?")
+    ninety = Writer("210 - 60 * 2", "answer = 210 - 120")
+    assert judge_word_problem(eggs, "It takes 1 hour and 30 minutes to eat them.", ninety
+                              ).verdict is not Verdict.GOOD
