@@ -71,8 +71,28 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
     args = entry.words(_request(text))
     if args is not None:
         return args
-    last = last_clause(text)
-    return entry.words(_request(last)) if last is not None else None
+    for clause in (last_clause(text), first_clause(text)):
+        if clause is not None and (args := entry.words(_request(clause))) is not None:
+            return args
+    return None
+
+
+def first_clause(text: str) -> str | None:
+    """The request in the first clause of ``text``, before context; None when it is not one.
+
+    "cancel the tea timer, I've already made it" -> "cancel the tea timer". None for one
+    clause, a question, or when a later clause makes it wait ("open spotify, if it's
+    installed"), takes it back, or the first clause reports someone else's words.
+    """
+    clauses = _CLAUSE.split(text.strip())
+    if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
+        return None
+    first, *context = clauses
+    if any(_CONDITION_FIRST.match(_JOINER.sub("", c)) or _CONDITION_LATER.match(c)
+           or _RETRACTED.search(c) for c in context) or _REPORTED_IN.search(first) \
+            or asks_about(first):
+        return None
+    return first
 
 
 def last_clause(text: str) -> str | None:
@@ -107,6 +127,12 @@ _TAKEN_BACK: Final = re.compile(r"^\s*(?:never\s*mind|just kidding|kidding|forge
                                 r"wait no)\W*$", re.IGNORECASE)
 """A last clause that is nothing but taking the request back ("open the terminal, never
 mind"); "remind me to call, don't let me forget" is no such clause."""
+_REPORTED_IN: Final = re.compile(r"\b(?:says|said|say|told (?:me|us)|tells (?:me|us)|wrote|"
+                                 r"writes|asked|asks)\b", re.IGNORECASE)
+"""A clause that reports someone else's words ("he told me cancel the timer")."""
+_CONDITION_LATER: Final = re.compile(r"^\s*(?:but\s+)?(?:only\s+)?(?:if|when|unless|once|"
+                                     r"as soon as|after|before|until)\b", re.IGNORECASE)
+"""A later clause that makes the first one wait ("open spotify, but only if it's installed")."""
 _RETRACTED: Final = re.compile(r"\b(?:never\s*mind|just kidding|kidding|forget it|actually no|"
                                r"scratch that|don't|do not)\b", re.IGNORECASE)
 

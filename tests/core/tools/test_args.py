@@ -38,6 +38,9 @@ from desktop_agent.core.tools.args import arguments_from_words, is_grounded
     ("get_current_time", "what time is it", {}),
     # The request in the last clause, after some context (issue 21).
     ("media_control", "ugh, I hate this one, skip it", {"action": "next"}),
+    # ... or in the first clause, before some context.
+    ("cancel_timer", "cancel the tea timer, I've already made it", {"which": "tea"}),
+    ("cancel_timer", "cancel everything, timers and reminders, the lot", {"which": "all"}),
     ("media_control", "hold the music a sec, my phone's ringing", {"action": "pause"}),
     ("media_control", "pause whatever is playing", {"action": "pause"}),
     ("set_volume", "I can barely hear anything, turn the volume up", {"setting": "up"}),
@@ -76,6 +79,11 @@ def test_arguments_in_the_users_words(tool: str, text: str, args: Any) -> None:
     ("open_location", "my teacher said, go to example dot org"),
     ("open_app", "tell me, open spotify or not?"),
     ("media_control", "this hold music is awful"),
+    # A first clause that a later one makes wait or takes back.
+    ("cancel_timer", "cancel the tea timer, if it's still running"),
+    ("cancel_timer", "cancel the tea timer, but only once it rings"),
+    ("cancel_timer", "cancel the tea timer, actually no"),
+    ("cancel_timer", "he told me cancel the tea timer, then left"),
     # A request taken back in a clause of its own.
     ("open_app", "open the terminal, actually no, don't"),
     ("set_timer", "set a timer for 5 minutes, never mind"),
