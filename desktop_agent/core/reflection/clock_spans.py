@@ -45,8 +45,10 @@ _HOUR_WORDS: Final = {w: i for i, w in enumerate(
 _MINUTE_WORDS: Final = {"five": 5, "ten": 10, "quarter": 15, "a quarter": 15, "twenty": 20,
                         "twenty five": 25, "half": 30}
 _HOUR: Final = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(_HOUR_WORDS, key=len, reverse=True)) + ")"
-_PART: Final = (r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
-                r"|\s+(?:in the|this|that|at)\s+(morning|afternoon|evening|night))?")
+_PART_SAID: Final = (r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
+                     r"|\s+(?:in the|this|that|at)\s+(morning|afternoon|evening|night))")
+"""A part of the day after a time: am/pm, 'in the morning', 'that afternoon', 'at night'."""
+_PART: Final = _PART_SAID + "?"
 _SAID_END: Final = (r"(?=\s*(?:[.,;:!?]|$|and\b|to\b|until\b|till\b|then\b|in the\b|this\b"
                     r"|that\b|at night\b|a\.?m|p\.?m|o'?clock))")
 """A spoken time ends the phrase: 'ten to twelve customers' is a range, not 11:50."""
@@ -56,8 +58,7 @@ _TIME: Final = re.compile(
     r"|(a quarter|quarter|half|twenty five|twenty|ten|five|[1-5]?\d minutes) "
     r"(past|after|to|before|till) (" + _HOUR[1:-1] + r"|noon|midnight)" + _SAID_END + _PART +
     r"|" + _HOUR + r" ?(?:o'?clock)" + _PART +
-    r"|" + _HOUR + r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
-    r"|\s+(?:in the|this|that|at)\s+(morning|afternoon|evening|night)))")
+    r"|" + _HOUR + _PART_SAID + ")")
 """One clock time; groups: noon | h:mm part | minutes relation hour part | hour o'clock part
 | hour part (a bare hour needs its part of the day)."""
 _ASKS_SPAN: Final = re.compile(r"\bhow (?:many (minutes|hours)|long|much time)\b")
