@@ -88,9 +88,9 @@ def first_clause(text: str) -> str | None:
     if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
         return None
     first, *context = clauses
-    if any(_CONDITION_FIRST.match(_JOINER.sub("", c)) or _CONDITION_LATER.match(c)
-           or _RETRACTED.search(c) for c in context) or _REPORTED_IN.search(first) \
-            or asks_about(first):
+    if any(not _AFTER_REQUEST.match(c) or _NOT_AFTER_REQUEST.search(c)
+           or _REPORTED_IN.search(c) or _NOT_NOW.search(c) for c in context) \
+            or _REPORTED_IN.search(first) or _NOT_NOW.search(first) or asks_about(first):
         return None
     return first
 
@@ -107,7 +107,8 @@ def last_clause(text: str) -> str | None:
         return None
     *context, last = [_JOINER.sub("", c) for c in clauses]
     if any(_CONDITION_FIRST.match(c) for c in clauses) or _REPORTED.search(context[-1]) \
-            or _RETRACTED.search(last) or asks_about(last):
+            or any(_NOT_NOW.search(c) for c in context) or _RETRACTED.search(last) \
+            or asks_about(last):
         return None
     return last
 
@@ -117,22 +118,41 @@ _CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+")
 email, open my mail program")."""
 _JOINER: Final = re.compile(r"^(?:or|and|but|so|then)\s+", re.IGNORECASE)
 _CONDITION_FIRST: Final = re.compile(r"^\s*(?:(?:so\s+)?(?:yeah\s+)?)?(?:if|when|whenever|once|"
-                                     r"in case|after|before)\b", re.IGNORECASE)
+                                     r"in case|after|before|unless|until|till|as soon as|"
+                                     r"provided|assuming)\b", re.IGNORECASE)
 """A clause that makes the request wait ("when I get home, open spotify") is not for now."""
-_REPORTED: Final = re.compile(r"\b(?:says|said|say|told me|tells me|wrote|writes|reads|asked|"
-                              r"asks)\s*$", re.IGNORECASE)
+_SPEECH_VERBS: Final = (r"says|said|say|told (?:me|us|him|her|them)|tells (?:me|us)|wrote|writes|"
+                        r"reads|asked|asks|yell(?:s|ed)?|shout(?:s|ed)?|whisper(?:s|ed)?|"
+                        r"scream(?:s|ed)?|mutter(?:s|ed)?|cr(?:y|ies|ied)|repl(?:y|ies|ied)|"
+                        r"answer(?:s|ed)|goes|went|(?:was|is|were|are) like|keeps? saying")
+_REPORTED: Final = re.compile(rf"\b(?:{_SPEECH_VERBS})\s*$", re.IGNORECASE)
 """Context that reports someone else's words ("the error message says, open the settings")."""
 _TAKEN_BACK: Final = re.compile(r"^\s*(?:never\s*mind|just kidding|kidding|forget it|forget that|"
                                 r"actually no|scratch that|don't|do not|no|nope|cancel that|"
                                 r"wait no)\W*$", re.IGNORECASE)
 """A last clause that is nothing but taking the request back ("open the terminal, never
 mind"); "remind me to call, don't let me forget" is no such clause."""
-_REPORTED_IN: Final = re.compile(r"\b(?:says|said|say|told (?:me|us)|tells (?:me|us)|wrote|"
-                                 r"writes|asked|asks)\b", re.IGNORECASE)
+_REPORTED_IN: Final = re.compile(rf"\b(?:{_SPEECH_VERBS})\b", re.IGNORECASE)
 """A clause that reports someone else's words ("he told me cancel the timer")."""
-_CONDITION_LATER: Final = re.compile(r"^\s*(?:but\s+)?(?:only\s+)?(?:if|when|unless|once|"
-                                     r"as soon as|after|before|until)\b", re.IGNORECASE)
-"""A later clause that makes the first one wait ("open spotify, but only if it's installed")."""
+_NOT_NOW: Final = re.compile(
+    r"\b(?:dream|dreamt|dreamed|story|novel|movie|film|book|play|game|joke|imagine|"
+    r"pretend|hypothetically)\b", re.IGNORECASE)
+"""Context that makes the request no request to the assistant: a story, a dream ("in my
+dream, cancel the timer"). (A name called, "Tom, cancel the timer", is not told apart from
+the assistant called by a name.)"""
+_AFTER_REQUEST: Final = re.compile(
+    r"^\s*(?:because|since|as|cause|'cause|i|i'm|i've|i'd|i am|i have|it|it's|its|this|"
+    r"this is|that|that's|they|they're|we|we're|the|my)\b", re.IGNORECASE)
+"""A later clause that may follow a request for now: a reason or a statement ("..., I've
+already made it", "..., it's too loud", "..., because I'm done")."""
+_NOT_AFTER_REQUEST: Final = re.compile(
+    r"\b(?:mean|meant|sorry|wait|not yet|nah|later|tomorrow|tonight|next|in a (?:minute|sec|"
+    r"second|bit|while)|maybe|perhaps|not sure|unsure|keep|leave|changed my mind|ignore|"
+    r"joking|kidding|hold on|or not|provided|assuming|what|who|why|how|should|could|would|"
+    r"can|did|does|is that|name|called|no|not|don't|never|instead|also|too|and|or)\b|\?",
+    re.IGNORECASE)
+"""What a later clause must not say for the first clause to be acted on now: a correction
+("I mean the egg timer"), a delay, a hedge, a question, more requests ("and the pasta")."""
 _RETRACTED: Final = re.compile(r"\b(?:never\s*mind|just kidding|kidding|forget it|actually no|"
                                r"scratch that|don't|do not)\b", re.IGNORECASE)
 

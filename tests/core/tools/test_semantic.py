@@ -245,7 +245,8 @@ def test_a_tool_found_by_meaning_is_never_called_alone_without_the_model() -> No
                          by_meaning=True).call == ToolCall("set_volume", {"setting": "up"},
                                                            "call_1")
     for waits in ("if it freezes again, open the terminal", "the note says, open the terminal",
-                  "open the terminal, actually no, don't"):
+                  "open the terminal, actually no, don't", "he yelled, open the terminal",
+                  "in my dream, open the terminal", "as soon as it rings, open the terminal"):
         assert plan_decision(waits, (app,), by_meaning=True).call is None, waits
 
 
