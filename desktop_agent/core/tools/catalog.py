@@ -285,6 +285,9 @@ NO_TOOL_EXAMPLES: Final[tuple[str, ...]] = (
     "how much water should I drink a day", "what does a kilogram weigh on the moon",
     "how long is a marathon", "what year did the war end", "when does the post office close",
     "what's the latest news", "how do I convert a PDF to Word",
+    "the train leaves at 8:15 and gets in at 10:40, how long is the journey",
+    "how many minutes is it from 9:30 to 11:05",
+    "the meeting runs from two until half past four, how many hours is that",
     # requests for tools that do not exist
     "what's the weather tomorrow", "check my bank balance", "lock the front door",
     "call my mother", "send a text to Sarah", "book a flight to Rome", "turn on the lights",
