@@ -93,7 +93,7 @@ PINNED: dict[str, set[str]] = {
     },
     "desktop_agent.core.reflection": {
         "checks", "clock_spans", "gate", "grammars", "reflector", "reflector_prompts",
-        "stated_numbers", "verdict", "word_problems",
+        "stated_numbers", "verdict", "word_problem_prompts", "word_problems",
     },
     "desktop_agent.core.text": {
         "chunker", "ClauseChunker", "CODE_PHRASE", "fts_query", "markdown", "normalize",

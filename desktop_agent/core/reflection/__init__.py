@@ -18,5 +18,6 @@ __all__ = [
     "reflector_prompts",
     "stated_numbers",
     "verdict",
+    "word_problem_prompts",
     "word_problems",
 ]

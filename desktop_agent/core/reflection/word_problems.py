@@ -51,6 +51,11 @@ from desktop_agent.core.reflection.clock_spans import durations_in
 from desktop_agent.core.reflection.grammars import EXPRESSION, PROGRAM
 from desktop_agent.core.reflection.stated_numbers import number_word, numbers_in
 from desktop_agent.core.reflection.verdict import GrammarWriter, Judgement, Verdict
+from desktop_agent.core.reflection.word_problem_prompts import (
+    check_messages,
+    expression_messages,
+    program_messages,
+)
 from desktop_agent.core.tools.calc import evaluate, format_number
 from desktop_agent.core.tools.calc_words import clean_spoken, replace_quantity_words
 from desktop_agent.core.tools.units import parse_unit
@@ -94,44 +99,6 @@ operators and without parentheses; a longer one as "the answer is 210"."""
 RELATIVE_TOLERANCE: Final = Fraction(1, 100)
 """A stated answer this close to a value that is not whole counts as equal (rounding)."""
 
-EXPRESSION_SYSTEM: Final = (
-    "You turn a question into one arithmetic expression that computes its answer. Use the "
-    "numbers in the question, and unit conversions such as 60 minutes in an hour, 7 days in "
-    "a week or 100 for a percent. Write only the expression, with + - * / and parentheses.")
-EXPRESSION_EXAMPLES: Final = (
-    ("sam has 4 boxes of 6 pencils and gives away 5 pencils. how many pencils does he have "
-     "left?", "4 * 6 - 5"),
-    ("a bike costs 120 dollars and is 10 percent off. what does it cost now?",
-     "120 - 120 * 10 / 100"),
-    ("how many hours are in 2.5 days?", "2.5 * 24"),
-)
-PROGRAM_SYSTEM: Final = (
-    "You solve word problems with a few lines of Python arithmetic. Name each quantity from "
-    "the question, then compute answer. Use only + - * / and parentheses, and unit "
-    "conversions such as 60 minutes in an hour or 7 days in a week.")
-PROGRAM_EXAMPLES: Final = (
-    ("sam has 4 boxes of 6 pencils and gives away 5 pencils. how many pencils does he have "
-     "left?",
-     "boxes = 4\npencils_per_box = 6\ngiven = 5\nanswer = boxes * pencils_per_box - given"),
-    ("a bike costs 120 dollars and is 10 percent off. what does it cost now?",
-     "price = 120\ndiscount = price * 10 / 100\nanswer = price - discount"),
-    ("18 children sit at tables of 3. how many tables do they need?",
-     "children = 18\nper_table = 3\nanswer = children / per_table"),
-    ("how many hours are in 2.5 days?", "days = 2.5\nanswer = days * 24"),
-)
-CHECK_SYSTEM: Final = (
-    "Write the calculation that answers the question, as one arithmetic expression. Think "
-    "about what each number means and which unit the answer is in. Write only the "
-    "expression.")
-CHECK_EXAMPLES: Final = (
-    ("a car travels 150 kilometers in 3 hours. how fast does it go in kilometers per hour?",
-     "150 / 3"),
-    ("a worker earns 15 dollars an hour for 8 hours a day. how much does she earn in 5 days?",
-     "15 * 8 * 5"),
-    ("how many seconds are in 2 minutes?", "2 * 60"),
-    ("a box of 12 eggs costs 3 dollars. how much do 36 eggs cost?", "36 / 12 * 3"),
-)
-"""The prompts are fixed text before the question (the adapter keeps their evaluated state)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,28 +160,6 @@ def _whole_rule(text: str, unit: str) -> str:
     if _ROUND_UP.search(text):
         return "up"
     return "exact"
-
-
-def expression_messages(problem: WordProblem) -> list[ChatMessage]:
-    """Run A's prompt: the fixed instructions and examples, then the question."""
-    return _shots(EXPRESSION_SYSTEM, EXPRESSION_EXAMPLES, problem.text)
-
-
-def program_messages(problem: WordProblem) -> list[ChatMessage]:
-    """Run B's prompt: the fixed instructions and examples, then the question."""
-    return _shots(PROGRAM_SYSTEM, PROGRAM_EXAMPLES, problem.text)
-
-
-def check_messages(problem: WordProblem) -> list[ChatMessage]:
-    """Run C's prompt (asked only when A and B disagree): other instructions and examples."""
-    return _shots(CHECK_SYSTEM, CHECK_EXAMPLES, problem.text)
-
-
-def _shots(system: str, examples: tuple[tuple[str, str], ...], text: str) -> list[ChatMessage]:
-    messages = [ChatMessage("system", system)]
-    for question, answer in examples:
-        messages += [ChatMessage("user", question), ChatMessage("assistant", answer)]
-    return [*messages, ChatMessage("user", text)]
 
 
 def _exact(expression: str) -> Fraction | None:
@@ -338,7 +283,7 @@ class _Runs:
             return None
         messages, grammar, read = _RUNS[name]
         try:
-            text = self._writer.write(messages(self._problem), grammar, self._cancel)
+            text = self._writer.write(messages(self._problem.text), grammar, self._cancel)
         except AgentError as exc:  # the reflector never fails a turn: unsure, so silent
             _LOGGER.warning("turn=%s word problem run %s failed: %s",
                             self._cancel.turn_id if self._cancel is not None else 0, name, exc)
@@ -416,7 +361,7 @@ def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWrit
                      CHECKER)
 
 
-_RUNS: Final[dict[str, tuple[Callable[[WordProblem], list[ChatMessage]], str,
+_RUNS: Final[dict[str, tuple[Callable[[str], list[ChatMessage]], str,
                              Callable[[str], Worked | None]]]] = {
     "A": (expression_messages, EXPRESSION, expression_value),
     "B": (program_messages, PROGRAM, program_value),

@@ -18,7 +18,8 @@ from desktop_agent.core.reflection.grammars import EXPRESSION
 from desktop_agent.core.reflection.reflector import reflect
 from desktop_agent.core.reflection.stated_numbers import last_number, words_of
 from desktop_agent.core.reflection.verdict import Verdict
-from desktop_agent.core.reflection.word_problems import expression_messages, find_word_problem
+from desktop_agent.core.reflection.word_problem_prompts import expression_messages
+from desktop_agent.core.reflection.word_problems import find_word_problem
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 
@@ -56,12 +57,12 @@ def test_a_kept_prefix_answers_as_a_cold_prompt_does(llm: Any) -> None:
     problem = find_word_problem(PENCILS)
     other = find_word_problem(APPLES)
     assert problem is not None and other is not None
-    cold = LlamaGrammarWriter(llm).write(expression_messages(problem), EXPRESSION)
+    cold = LlamaGrammarWriter(llm).write(expression_messages(problem.text), EXPRESSION)
     warm = LlamaGrammarWriter(llm)
-    assert warm.write(expression_messages(other), EXPRESSION) == "12 - 5"
+    assert warm.write(expression_messages(other.text), EXPRESSION) == "12 - 5"
     llm.prefill([ChatMessage("system", "You are a voice assistant.")])  # the cache moves on
 
-    assert warm.write(expression_messages(problem), EXPRESSION) == cold == "24 * 7"
+    assert warm.write(expression_messages(problem.text), EXPRESSION) == cold == "24 * 7"
     assert warm.last_stats["prompt_tokens"] < 40  # the question only, not the examples
 
 
@@ -78,7 +79,7 @@ def test_the_speakers_cache_is_put_back_after_a_run(llm: Any) -> None:
     want = np.ctypeslib.as_array(inner._ctx.get_logits(), shape=(inner.n_vocab(),)).copy()
     problem = find_word_problem(FLOUR)
     assert problem is not None
-    assert LlamaGrammarWriter(llm).write(expression_messages(problem), EXPRESSION) == "250 * 6"
+    assert LlamaGrammarWriter(llm).write(expression_messages(problem.text), EXPRESSION) == "250 * 6"
     assert list(inner._input_ids) == before
     # Only the last token again: the rest must come from the KV cache put back.
     inner.n_tokens = len(before) - 1
@@ -110,5 +111,5 @@ def test_a_cancelled_run_writes_nothing(writer: LlamaGrammarWriter) -> None:
     token.cancel("barge-in")
     problem = find_word_problem(FLOUR)
     assert problem is not None
-    assert writer.write(expression_messages(problem), EXPRESSION, token) is None
+    assert writer.write(expression_messages(problem.text), EXPRESSION, token) is None
     assert reflect(FLOUR, "It's 3 grams.", None, token, writer).verdict is Verdict.GOOD

@@ -13,12 +13,14 @@ from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.reflection.grammars import EXPRESSION, PROGRAM
 from desktop_agent.core.reflection.reflector import applies, reflect
 from desktop_agent.core.reflection.verdict import Verdict
-from desktop_agent.core.reflection.word_problems import (
+from desktop_agent.core.reflection.word_problem_prompts import (
     CHECK_SYSTEM,
     EXPRESSION_SYSTEM,
     PROGRAM_SYSTEM,
-    WordProblem,
     expression_messages,
+)
+from desktop_agent.core.reflection.word_problems import (
+    WordProblem,
     expression_value,
     find_word_problem,
     judge_word_problem,
@@ -218,8 +220,8 @@ def test_a_cancelled_reflection_says_nothing() -> None:
 
 
 def test_the_prompts_start_with_fixed_text() -> None:
-    one = expression_messages(_problem())
-    two = expression_messages(_problem("How many cats are in 2 rooms?"))
+    one = expression_messages(_problem().text)
+    two = expression_messages(_problem("How many cats are in 2 rooms?").text)
     assert one[:-1] == two[:-1] and one[-1] != two[-1]  # the adapter keeps the prefix's state
     assert one[-1].content == _problem().text
 
