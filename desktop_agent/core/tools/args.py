@@ -77,6 +77,14 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
     return None
 
 
+def _clauses(text: str) -> list[str] | None:
+    """The clauses of a request said in more than one; None for one clause or a question."""
+    clauses = _CLAUSE.split(text.strip())
+    if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
+        return None
+    return clauses
+
+
 def first_clause(text: str) -> str | None:
     """The request in the first clause of ``text``, before context; None when it is not one.
 
@@ -84,8 +92,8 @@ def first_clause(text: str) -> str | None:
     clause, a question, or when a later clause makes it wait ("open spotify, if it's
     installed"), takes it back, or the first clause reports someone else's words.
     """
-    clauses = _CLAUSE.split(text.strip())
-    if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
+    clauses = _clauses(text)
+    if clauses is None:
         return None
     first, *context = clauses
     if any(not _AFTER_REQUEST.match(c) or _NOT_AFTER_REQUEST.search(c)
@@ -102,8 +110,8 @@ def last_clause(text: str) -> str | None:
     the context makes it wait ("if it freezes again, open ..."), reports someone else's
     words ("the error message says, open ..."), or the request takes itself back.
     """
-    clauses = _CLAUSE.split(text.strip())
-    if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
+    clauses = _clauses(text)
+    if clauses is None:
         return None
     *context, last = [_JOINER.sub("", c) for c in clauses]
     if any(_CONDITION_FIRST.match(c) for c in clauses) or _REPORTED.search(context[-1]) \

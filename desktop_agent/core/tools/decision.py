@@ -255,8 +255,7 @@ def _asks(user: str) -> bool:
 
     "I need to write an email, open my mail program" asks through its last clause.
     """
-    last = last_clause(user)
-    return is_request(user) or (last is not None and is_request(last))
+    return is_request(user) or ((last := last_clause(user)) is not None and is_request(last))
 
 
 def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool = True,
