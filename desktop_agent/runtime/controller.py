@@ -188,6 +188,8 @@ class AgentController(AgentViewModel):
             self.alarm_clock.stop()
         if self.history_keeper is not None:
             self.history_keeper.stop()
+        if self.dictation is not None:
+            self.dictation.close()
         self.router.stop()
         self.jobs.close("shutdown")
         self.link.stop()

@@ -63,7 +63,11 @@ class DictationHost:
 
 
 class Dictation(QObject):
-    """Dictation on top of the push-to-talk turn. Runs on: GUI thread."""
+    """Dictation on top of the push-to-talk turn. Runs on: GUI thread.
+
+    The words are typed on a thread of their own: ``close`` it before the last reference
+    to this object goes, so that it is never destroyed on that thread.
+    """
 
     sig_status = Signal(object)
     """DictationStatus: a step of dictation (emitted on the GUI thread, or queued from the
@@ -82,6 +86,10 @@ class Dictation(QObject):
         self._heard: list[str] = []
         self._last: tuple[str, str] = ("", "")
         """The window typed into last and what was typed there (the next text follows it)."""
+        self._typing: threading.Thread | None = None
+        """The thread typing the last dictation: joined by ``close`` so that this object is
+        never destroyed on it (a QObject deleted off its thread while a queued status is
+        still pending for it crashes the next event loop pass)."""
 
     @property
     def live(self) -> bool:
@@ -152,8 +160,15 @@ class Dictation(QObject):
             return
         last_window, last_text = self._last
         text = joined(last_text, text) if last_window == self._window else text
-        threading.Thread(target=self._type, args=(text, heard, self._window),
-                         name="dictation-typing", daemon=True).start()
+        self._typing = threading.Thread(target=self._type, args=(text, heard, self._window),
+                                        name="dictation-typing", daemon=True)
+        self._typing.start()
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Wait for the words being typed (at most ``timeout_s``). Runs on: GUI thread."""
+        typing, self._typing = self._typing, None
+        if typing is not None:
+            typing.join(timeout_s)
 
     def _type(self, text: str, heard: str, window: str) -> None:
         """Runs on: the typing thread."""

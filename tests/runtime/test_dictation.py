@@ -7,7 +7,11 @@ made: a second start while the first dictation is still transcribed, a typist th
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.turns import events as ev
@@ -50,6 +54,15 @@ class Typist:
         return ""
 
 
+@pytest.fixture
+def dictations() -> Iterator[list[Dictation]]:
+    """Dictations closed at the end of the test, so none is destroyed on its typing thread."""
+    made: list[Dictation] = []
+    yield made
+    for d in made:
+        d.close()
+
+
 def _finish(d: Dictation, host: Host, words: str) -> None:
     d.take_final(ev.AsrFinal(turn_id=TurnId(host.turn), job=1, text=words, no_speech=False,
                              at_s=1.0))
@@ -58,9 +71,11 @@ def _finish(d: Dictation, host: Host, words: str) -> None:
                                "no_speech", 1.0))
 
 
-def test_a_second_start_while_the_first_is_transcribed_keeps_the_first(qtbot: Any) -> None:
+def test_a_second_start_while_the_first_is_transcribed_keeps_the_first(
+        qtbot: Any, dictations: list[Dictation]) -> None:
     host, typist = Host(), Typist()
     d = Dictation(host.host(), typist, lambda text: None)
+    dictations.append(d)
     statuses: list[Any] = []
     d.sig_status.connect(statuses.append)
     assert d.start() == "Dictating." and d.stop() == "Stopped dictating."
@@ -71,9 +86,11 @@ def test_a_second_start_while_the_first_is_transcribed_keeps_the_first(qtbot: An
     assert d.toggle() == "Dictating."  # once typed, a new one starts
 
 
-def test_a_typist_that_fails_says_so_and_is_never_stuck(qtbot: Any) -> None:
+def test_a_typist_that_fails_says_so_and_is_never_stuck(
+        qtbot: Any, dictations: list[Dictation]) -> None:
     host = Host()
     d = Dictation(host.host(), Typist(RuntimeError("BadWindow")), lambda text: None)
+    dictations.append(d)
     statuses: list[Any] = []
     d.sig_status.connect(statuses.append)
     d.start()
@@ -83,13 +100,15 @@ def test_a_typist_that_fails_says_so_and_is_never_stuck(qtbot: Any) -> None:
     assert "typing failed (RuntimeError)" in statuses[-1].text
 
 
-def test_hands_free_listens_as_push_to_talk_while_a_dictation_runs(qtbot: Any) -> None:
+def test_hands_free_listens_as_push_to_talk_while_a_dictation_runs(
+        qtbot: Any, dictations: list[Dictation]) -> None:
     from types import SimpleNamespace
 
     from desktop_agent.compose.controller import _listening_mode
 
     host = Host()
     d = Dictation(host.host(), Typist(), lambda text: None)
+    dictations.append(d)
     app: Any = SimpleNamespace(mode="hands_free", dictation=d)
     assert _listening_mode(app) == "hands_free"
     d.start()  # a pause in dictated speech must not end it, nor go to the assistant
@@ -98,3 +117,33 @@ def test_hands_free_listens_as_push_to_talk_while_a_dictation_runs(qtbot: Any) -
     assert _listening_mode(app) == "push_to_talk"  # still being transcribed
     _finish(d, host, "hello")
     assert _listening_mode(app) == "hands_free"
+
+
+class SlowTypist(Typist):
+    """Types once ``gate`` is set, saying when it has begun."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.begun, self.gate = threading.Event(), threading.Event()
+
+    def type(self, text: str) -> str:
+        self.begun.set()
+        self.gate.wait(10)
+        return super().type(text)
+
+
+def test_close_waits_for_the_words_being_typed(qtbot: Any) -> None:
+    """The app's shutdown (and a test's end) joins the typing thread: the Dictation is never
+    destroyed on it while its last status is still queued for the GUI thread."""
+    host, typist = Host(), SlowTypist()
+    d = Dictation(host.host(), typist, lambda text: None)
+    d.start()
+    d.stop()
+    _finish(d, host, "see you at nine")
+    assert typist.begun.wait(10)
+    typing = [t for t in threading.enumerate() if t.name == "dictation-typing"]
+    assert typing and all(t.is_alive() for t in typing)
+    typist.gate.set()
+    d.close()
+    assert typist.typed == ["see you at nine"]
+    assert not any(t.is_alive() for t in typing)

@@ -224,7 +224,10 @@ class ScriptedServer:
 
     def close(self) -> None:
         self.release.set()
+        with suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes a blocked accept; close alone does not
         self.sock.close()
+        self._thread.join(5)
         for conn in self._conns:
             with suppress(OSError):
                 conn.close()

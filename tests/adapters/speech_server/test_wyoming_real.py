@@ -162,6 +162,7 @@ def test_a_voice_that_hangs_up_mid_reply_leaves_the_apology_to_the_local_voice(
 
     dropping = MisbehavingServer("hang_up")
     notices: list[AgentError] = []
+    engine = None
     try:
         engine = fallback.remote_first(
             "voice", WyomingTts(dropping.uri, warm=False, timeout_s=5),
@@ -174,6 +175,8 @@ def test_a_voice_that_hangs_up_mid_reply_leaves_the_apology_to_the_local_voice(
         assert [n.code for n in notices] == ["speech_server_down"]
         assert dropping.requests == 1  # the apology never went to the server
     finally:
+        if engine is not None:
+            engine.switch.close()  # its prober waits for the server to come back
         dropping.close()
 
 

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,8 @@ class MisbehavingServer:
         self.port = int(self._sock.getsockname()[1])
         self.requests = 0
         self._held: list[Any] = []
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
 
     @property
     def uri(self) -> str:
@@ -138,8 +140,11 @@ class MisbehavingServer:
             conn.close()
 
     def close(self) -> None:
-        """Stop accepting and drop what is held."""
+        """Stop accepting (the accept loop ends) and drop what is held."""
+        with suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes a blocked accept; close alone does not
         self._sock.close()
+        self._thread.join(5)
         for conn, stream in self._held:
             stream.close()
             conn.close()
