@@ -2,18 +2,20 @@
 the voice's): one round trip, the answer beside it.
 
 The check runs on a thread of its own (a server that does not answer takes up to its
-timeout) and its answer comes back through a queued signal; the result is plain text a
-screen reader reads when it changes. What the check does is the composition root's
+timeout) and puts its answer in a queue the row polls on its own thread: the thread never
+touches the row, which may be gone with its dialog before the server answers. The result
+is plain text a screen reader reads when it changes. What the check does is the composition root's
 (``SettingsChoices.test_server``): the GUI only knows it is a callable.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_agent.core.errors import AgentError
@@ -39,8 +41,8 @@ class ServerTestRow(QWidget):
         tester: The check.
     """
 
-    sig_done = Signal(str, bool)
-    """(text, ok): from the check's thread, queued to this widget's."""
+    POLL_MS = 50
+    """How often a pending check's queue is looked at."""
 
     def __init__(self, section: str, title: str, values: Callable[[], dict[str, Any]],
                  tester: ServerTester, parent: QWidget | None = None) -> None:
@@ -67,7 +69,10 @@ class ServerTestRow(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.warning)
         self.button.clicked.connect(self.start)
-        self.sig_done.connect(self._show, Qt.ConnectionType.QueuedConnection)
+        self._answers: queue.SimpleQueue[tuple[str, bool]] = queue.SimpleQueue()
+        self._poll = QTimer(self)
+        self._poll.setInterval(self.POLL_MS)
+        self._poll.timeout.connect(self._take)
 
     def refresh(self) -> None:
         """Show the clear-text warning while a Wyoming backend points off the local network."""
@@ -83,19 +88,32 @@ class ServerTestRow(QWidget):
         self.button.setEnabled(False)
         where = values.get("uri") or values.get("server_url") or ""
         self.result.setText(f"Testing {where}\u2026")
-        threading.Thread(target=self._run, args=(values,), daemon=True,
-                         name=f"test-{self.section}-server").start()
+        threading.Thread(target=_check, args=(self._tester, self.section, values,
+                                              self._answers),
+                         daemon=True, name=f"test-{self.section}-server").start()
+        self._poll.start()
 
-    def _run(self, values: dict[str, Any]) -> None:
+    def _take(self) -> None:
         try:
-            self.sig_done.emit(f"OK: {self._tester(self.section, values)}", True)
-        except AgentError as exc:
-            self.sig_done.emit(exc.describe(), False)
-        except Exception as exc:  # a check must report, never take the dialog down
-            self.sig_done.emit(f"The test failed: {exc}", False)
+            text, ok = self._answers.get_nowait()
+        except queue.Empty:
+            return
+        self._poll.stop()
+        self._show(text, ok)
 
     def _show(self, text: str, ok: bool) -> None:
         self.result.setText(text)
         self.result.setProperty("role", "" if ok else "inline_error")
         self.button.setEnabled(True)
         announce(self.result, text)
+
+
+def _check(tester: ServerTester, section: str, values: dict[str, Any],
+           answers: queue.SimpleQueue[tuple[str, bool]]) -> None:
+    """Runs on: the check's thread (it holds no widget)."""
+    try:
+        answers.put((f"OK: {tester(section, values)}", True))
+    except AgentError as exc:
+        answers.put((exc.describe(), False))
+    except Exception as exc:  # a check must report, never take the dialog down
+        answers.put((f"The test failed: {exc}", False))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 
 from desktop_agent.audio.backend import AudioBackend
 from desktop_agent.audio.capture import CapturePipeline, playback_onset_s
@@ -195,6 +195,10 @@ class AgentController(AgentViewModel):
         self.link.stop()
         self.driver.close()
         self.backend.stop()
+        for timer in self.findChildren(QTimer):
+            timer.stop()  # a timer left running on an object freed later off this thread
+        if self.heap_keeper is not None:  # (a garbage collection there) fires into freed memory
+            self.heap_keeper.join()
 
     def loaded(self) -> bool:
         """True when ASR, LLM and TTS are ready."""

@@ -66,3 +66,29 @@ def test_an_address_off_the_local_network_is_warned_about(qtbot: Any) -> None:
     assert dialog.save_button.isEnabled()  # a warning, not a refusal
     dialog.set_value("asr.uri", "tcp://192.168.1.20:10300")
     assert not warning.isVisible()
+
+
+def test_settings_closed_before_the_server_answers_is_no_error(qtbot: Any,
+                                                               monkeypatch: Any) -> None:
+    """The check's thread never touches the row: closing Settings (which deletes the
+    dialog and its rows) while a server takes its time leaves nothing to fail."""
+    import shiboken6
+
+    failures: list[Any] = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    release, asked = threading.Event(), threading.Event()
+
+    def tester(section: str, values: dict[str, Any]) -> str:
+        asked.set()
+        release.wait(10)
+        return "late"
+
+    dialog = SettingsDialog(Settings(), SettingsChoices(test_server=tester))
+    dialog.server_tests["asr"].button.click()
+    assert asked.wait(10)
+    checks = [t for t in threading.enumerate() if t.name == "test-asr-server"]
+    shiboken6.delete(dialog)  # what closing Settings does to it
+    release.set()
+    for thread in checks:
+        thread.join(10)
+    assert not any(t.is_alive() for t in checks) and failures == []

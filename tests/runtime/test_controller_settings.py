@@ -109,7 +109,13 @@ def test_a_loaded_llm_counts_history_and_prefills_between_turns(qtbot: Any) -> N
     c.feed(ev.AsrPartial(turn_id=c.machine.turn_id, job=JobId(1), text="What is the",
                           stable=False, trailing_silence_s=0.0, at_s=2.0))
     assert llm.prefixes[-1] == "What is the"
+    from PySide6.QtCore import QTimer
+
+    assert any(t.isActive() for t in c.findChildren(QTimer))  # the recording's own
     c.shutdown()
+    # None left running: the controller may be freed later by a garbage collection on
+    # another thread, and a running timer of a freed object fires into freed memory.
+    assert not any(t.isActive() for t in c.findChildren(QTimer))
 
 
 def test_the_listening_cue_follows_the_setting(qtbot: Any) -> None:
