@@ -52,6 +52,14 @@ Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two ll
 threads; the rest of the reply still comes faster than it is spoken."""
 
 
+FLASH_ATTENTION = True
+"""Attention without the full score matrix. Without it, the scores of the longest prompt
+batch against the longest context seen stay resident for good (the 0.5B's anonymous memory
+rose from 166 to 311 MiB between a 200- and a 3800-token context; with it to 190). Measured
+paired on this machine: no slower (docs/notes/soak.md); one of 137 tool decisions changed.
+"""
+
+
 class LlamaLlm:
     """llama-cpp-python behind core.ports.LlmEngine.
 
@@ -90,6 +98,7 @@ class LlamaLlm:
                 n_threads=n_threads,
                 n_threads_batch=n_threads,
                 seed=seed,
+                flash_attn=FLASH_ATTENTION,
                 verbose=False,
             )
         except Exception as exc:  # llama.cpp raises ValueError for unreadable files
