@@ -53,7 +53,7 @@ def _bench(args: argparse.Namespace) -> int:
 
         return run_tools(as_json=args.json, model=args.model, llm_only=args.llm_only,
                          sets=tuple(args.sets.split(",")), semantic=args.semantic,
-                         threads=args.threads)
+                         threads=args.threads, decider=args.decider)
     from desktop_agent.devtools.bench_turns import run_bench
 
     return run_bench(as_json=args.json, wav_dir=args.wav_dir, quick=args.quick,

@@ -93,8 +93,12 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=int, default=2,
                        help="(tools) llama.cpp threads (1 is steadier on a busy machine)")
     bench.add_argument("--sets", default="dev,heldout",
-                       help="(tools) utterance sets, comma-separated: dev, heldout, tune, blind, "
-                            "desktop")
+                       help="(tools) utterance sets, comma-separated: dev, heldout, tune, tune2, "
+                            "blind, desktop, blind3")
+    bench.add_argument("--decider", choices=("small", "composite"), default="small",
+                       help="(tools) small: the default LLM alone decides; composite: as the "
+                            "app runs with the speaking model installed (a second opinion "
+                            "from it when the small one declines what it was offered)")
     bench.add_argument("--knowledge", type=Path, help="(answers) the documents folder")
     bench.add_argument("--questions", type=Path,
                        help="(answers, facts, mcp) the questions JSONL (facts, mcp: default "

@@ -49,6 +49,7 @@ import json
 import math
 import re
 import statistics
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -63,7 +64,7 @@ DATA_FILE = "tool_utterances.jsonl"
 SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl",
         "tune": "tool_utterances_tune.jsonl", "blind": "tool_utterances_blind.jsonl",
         "tune2": "tool_utterances_tune2.jsonl",
-        "desktop": "heldout/desktop_tools.jsonl"}
+        "desktop": "heldout/desktop_tools.jsonl", "blind3": "heldout/tools_blind3.jsonl"}
 HELDOUT_NAMES = {"open_target": "open_location", "volume": "set_volume"}
 """The desktop held-out set was written before the tools (issue 21), in its own names: its
 tool names and arguments are read as the catalog's (``catalog_form``), never edited."""
@@ -104,6 +105,9 @@ class Outcome:
     """The label nearest by meaning (a tool or "none"); None when no meaning match ran."""
     decision: str | None = None
     """The decision run's output, ``FROM_WORDS`` when the words decided, None: no run."""
+    second_opinion: bool = False
+    """True when the speaking model was asked after the deciding one declined
+    (``--decider composite``)."""
 
 
 def load_utterances(path: Path | None = None, name: str = "dev") -> list[Utterance]:
@@ -185,6 +189,7 @@ def metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "latency_ms_p50": round(statistics.median(latencies), 1) if latencies else 0.0,
         "latency_ms_p95": round(_percentile(latencies, 95), 1) if latencies else 0.0,
         "by_meaning": sum(1 for o in outcomes if o.by_meaning),
+        "second_opinions": sum(1 for o in outcomes if o.second_opinion),
         "lost": losses(outcomes, ok, {t.name for t in BUILTIN}),
         "per_tool": per_tool(outcomes),
         "confirmation": None,  # see confirmation_outcomes (needs a store)
@@ -232,7 +237,7 @@ def run_one(llm: Any, utt: Utterance, system_prompt: str, specs: Sequence[Any]) 
     rules = tuple(s.name for s in candidate_tools(utt.text, specs))
     return Outcome(utt.text, utt.tool, dict(utt.args), tool, args, spoke, round(latency, 1),
                    utt.set, tuple(offered), bool(by_meaning), rules, nearest,
-                   getattr(llm, "last_decision", None))
+                   getattr(llm, "last_decision", None), bool(getattr(llm, "asked_speaker", False)))
 
 
 def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
@@ -279,11 +284,13 @@ def confirmation_outcomes(outcomes: Sequence[Outcome]) -> dict[str, int]:
 
 def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2,
               llm_only: bool = False, sets: Sequence[str] = ("dev", "heldout"),
-              semantic: str = "on") -> int:
+              semantic: str = "on", decider: str = "small") -> int:
     """Run the utterance sets on ``model`` (default: the manifest's default LLM); print.
 
     ``semantic``: "on" (tools by meaning, as the app runs), "off" (the keyword rules
-    alone) or "both" (off, then on, on the same loaded model).
+    alone) or "both" (off, then on, on the same loaded model). ``decider``: "small"
+    (``model`` alone) or "composite" (``model`` decides, the manifest's speaking model
+    gives its second opinion: ``CompositeLlm``, as the app runs).
     """
     from desktop_agent.adapters.llm.llm_llama import LlamaLlm
     from desktop_agent.adapters.models.model_resolver import ModelResolver, load_manifest
@@ -292,7 +299,25 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
 
     path = model if model is not None else ModelResolver(load_manifest()).resolve(
         "", "llm").path
-    llm = LlamaLlm(path, n_threads=threads, n_ctx=2048)
+    speaker_path = None
+    if decider == "composite":
+        from desktop_agent.core.errors import AgentError
+
+        spec = load_manifest().speaker()
+        try:
+            if spec is None:
+                raise LookupError("the manifest names no speaking model")
+            speaker_path = ModelResolver(load_manifest()).resolve(spec.model_id, "llm").path
+        except (AgentError, LookupError) as exc:
+            said = exc.describe() if isinstance(exc, AgentError) else str(exc)
+            print(f"error: --decider composite needs the speaking model: {said}",
+                  file=sys.stderr)
+            return 2
+    llm: Any = LlamaLlm(path, n_threads=threads, n_ctx=2048)
+    if speaker_path is not None:
+        from desktop_agent.adapters.llm.llm_composite import CompositeLlm
+
+        llm = CompositeLlm(llm, LlamaLlm(speaker_path, n_threads=threads, n_ctx=2048))
     llm.use_words = not llm_only
     specs = BUILTIN.specs
     llm.warm(SYSTEM_PROMPT, specs)
@@ -319,7 +344,8 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
                 via = "~" if o.by_meaning else " "
                 print(f"{mark}{via}{o.latency_ms:7.0f} ms  {got:16s} "
                       f"{json.dumps(o.args or {})[:56]:56s}  {o.text[:60]}", flush=True)
-        totals: dict[str, Any] = {"model": str(path), "llm_only": llm_only, "pass": label,
+        totals: dict[str, Any] = {"model": str(path), "decider": decider,
+                                  "llm_only": llm_only, "pass": label,
                                   **metrics(outcomes)}
         totals["confirmation"] = confirmation_outcomes(outcomes)
         for name in sets:

@@ -8,6 +8,11 @@ grammars and the claim proposer were shaped on the 0.5B. So ``CompositeLlm``:
 
 - the tool decision (``LlamaLlm.decide``: the offer, the grammar-constrained run) on the
   *decider*, the small model;
+- a second opinion on the speaker when the decider's own run said "none" to the tools it
+  was offered: on requests no rule read whole, the 0.5B says "none" most of its misses
+  (docs/benchmarks.md); the 1.5B then decides among the same candidates, under the same
+  grammar and the same argument rules. A turn the rules decide, or one with nothing
+  offered, never pays for it;
 - every prose reply (a plain answer, the words after a tool result) on the *speaker*;
 - the reflector, the grammar writer and the model proposer on the decider: they find it as
   ``_inner`` (``compose.reflection.local_model``), as they find a model inside
@@ -43,14 +48,20 @@ class CompositeLlm:
         speaker: The model that writes every prose reply.
     """
 
-    def __init__(self, decider: LlamaLlm, speaker: LlamaLlm) -> None:
-        """Hold both loaded models (neither is copied)."""
+    def __init__(self, decider: LlamaLlm, speaker: LlamaLlm, second_opinion: bool = True
+                 ) -> None:
+        """Hold both loaded models (neither is copied); ``second_opinion``: ask the speaker
+        when the decider's run said "none" to the tools it was offered."""
         self.decider = decider
         self.speaker = speaker
+        self.second_opinion = second_opinion
         self._inner = decider  # where compose.reflection / the proposer look for a model
         self.last_model: Path | None = None
         """The GGUF that produced the last reply: the decider's for a tool call, the
-        speaker's for prose (None before the first, or after a cancelled decision)."""
+        speaker's for prose or a second opinion's call (None before the first, or after a
+        cancelled decision)."""
+        self.asked_speaker = False
+        """True when the last decision went on to the speaker's second opinion."""
 
     # -- the LlmEngine port -------------------------------------------------------------
 
@@ -65,12 +76,21 @@ class CompositeLlm:
 
         Runs on: the LLM worker thread.
         """
-        self.last_model = None
+        self.last_model, self.asked_speaker = None, False
         call = self.decider.decide(messages, tools, cancel)
         if cancel is not None and cancel.cancelled:
             return
+        decided_by = self.decider
+        if call is None and self._said_none():
+            self.asked_speaker, decided_by = True, self.speaker
+            offered = set(self.decider.last_offer[0])
+            call = self.speaker.decide_among(
+                messages, [t for t in tools if t.name in offered], self.decider.last_offer[1],
+                cancel)
+            if cancel is not None and cancel.cancelled:
+                return
         if call is not None:
-            self.last_model = self.decider.model_path
+            self.last_model = decided_by.model_path
             yield LlmDelta(tool_call=call)
             return
         self.last_model = self.speaker.model_path
@@ -78,11 +98,20 @@ class CompositeLlm:
 
     # -- what the LLM worker and the history use besides the port ---------------------
 
+    def _said_none(self) -> bool:
+        """The decider's own run (not the words) declined the tools it was offered."""
+        from desktop_agent.adapters.llm.llm_llama import FROM_WORDS
+
+        return (self.second_opinion and bool(self.decider.last_offer[0])
+                and self.decider.last_decision not in (None, FROM_WORDS))
+
     def warm(self, system_prompt: str, tools: Sequence[ToolSpec] = ()) -> None:
         """Evaluate the system prompt into both models' caches (and check the tool grammars
         on the decider). Runs on: the LLM worker thread, right after loading."""
         self.decider.warm(system_prompt, tools)
         self.speaker.warm(system_prompt)
+        if self.second_opinion:
+            self.speaker.build_grammars(tools)  # checked at start-up, as the decider's
 
     def prefill(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = (),
                 user_prefix: str = "") -> int:
@@ -100,8 +129,11 @@ class CompositeLlm:
         return self.speaker.count_tokens(text)
 
     def build_grammars(self, tools: Sequence[ToolSpec]) -> None:
-        """Build and check the tools' call grammars on the decider (``LlamaLlm``'s)."""
+        """Build and check the tools' call grammars on the decider (``LlamaLlm``'s), and on
+        the speaker when it gives second opinions."""
         self.decider.build_grammars(tools)
+        if self.second_opinion:
+            self.speaker.build_grammars(tools)
 
     @property
     def model_path(self) -> Path:
@@ -112,8 +144,9 @@ class CompositeLlm:
 
     @property
     def last_decision(self) -> str | None:
-        """Raw text of the decider's last constrained decision run (None: there was none)."""
-        return self.decider.last_decision
+        """Raw text of the last constrained decision run, the second opinion's when there
+        was one (None: there was none)."""
+        return (self.speaker if self.asked_speaker else self.decider).last_decision
 
     @property
     def last_offer(self) -> tuple[tuple[str, ...], bool]:
@@ -127,7 +160,7 @@ class CompositeLlm:
 
     @use_words.setter
     def use_words(self, value: bool) -> None:
-        self.decider.use_words = value
+        self.decider.use_words = self.speaker.use_words = value
 
     @property
     def meanings(self) -> MeaningRouter | None:

@@ -52,6 +52,9 @@ Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two ll
 threads; the rest of the reply still comes faster than it is spoken."""
 
 
+FROM_WORDS = "(from the user's words)"
+"""``last_decision`` when the user's words decided the call (no model run)."""
+
 FLASH_ATTENTION = True
 """Attention without the full score matrix. Without it, the scores of the longest prompt
 batch against the longest context seen stay resident for good (the 0.5B's anonymous memory
@@ -252,6 +255,16 @@ class LlamaLlm:
             return None
         return self._decide(messages, candidates, cancel, by_meaning)
 
+    def decide_among(self, messages: Sequence[ChatMessage], candidates: Sequence[ToolSpec],
+                     by_meaning: bool, cancel: CancelToken | None = None) -> ToolCall | None:
+        """The decision run over ``candidates`` another model was offered (its offer is
+        not repeated): ``CompositeLlm``'s second opinion. Runs on: the LLM worker thread."""
+        self.last_decision = None
+        self.last_offer = (tuple(t.name for t in candidates), by_meaning)
+        if not candidates:
+            return None
+        return self._decide(messages, candidates, cancel, by_meaning)
+
     def prose(self, messages: Sequence[ChatMessage], cancel: CancelToken | None = None,
               max_tokens: int = 256) -> Iterator[LlmDelta]:
         """Stream a prose reply to ``messages`` (never a tool call): ``stream_chat``'s second
@@ -293,7 +306,7 @@ class LlamaLlm:
         decision = plan_decision(messages[-1].content, candidates, use_words=self.use_words,
                                  by_meaning=by_meaning)
         if decision.call is not None:
-            self.last_decision = "(from the user's words)"
+            self.last_decision = FROM_WORDS
             return decision.call
         payload = [_to_openai(m) for m in _tool_results_as_notes(
             [*messages, ChatMessage("system", decision_note(candidates))])]

@@ -63,6 +63,28 @@ def test_a_tool_request_is_decided_by_the_small_model(engines: Any) -> None:
     assert parse_duration(str(calls[0].arguments["duration"])) == 480  # "8 minutes"
     assert not spoken.strip()
     assert llm.last_model == llm.decider.model_path
+    assert not llm.asked_speaker  # decided: no second opinion
+
+
+def test_a_request_the_small_model_declines_gets_the_large_models_second_opinion(
+        engines: Any) -> None:
+    """From the tuning set (tune2): the 0.5B says "none" to the notes search it was offered
+    by meaning; the 1.5B, asked among the same candidates, makes the call."""
+    llm = engines.llm
+    calls, spoken = _ask(llm, ChatMessage("user",
+                                          "have I written anything down about the garden"))
+    assert llm.asked_speaker, llm.last_decision
+    assert [c.name for c in calls] == ["search_notes"], llm.last_decision
+    assert "garden" in str(calls[0].arguments.get("query", ""))
+    assert llm.last_model == llm.speaker.model_path and not spoken.strip()
+
+
+def test_a_remark_near_a_tool_stays_prose_after_the_second_opinion(engines: Any) -> None:
+    llm = engines.llm
+    calls, spoken = _ask(llm, ChatMessage("user", "I love this song"))
+    assert llm.asked_speaker and llm.decider.last_offer[0] == ("now_playing",)
+    assert not calls and spoken.strip()
+    assert llm.last_model == llm.speaker.model_path
 
 
 def test_a_plain_question_is_answered_in_prose_by_the_large_model(engines: Any) -> None:
