@@ -105,8 +105,11 @@ APT_PKGS=(libspeexdsp1 libportaudio2 libasound2-plugins pulseaudio pulseaudio-ut
 # fake desktop behind it (tests/adapters/desktop/portal_desktop.py); xdg-utils (xdg-open, the
 # tests of "open example dot org" with a private mimeapps.list). Not for run/install: the
 # user's desktop brings its own portal and xdg-open. xterm: a real terminal that text is typed
-# into (the typing and dictation tests).
-if [ "$MODE" = test ]; then APT_PKGS+=(xdg-desktop-portal python3-dbusmock xdg-utils xterm); fi
+# into (the typing and dictation tests). sway, foot, wtype and wl-clipboard: a headless
+# Wayland desktop that text is typed into and selections are read from (Wayland's tests).
+if [ "$MODE" = test ]; then
+    APT_PKGS+=(xdg-desktop-portal python3-dbusmock xdg-utils xterm sway foot wtype wl-clipboard)
+fi
 if ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then APT_PKGS+=(python3-venv); fi
 
 missing=()

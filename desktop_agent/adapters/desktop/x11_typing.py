@@ -50,6 +50,8 @@ LEVEL3: Final = 0xFE03
 """ISO_Level3_Shift (AltGr)."""
 RETURN: Final = 0xFF0D
 TAB: Final = 0xFF09
+WTYPE_SETTLE_MS: Final = 100
+"""wtype waits this long before its first key (see ``_type_wayland``)."""
 NO_DISPLAY: Final = ("no_display", "There is no desktop display here to type into.",
                      "run me inside your desktop session")
 NO_XLIB: Final = ("typing_no_xlib", "I can't type here: python-xlib is not installed.",
@@ -297,7 +299,9 @@ class DesktopTypist:
         if shutil.which("wtype", path=env.get("PATH")) is not None:
             # The focused window cannot be known here: a line break is a space, never a
             # key that might run a terminal's line or send a message.
-            argv = ["wtype", "--", text.replace("\n", " ")]
+            # wtype's first key is lost when sent at once: the compositor has not taken
+            # its new keyboard's keymap yet (tests/adapters/desktop/test_wayland_desktop.py).
+            argv = ["wtype", "-s", str(WTYPE_SETTLE_MS), "--", text.replace("\n", " ")]
             try:
                 done = subprocess.run(argv, env=dict(env), capture_output=True, check=False,
                                       timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL)
