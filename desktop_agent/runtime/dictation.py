@@ -86,10 +86,11 @@ class Dictation(QObject):
         self._heard: list[str] = []
         self._last: tuple[str, str] = ("", "")
         """The window typed into last and what was typed there (the next text follows it)."""
-        self._typing: threading.Thread | None = None
-        """The thread typing the last dictation: joined by ``close`` so that this object is
-        never destroyed on it (a QObject deleted off its thread while a queued status is
-        still pending for it crashes the next event loop pass)."""
+        self._typing: list[threading.Thread] = []
+        """The threads typing dictations (a second may start while the first types): joined
+        by ``close`` so that this object is never destroyed on one (a QObject deleted off
+        its thread while a queued status is still pending for it crashes the next event
+        loop pass)."""
 
     @property
     def live(self) -> bool:
@@ -160,15 +161,16 @@ class Dictation(QObject):
             return
         last_window, last_text = self._last
         text = joined(last_text, text) if last_window == self._window else text
-        self._typing = threading.Thread(target=self._type, args=(text, heard, self._window),
-                                        name="dictation-typing", daemon=True)
-        self._typing.start()
+        typing = threading.Thread(target=self._type, args=(text, heard, self._window),
+                                  name="dictation-typing", daemon=True)
+        self._typing = [t for t in self._typing if t.is_alive()] + [typing]
+        typing.start()
 
     def close(self, timeout_s: float = 5.0) -> None:
-        """Wait for the words being typed (at most ``timeout_s``). Runs on: GUI thread."""
-        typing, self._typing = self._typing, None
-        if typing is not None:
-            typing.join(timeout_s)
+        """Wait for the words still being typed (``timeout_s`` each). Runs on: GUI thread."""
+        typing, self._typing = self._typing, []
+        for thread in typing:
+            thread.join(timeout_s)
 
     def _type(self, text: str, heard: str, window: str) -> None:
         """Runs on: the typing thread."""

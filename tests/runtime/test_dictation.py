@@ -147,3 +147,19 @@ def test_close_waits_for_the_words_being_typed(qtbot: Any) -> None:
     d.close()
     assert typist.typed == ["see you at nine"]
     assert not any(t.is_alive() for t in typing)
+
+
+def test_close_waits_for_every_dictation_still_being_typed(qtbot: Any) -> None:
+    """A second dictation may start while the first is still typed: both are joined."""
+    host, typist = Host(), SlowTypist()
+    d = Dictation(host.host(), typist, lambda text: None)
+    for words in ("a long letter", "ok"):
+        d.start()
+        d.stop()
+        _finish(d, host, words)
+    qtbot.waitUntil(lambda: sum(t.name == "dictation-typing" and t.is_alive()
+                                for t in threading.enumerate()) >= 2, timeout=5000)
+    assert len(d._typing) == 2
+    typist.gate.set()
+    d.close()
+    assert sorted(typist.typed) == ["a long letter", "ok"] and d._typing == []

@@ -83,10 +83,10 @@ class CompositeLlm:
         decided_by = self.decider
         if call is None and self._said_none():
             self.asked_speaker, decided_by = True, self.speaker
-            offered = set(self.decider.last_offer[0])
+            by_name = {t.name: t for t in tools}  # in the offer's order: nearest first
             call = self.speaker.decide_among(
-                messages, [t for t in tools if t.name in offered], self.decider.last_offer[1],
-                cancel)
+                messages, [by_name[n] for n in self.decider.last_offer[0] if n in by_name],
+                self.decider.last_offer[1], cancel)
             if cancel is not None and cancel.cancelled:
                 return
         if call is not None:
@@ -99,7 +99,10 @@ class CompositeLlm:
     # -- what the LLM worker and the history use besides the port ---------------------
 
     def _said_none(self) -> bool:
-        """The decider's own run (not the words) declined the tools it was offered."""
+        """The decider's own run (not the words) gave no call for the tools it was offered:
+        it said "none", or its call was dropped (an argument the user never said, a call
+        cut short). Your own tools (MCP) offered get the second opinion too; an untrusted
+        server's are confirmed before they run, as ever."""
         from desktop_agent.adapters.llm.llm_llama import FROM_WORDS
 
         return (self.second_opinion and bool(self.decider.last_offer[0])

@@ -31,7 +31,7 @@ from desktop_agent.core.tools.registry import ToolRegistry
 from tests.needs import unavailable
 
 WAIT_S = 20.0
-PROGRAMS = ("sway", "swaymsg", "foot", "wtype", "wl-copy", "wl-paste")
+PROGRAMS = ("sway", "swaymsg", "foot", "wtype", "wl-copy", "wl-paste", "setpriv")
 
 
 def wait_for(done: Callable[[], bool], what: str) -> None:
