@@ -32,8 +32,6 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import Any, Final, Protocol
 
-FROM_WORDS: Final = "(from the user's words)"
-"""``LlamaLlm.last_decision`` when the words decided the call (no model run)."""
 NO_TOOL: Final = "none"
 
 
@@ -57,7 +55,7 @@ def lost_at(o: Decided, args_ok: bool, known: Collection[str]) -> str | None:
         args_ok: the call's arguments equal the expected ones (``bench_tools.args_equal``).
         known: the catalog's tool names.
     """
-    from desktop_agent.core.tools.decision import named_tool
+    from desktop_agent.core.tools.decision import FROM_WORDS, named_tool
 
     expected = o.expected_tool
     if expected is None:

@@ -8,11 +8,11 @@ grammars and the claim proposer were shaped on the 0.5B. So ``CompositeLlm``:
 
 - the tool decision (``LlamaLlm.decide``: the offer, the grammar-constrained run) on the
   *decider*, the small model;
-- a second opinion on the speaker when the decider's own run said "none" to the tools it
-  was offered: on requests no rule read whole, the 0.5B says "none" most of its misses
-  (docs/benchmarks.md); the 1.5B then decides among the same candidates, under the same
-  grammar and the same argument rules. A turn the rules decide, or one with nothing
-  offered, never pays for it;
+- a second opinion on the speaker when the decider's own run gave no call for the tools
+  it was offered (it said "none", or its call was dropped): on requests no rule read
+  whole, the 0.5B says "none" most of its misses (docs/benchmarks.md); the 1.5B then
+  decides among the same candidates, under the same grammar and the same argument rules.
+  A turn the rules decide, or one with nothing offered, never pays for it;
 - every prose reply (a plain answer, the words after a tool result) on the *speaker*;
 - the reflector, the grammar writer and the model proposer on the decider: they find it as
   ``_inner`` (``compose.reflection.local_model``), as they find a model inside
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolSpec
+from desktop_agent.core.tools.decision import FROM_WORDS
 
 if TYPE_CHECKING:
     from desktop_agent.adapters.llm.llm_llama import LlamaLlm
@@ -51,7 +52,7 @@ class CompositeLlm:
     def __init__(self, decider: LlamaLlm, speaker: LlamaLlm, second_opinion: bool = True
                  ) -> None:
         """Hold both loaded models (neither is copied); ``second_opinion``: ask the speaker
-        when the decider's run said "none" to the tools it was offered."""
+        when the decider's run gave no call for the tools it was offered."""
         self.decider = decider
         self.speaker = speaker
         self.second_opinion = second_opinion
@@ -103,8 +104,6 @@ class CompositeLlm:
         it said "none", or its call was dropped (an argument the user never said, a call
         cut short). Your own tools (MCP) offered get the second opinion too; an untrusted
         server's are confirmed before they run, as ever."""
-        from desktop_agent.adapters.llm.llm_llama import FROM_WORDS
-
         return (self.second_opinion and bool(self.decider.last_offer[0])
                 and self.decider.last_decision not in (None, FROM_WORDS))
 

@@ -37,6 +37,7 @@ from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.decision import (
+    FROM_WORDS,
     decision_note,
     named_tool,
     offer_tools,
@@ -51,9 +52,6 @@ runtime's chunker releases it after at most three words) is then being synthesis
 Piper on a core of its own takes ~100 ms for it instead of ~240 ms beside two llama.cpp
 threads; the rest of the reply still comes faster than it is spoken."""
 
-
-FROM_WORDS = "(from the user's words)"
-"""``last_decision`` when the user's words decided the call (no model run)."""
 
 FLASH_ATTENTION = True
 """Attention without the full score matrix. Without it, the scores of the longest prompt

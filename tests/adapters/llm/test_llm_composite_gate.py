@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.adapters.llm.llm_composite import CompositeLlm
-from desktop_agent.adapters.llm.llm_llama import FROM_WORDS
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
+from desktop_agent.core.tools.decision import FROM_WORDS
 from desktop_agent.core.tools.specs import BUILTIN_SPECS
 
 
