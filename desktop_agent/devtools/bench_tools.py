@@ -297,20 +297,21 @@ def run_bench(as_json: bool = False, model: Path | None = None, threads: int = 2
     from desktop_agent.compose.tool_meanings import tool_meanings
     from desktop_agent.core.conversation.prompts import SYSTEM_PROMPT
 
-    path = model if model is not None else ModelResolver(load_manifest()).resolve(
-        "", "llm").path
+    manifest = load_manifest()
+    path = model if model is not None else ModelResolver(manifest).resolve("", "llm").path
     speaker_path = None
     if decider == "composite":
         from desktop_agent.core.errors import AgentError
 
-        spec = load_manifest().speaker()
+        spec = manifest.speaker()
+        if spec is None:
+            print("error: --decider composite needs a speaking model; the manifest names "
+                  "none", file=sys.stderr)
+            return 2
         try:
-            if spec is None:
-                raise LookupError("the manifest names no speaking model")
-            speaker_path = ModelResolver(load_manifest()).resolve(spec.model_id, "llm").path
-        except (AgentError, LookupError) as exc:
-            said = exc.describe() if isinstance(exc, AgentError) else str(exc)
-            print(f"error: --decider composite needs the speaking model: {said}",
+            speaker_path = ModelResolver(manifest).resolve(spec.model_id, "llm").path
+        except AgentError as exc:
+            print(f"error: --decider composite needs the speaking model: {exc.describe()}",
                   file=sys.stderr)
             return 2
     llm: Any = LlamaLlm(path, n_threads=threads, n_ctx=2048)
