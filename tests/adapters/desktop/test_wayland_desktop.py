@@ -16,8 +16,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,17 +27,10 @@ from desktop_agent.adapters.desktop.x11_typing import DesktopTypist
 from desktop_agent.core.ports import ToolCall
 from desktop_agent.core.tools.clipboard import NOTHING_SELECTED
 from desktop_agent.core.tools.registry import ToolRegistry
+from tests.adapters.desktop.test_selection_typing import WAIT_S, wait_for
 from tests.needs import unavailable
 
-WAIT_S = 20.0
 PROGRAMS = ("sway", "swaymsg", "foot", "wtype", "wl-copy", "wl-paste", "setpriv")
-
-
-def wait_for(done: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not done():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 class Sway:
