@@ -22,7 +22,8 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import numpy.typing as npt
@@ -71,6 +72,7 @@ class Player:
         self._latest: TurnId = TurnId(0)
         self._env = 1.0  # fade envelope, 0..1, moved by 1/fade_len per sample
         self._paused = False
+        self._producers = 0  # threads inside enqueue/end_turn (see _producing)
         self._gain = 1.0  # applied duck gain
         self._gain_target = 1.0
 
@@ -96,8 +98,11 @@ class Player:
             turn is stale or flushed, ``cancel`` fires, or the timeout passes (a blocking
             call may have queued a prefix by then).
         """
-        if self.on_enqueue is not None:
-            self.on_enqueue()
+        with self._producing():
+            return self._enqueue(turn_id, samples, sample_rate, timeout_s, cancel)
+
+    def _enqueue(self, turn_id: TurnId, samples: npt.ArrayLike, sample_rate: int,
+                 timeout_s: float | None, cancel: CancelToken | None) -> bool:
         x = np.asarray(samples).reshape(-1)
         x = int16_to_float32(x) if x.dtype == np.int16 else x.astype(np.float32, copy=False)
         with self._cond:
@@ -129,9 +134,7 @@ class Player:
                 return
             resampler = turn.resampler
         tail = resampler.flush() if resampler is not None else np.zeros(0, np.float32)
-        if len(tail) and self.on_enqueue is not None:
-            self.on_enqueue()
-        with self._cond:
+        with self._producing(wake=len(tail) > 0), self._cond:
             if turn.state == "flushed":
                 return
             if len(tail):
@@ -139,6 +142,22 @@ class Player:
                 self._queued += len(tail)
             turn.ended = True
             self._update_finished(turn)
+
+    @contextmanager
+    def _producing(self, wake: bool = True) -> Iterator[None]:
+        """A producer is about to queue audio: wake the output first (``on_enqueue``), so
+        the first samples find it running, and keep it from sleeping (:attr:`busy`) until
+        they are queued: resampling a long chunk took longer than a short idle timeout, and
+        the woken stream went back to sleep with the audio about to come."""
+        with self._cond:
+            self._producers += 1
+        try:
+            if wake and self.on_enqueue is not None:
+                self.on_enqueue()
+            yield
+        finally:
+            with self._cond:
+                self._producers -= 1
 
     def _admit(self, turn_id: TurnId) -> TurnRecord | None:
         """Find or create the turn; supersede older ones. Caller holds the lock."""
@@ -260,6 +279,12 @@ class Player:
     def paused(self) -> bool:
         """True between :meth:`pause` and :meth:`resume`."""
         return self._paused
+
+    @property
+    def busy(self) -> bool:
+        """Audio queued, a reply paused, or a producer about to queue: the output keeps
+        running (SpeakerOutput sleeps only when this is False)."""
+        return bool(self._queued or self._paused or self._producers)
 
     @property
     def queued_s(self) -> float:

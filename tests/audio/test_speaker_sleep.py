@@ -95,3 +95,23 @@ def test_a_stream_that_cannot_start_again_is_a_device_error_for_the_capture_thre
     with pytest.raises(DeviceError) as err:
         speaker.check()
     assert err.value.code == "audio_device_lost" and "did not start again" in err.value.message
+
+
+def test_a_woken_speaker_stays_awake_until_the_audio_that_woke_it_is_queued() -> None:
+    """The producer wakes the stream before it resamples and queues; a long chunk took
+    longer to resample than a short idle timeout, and the capture thread's idle check put
+    the stream back to sleep with the audio still to come (it then never played)."""
+    player, speaker = _speaker(0.0)
+    assert speaker.sleep_if_idle(time.monotonic() + 1.0)
+    slept_meanwhile: list[bool] = []
+
+    def wake_then_idle_check() -> None:  # the capture thread's check, between the two
+        speaker.wake()
+        slept_meanwhile.append(speaker.sleep_if_idle(time.monotonic() + 10.0))
+
+    player.on_enqueue = wake_then_idle_check
+    _queue(player)
+    player.end_turn(TurnId(1))  # its resampler tail: the same window
+    assert slept_meanwhile == [False, False] and not speaker.asleep and speaker.wakes == 1
+    player.render(4800 + 100)
+    assert speaker.sleep_if_idle(time.monotonic() + 10.0)  # played out: idle again

@@ -277,7 +277,7 @@ class SpeakerOutput(_Stream):
             self.underflows += 1
         timing = BlockTiming(float(t.currentTime), float(t.outputBufferDacTime))
         outdata[:] = self.player.render(frames, timing)[:, np.newaxis]
-        if self.player.queued_s or self.player.paused:
+        if self.player.busy:
             self._busy_at = time.monotonic()
 
     def check(self) -> None:
@@ -323,7 +323,7 @@ class SpeakerOutput(_Stream):
         with self._sleep_lock:
             if (self._asleep or self._stream is None or self._failed
                     or now - self._busy_at < self.sleep_after_s
-                    or self.player.queued_s or self.player.paused):  # (a stalled stream)
+                    or self.player.busy):  # (queued: a stalled stream)
                 return False
             self._asleep = True
             try:
