@@ -30,9 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
-from typing import Any, Final, Protocol
-
-NO_TOOL: Final = "none"
+from typing import Any, Protocol
 
 
 class Decided(Protocol):
@@ -56,6 +54,7 @@ def lost_at(o: Decided, args_ok: bool, known: Collection[str]) -> str | None:
         known: the catalog's tool names.
     """
     from desktop_agent.core.tools.decision import FROM_WORDS, named_tool
+    from desktop_agent.core.tools.semantic import NO_TOOL
 
     expected = o.expected_tool
     if expected is None:

@@ -46,10 +46,10 @@ SPEAKER_SLEEP_S = 10.0
 """The output stream stops once nothing has played, been queued or been said (a speech
 onset) for this long; it starts again in 1-4 ms when audio is queued or someone speaks
 (docs/notes/idle.md). Ten seconds, not three: the timer runs from the end of the user's
-speech, and on a busy machine the reply took longer than 3 s to come, so it started on a
-freshly woken stream whose first timestamps placed the echo reference 120-250 ms off in
-two CI runs (the woken-speaker test, and the hands-free e2e tests of the same run). The
-idle figure is unchanged: the stream sleeps all the same, 7 s later."""
+speech, and on a busy machine a reply can come later than 3 s, on a freshly woken stream,
+whose first DAC timestamps come 46, 30 and 10 ms early (measured on the virtual card).
+Whether that caused the CI runs' misplaced echo references (165, 292 ms) is not shown.
+The idle figure is measured after 45 s of settling: the stream sleeps all the same."""
 
 
 def _output_rate(device: str | None) -> int:

@@ -48,9 +48,9 @@ from desktop_agent.core.tools.tool_def import Catalog
 _LOGGER = logging.getLogger(__name__)
 
 NONE_TOOL: Final = "none"
+"""The decision's answer when no tool fits (a name no tool may have)."""
 FROM_WORDS: Final = "(from the user's words)"
 """An engine's ``last_decision`` when the user's words decided the call (no model run)."""
-"""The decision's answer when no tool fits (a name no tool may have)."""
 CALL_ID: Final = "call_1"
 _NAME_HEAD: Final = re.compile(r'^\s*\{\s*"name"\s*:\s*"([^"]+)"')
 
