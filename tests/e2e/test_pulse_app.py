@@ -37,8 +37,9 @@ def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     alone, and in two of the last three full runs (the CI of a7a739f, a fresh clone of
     c56df10) the hands-free ones failed beside the session's daemon after ~18 minutes of
     other tests (sinks unloaded and loaded, volumes set, streams opened and closed), the
-    echo left uncancelled ("echo_words" and "words" verdicts on the app's own voice). Which leftover did it is not found
-    (docs/known-limits.md); the app never shares a sound server with such a history."""
+    echo left uncancelled ("echo_words" and "words" verdicts on the app's own voice).
+    Which leftover did it is not found (docs/known-limits.md); the app never shares a
+    sound server with such a history."""
     from tests.audio.pulse import start_pulse
 
     yield from start_pulse(tmp_path_factory)
