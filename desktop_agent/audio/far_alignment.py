@@ -145,7 +145,9 @@ class EchoDelayTracker:
         self._held = 0
         self._last: int | None = None
         self.lag: int | None = None
-        """Latest agreed echo delay after the reference, samples (None: not measured)."""
+        """Where the echo sits after the reference handed to the AEC, samples: the latest
+        agreed measurement, or ``target`` once the pointer was moved there (None: not
+        measured)."""
         self._restore_to: int | None = None
         self._restoring = False
         self._tries = 0
@@ -190,10 +192,13 @@ class EchoDelayTracker:
         self._last = lag if peak > 0.3 else None
         if not agreed:
             return Correction()
-        self.lag = lag
         if int(0.005 * self.rate) <= lag <= int(0.12 * self.rate):
+            self.lag = lag
             return Correction()
-        self._last = None
+        # The pointer moves so that the echo sits ``target`` after it: that is the lag the
+        # canceller learns from now on, and the one a later wake or underrun restores (the
+        # measured one would put the echo back where it could not be cancelled).
+        self._last, self.lag = None, self.target
         return Correction(lag - self.target, relearn=True)
 
     def _restore(self, lag: int, peak: float) -> Correction:

@@ -35,9 +35,29 @@ def test_delay_tracker_moves_a_reference_that_comes_after_its_echo() -> None:
         fix = tracker.observe(near[i:i + 160], speech[i:i + 160])
         shift = shift or fix.shift
         relearn = relearn or fix.relearn
-    assert tracker.lag == -320
     assert shift == -320 - tracker.target  # read the far-end 50 ms earlier
     assert relearn  # the canceller never learnt the echo at its new lag
+    assert tracker.lag == tracker.target  # where the echo sits once the pointer moved
+
+
+def test_a_wake_after_the_reference_was_moved_restores_where_it_was_moved_to() -> None:
+    """The echo came 200 ms after its reference (PulseAudio's loopback, the test's room,
+    grows its buffer on a busy machine); the tracker moved the reference to 30 ms. After a
+    wake the reference is placed anew a few ms off: the restore goes back to 30 ms, the lag
+    the canceller relearnt, not to the 200 ms it measured before moving it."""
+    rate = 16_000
+    speech = np.random.default_rng(7).standard_normal(6 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    first = speech[:3 * rate]
+    fixes = _feed(tracker, _delayed(first, 3200), first)
+    assert [(f.shift, f.relearn) for f in fixes if f.shift or f.relearn] == [(3200 - 480, True)]
+    # The pointer moved: the echo now sits 30 ms after the reference. The stream sleeps,
+    # wakes, and the fresh timestamps place the reference 3.5 ms early.
+    assert tracker.expect_restore()
+    rest = speech[3 * rate:5 * rate]
+    moved = [f for f in _feed(tracker, _delayed(rest, 536), rest) if f.shift or f.relearn]
+    assert [(f.shift, f.relearn) for f in moved] == [(56, False)]
+    assert tracker.lag == 480
 
 
 def test_delay_tracker_leaves_a_good_alignment_alone() -> None:

@@ -157,10 +157,19 @@ def test_flush_silences_within_one_block_and_counter_matches_recording(io) -> No
     played16 = resample(int16_to_float32(loud[: after.played_samples]), rate, FS)
     lag, peak = _echo_delay(recorded, played16)
     assert peak > 0.8
-    stop = lag + len(played16)  # where the recording should fall silent
+    # Where the recording should fall silent: after the echo of the last half second, found
+    # near the whole-signal lag (a loopback underrun moves the rest of the echo by its
+    # buffer's size: once in 12 runs here the echo ended 10-20 ms after the global lag said).
+    win, search = FS // 2, int(0.06 * FS)
+    lo = lag + len(played16) - win - search
+    seg = recorded[lo:lag + len(played16) + search]
+    found = int(np.argmax(np.correlate(seg, played16[-win:], mode="valid")))
+    end_lag = lo + found - (len(played16) - win)
+    stop = end_lag + len(played16)
     env = _envelope_db(recorded)
     tail = env[stop // 160 + 2 :]  # from 10-20 ms after the last played sample
-    print(f"flush: {extra_s * 1000:.1f} ms consumed after flush; delay {lag / FS * 1000:.1f} ms;"
+    print(f"flush: {extra_s * 1000:.1f} ms consumed after flush; delay {lag / FS * 1000:.1f} ms"
+          f" ({end_lag / FS * 1000:.1f} at the end);"
           f" peak {peak:.3f}; tail max {np.max(tail):.1f} dB")
     assert len(tail) > 20 and np.max(tail) < -70, f"sound after flush: {np.max(tail):.1f} dB"
     # What was recorded matches the counter: the speech before `stop` is really there.
@@ -241,9 +250,19 @@ def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: st
         until = time.monotonic() + 1.0  # the stream settles, as between replies
         while time.monotonic() < until:
             dev.read(0.1)
-        running, running_peak = _reference_lag(*_play_through(dev, TurnId(1), audio, rate))
-        print(f"running: echo {running / FS * 1000:.1f} ms after its reference, "
-              f"peak {running_peak:.2f}")
+        # Where the reference sits while the stream runs, once the delay tracker has placed
+        # it: a play in which the tracker moved it (the echo came over 120 ms late: the
+        # loopback had grown) measures a placement that no longer holds. A wake must
+        # restore the one that holds.
+        for attempt in range(3):
+            shifted = dev.far.shifted
+            running, running_peak = _reference_lag(
+                *_play_through(dev, TurnId(1 + attempt), audio, rate))
+            print(f"running: echo {running / FS * 1000:.1f} ms after its reference, "
+                  f"peak {running_peak:.2f}; notes {list(dev.echo_notes)}")
+            if dev.far.shifted == shifted:
+                break
+        assert dev.far.shifted == shifted, "the tracker kept moving the reference"
         # Only where the echo is, not how well it matches: on the first play after the
         # streams opened the median half-second match was 0.15-1.0 (11 runs; the delay
         # tracker still placing the reference, docs/known-limits.md); after a wake 0.97-1.0.
@@ -263,11 +282,11 @@ def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: st
                     dev.read(0.1)
                 assert dev.tap._ring.total_written == written, "a sleeping stream called back"
                 assert not dev.speaker._stream.active and dev.speaker.wakes == 0
-            lag, peak = _reference_lag(*_play_through(dev, TurnId(2 + attempt), audio, rate))
+            lag, peak = _reference_lag(*_play_through(dev, TurnId(10 + attempt), audio, rate))
             assert dev.speaker.wakes == attempt + 1
             woken.append((lag, peak))
             print(f"after waking: echo {lag / FS * 1000:.1f} ms after its reference, "
-                  f"peak {peak:.2f}")
+                  f"peak {peak:.2f}; notes {list(dev.echo_notes)}")
             if peak > 0.5 and 0 < lag and abs(lag - running) <= int(0.02 * FS):
                 break
         lag, peak = woken[-1]
@@ -277,3 +296,69 @@ def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: st
             f"{running / FS * 1000:.0f} ms while running: {woken}")
     finally:
         dev.stop()
+
+
+def _loopback(*args: str) -> None:
+    """Swap the room: the loopback ``speaker.monitor -> micsink`` anew with ``args``."""
+    from tests.audio.pulse import pactl
+
+    for line in pactl("list", "short", "modules").splitlines():
+        if "module-loopback" in line:
+            pactl("unload-module", line.split()[0])
+    pactl("load-module", "module-loopback", "source=speaker.monitor", "sink=micsink", *args)
+
+
+def test_a_wake_after_the_echo_moved_restores_the_reference_where_it_was_moved_to(
+        pulse_server: str) -> None:
+    """The echo comes 200 ms after its reference (as when the loopback grew its buffer on a
+    busy machine, which failed the wake test above in CI): the delay tracker moves the
+    reference to where the echo can be cancelled (5-120 ms before it). The stream sleeps
+    before the tracker measured again; after the wake the echo is where it was moved to,
+    not back at the 200 ms the tracker had measured before moving it."""
+    from desktop_agent.adapters.audio.device_audio import DeviceAudio
+    from tests.audio.pulse import LOOPBACK_ARGS
+
+    _loopback("latency_msec=200", "max_latency_msec=300", "adjust_time=0")
+    dev = DeviceAudio("pulse", "pulse", sleep_after_s=None)
+    dev.start()
+    try:
+        audio, rate = synth()
+        # Played until the tracker moves the reference, and cut there: it has not measured
+        # again where it moved it (as when a reply ends just after the move).
+        import threading
+
+        # Two sentences (13 s): the tracker moved within the first in 16 of 16 plays on a
+        # fresh stream, and in 7 of 9 test runs (a 1 s window's match was under 0.3 twice).
+        feeder = threading.Thread(target=lambda: [dev.player.enqueue(TurnId(1), audio, rate)
+                                                  for _ in range(2)])
+        feeder.start()  # (as the TTS worker does: enqueue waits while the queue is full)
+        deadline = time.monotonic() + 30
+        near, far = [], []
+        while (not any("canceller relearns" in note for note in dev.echo_notes)
+               and time.monotonic() < deadline):
+            block = dev.read(0.1)
+            if block is not None:
+                near.append(block[0])
+                far.append(block[1])
+        dev.player.flush(TurnId(1))
+        feeder.join(5)
+        print(f"running: notes {list(dev.echo_notes)}; tracker lag {dev.delay.lag}; "
+              f"measured {_reference_lag(np.concatenate(near), np.concatenate(far))}")
+        assert any("canceller relearns" in note for note in dev.echo_notes), "not moved"
+
+        dev.speaker.sleep_after_s = 0.3
+        deadline = time.monotonic() + 10
+        while not dev.speaker.asleep and time.monotonic() < deadline:
+            dev.read(0.1)
+        assert dev.speaker.asleep
+        lag, peak = _reference_lag(*_play_through(dev, TurnId(2), audio, rate))
+        print(f"after waking: echo {lag / FS * 1000:.1f} ms after its reference, peak {peak:.2f};"
+              f" notes {list(dev.echo_notes)}")
+        assert dev.speaker.wakes == 1 and peak > 0.5
+        assert 0 < lag <= int(0.12 * FS), f"echo {lag / FS * 1000:.0f} ms after its reference"
+        # And from the wake on: restored, not moved away and then back (the canceller reset).
+        after = list(dev.echo_notes)[list(dev.echo_notes).index("wake: reference placed anew"):]
+        assert not any("canceller relearns" in note for note in after), after
+    finally:
+        dev.stop()
+        _loopback(*LOOPBACK_ARGS)
