@@ -49,6 +49,12 @@ POSTROLL_S: Final = 0.1
 """Audio after the newest speech frame handed to the ASR (the last phoneme fades)."""
 LOST_JOB_S: Final = 0.15
 """A job not answered this long after the ASR went idle was dropped (no speech)."""
+SILENCE_ENDED_S: Final = 2.5
+"""Silence in the mic history, seconds, after which the judge counts the speech as ended
+even though no end was reported to it (longer than the endpointer's longest default pause,
+2 s, so the segmenter's end comes first). Without it a backchannel ("okay") or wordless
+speech whose end never reached the judge kept the reply paused for good: the decider
+waits on those until the speech ends."""
 
 
 class SpeechHistory(Protocol):
@@ -139,6 +145,8 @@ class BargeInJudge:
         if self.pending and asr_idle and now - self.sent_now > LOST_JOB_S:
             self.pending = False  # the ASR dropped it (hallucination or silence): no words
         end = self.speech_end()
+        if self.ended_at is None and self.history.end - end >= int(SILENCE_ENDED_S * self.rate):
+            self.speech_ended(end, now)  # the history says so, whether or not anyone else did
         request = self._request(end, now) if asr_idle and not self.pending else None
         speech_s = (end - self.onset) / self.rate
         covered = self.transcript_end >= end or (not self.pending and self.asked_end >= end)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from desktop_agent.core.listening.bargein import BargeInDecider, Decision
 from desktop_agent.core.listening.bargein_judge import (
     LOST_JOB_S,
+    SILENCE_ENDED_S,
     WORDLESS_INTERRUPT_S,
     BargeInJudge,
 )
@@ -145,3 +146,24 @@ def test_a_lone_short_word_from_ended_speech_resumes_and_a_longer_one_interrupts
     history.talk(150)
     verdict = judge.step(1.5, asr_idle=True).verdict
     assert verdict is not None and verdict.reason == "words"  # 0.45 s: a word
+
+
+def test_speech_whose_end_was_never_reported_ends_after_silence_and_the_reply_resumes() -> None:
+    """A backchannel, or speech the ASR found no words in: the decider waits for the speech
+    to end. When no end reaches the judge (the segmenter was inside the speech when it was
+    reset, or reported the end elsewhere), the silence in the history ends it: before, the
+    reply stayed paused (120 s in a CI run, until the test gave up)."""
+    for heard, reason in (("Okay.", "backchannel"), ("", "too_short")):
+        judge, history = _judge("The moon is covered in craters.")
+        history.talk(400)
+        assert judge.step(1.4, asr_idle=True).request is not None
+        judge.answer(heard)
+        now, verdict = 1.4, None
+        while verdict is None and now < 10.0:
+            history.talk(100, speech=False)
+            now += 0.1
+            verdict = judge.step(now, asr_idle=True).verdict
+        assert verdict is not None, f"still waiting after {now - 1.4:.1f} s of silence"
+        assert (verdict.decision, verdict.reason) == (Decision.RESUME, reason)
+        # Not before the endpointer's own longest pause (2 s) could have ended it.
+        assert now - 1.4 >= SILENCE_ENDED_S - 0.05, now
