@@ -207,7 +207,7 @@ def run_one(llm: Any, utt: Utterance, system_prompt: str, specs: Sequence[Any]) 
     """Ask ``llm`` one utterance (fresh conversation) and record its decision."""
     from desktop_agent.core.ports import ChatMessage
     from desktop_agent.core.tools.router import candidate_tools
-    from desktop_agent.core.tools.semantic import NO_TOOL
+    from desktop_agent.core.tools.tool_def import NO_TOOL
 
     messages = [ChatMessage("system", system_prompt), ChatMessage("user", utt.text)]
     start = time.perf_counter()

@@ -54,7 +54,7 @@ def lost_at(o: Decided, args_ok: bool, known: Collection[str]) -> str | None:
         known: the catalog's tool names.
     """
     from desktop_agent.core.tools.decision import FROM_WORDS, named_tool
-    from desktop_agent.core.tools.semantic import NO_TOOL
+    from desktop_agent.core.tools.tool_def import NO_TOOL
 
     expected = o.expected_tool
     if expected is None:

@@ -43,12 +43,10 @@ from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
 from desktop_agent.core.tools.router import MAX_REQUEST_CHARS, candidate_tools, is_request
 from desktop_agent.core.tools.semantic import MeaningRouter
-from desktop_agent.core.tools.tool_def import Catalog
+from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 
 _LOGGER = logging.getLogger(__name__)
 
-NONE_TOOL: Final = "none"
-"""The decision's answer when no tool fits (a name no tool may have)."""
 FROM_WORDS: Final = "(from the user's words)"
 """An engine's ``last_decision`` when the user's words decided the call (no model run)."""
 CALL_ID: Final = "call_1"
@@ -167,7 +165,7 @@ def call_schema(candidates: Sequence[ToolSpec]) -> dict[str, Any]:
                                           "arguments": _grammar_schema(dict(t.parameters))},
          "required": ["name", "arguments"], "additionalProperties": False}
         for t in candidates]
-    alternatives.append({"type": "object", "properties": {"name": {"const": NONE_TOOL}},
+    alternatives.append({"type": "object", "properties": {"name": {"const": NO_TOOL}},
                          "required": ["name"], "additionalProperties": False})
     return {"oneOf": alternatives}
 
@@ -237,7 +235,7 @@ class Decision:
         user's words.
         """
         return frozenset({t.name for t in self.candidates if not takes_arguments(t)}
-                         | {NONE_TOOL} | set(self.from_words))
+                         | {NO_TOOL} | set(self.from_words))
 
     def read(self, text: str) -> ToolCall | None:
         """The call in the model's output ``text`` (None: "none", unusable, or invented)."""

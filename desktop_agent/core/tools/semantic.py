@@ -32,19 +32,14 @@ import hashlib
 import logging
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from desktop_agent.core.embed.nearest import ExampleIndex
 from desktop_agent.core.ports import Embedder, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES
 from desktop_agent.core.tools.router import is_request
-from desktop_agent.core.tools.tool_def import Catalog
+from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 
 _LOGGER = logging.getLogger(__name__)
-
-NO_TOOL: Final = "none"
-"""The label of ``NO_TOOL_EXAMPLES`` (a name no tool may have)."""
-
 
 @dataclass(frozen=True, slots=True)
 class MeaningSettings:

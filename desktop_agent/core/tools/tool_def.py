@@ -22,8 +22,9 @@ Words = Callable[[str], Args | None]
 """Arguments in the user's own words, or None when the request does not spell them out."""
 Answer = Callable[[Mapping[str, Any], dt.datetime], str]
 """A pure read: validated arguments and the local time (aware) in, one spoken sentence out."""
-_NO_TOOL: Final = "none"
-"""Reserved: the decision's answer for "no tool" (``core.tools.decision.NONE_TOOL``)."""
+NO_TOOL: Final = "none"
+"""The one name no tool may have: the decision's answer when no tool fits, and the label
+of the examples of requests for none (``catalog.NO_TOOL_EXAMPLES``)."""
 _NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 """A tool name: it is written into JSON and a grammar, so no spaces or quotes."""
 
@@ -100,7 +101,7 @@ class ToolDef:
 
     def __post_init__(self) -> None:
         """Build ``spec`` and refuse an entry that could not run or be confirmed."""
-        if self.name == _NO_TOOL or not _NAME.fullmatch(self.name):
+        if self.name == NO_TOOL or not _NAME.fullmatch(self.name):
             raise ValueError(f"bad tool name {self.name!r}")
         if (self.answer is None) == (not self.executor):
             raise ValueError(f"{self.name}: give exactly one of answer and executor")

@@ -7,7 +7,6 @@ import json
 from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.decision import (
-    NONE_TOOL,
     Decision,
     call_schema,
     named_tool,
@@ -15,6 +14,7 @@ from desktop_agent.core.tools.decision import (
     parse_decision,
     plan_decision,
 )
+from desktop_agent.core.tools.tool_def import NO_TOOL
 
 SPECS = BUILTIN.specs
 TIME, NOTES = BUILTIN["get_current_time"].spec, BUILTIN["list_notes"].spec
@@ -58,7 +58,7 @@ def test_a_sure_tool_alone_is_called_without_the_model_even_without_word_rules()
 def test_the_model_may_stop_once_the_rest_of_the_call_is_fixed() -> None:
     plan = plan_decision("could you set a timer", (TIMERS, SET_TIMER))
     assert plan.call is None
-    assert plan.complete_after == {NONE_TOOL, "list_timers"}
+    assert plan.complete_after == {NO_TOOL, "list_timers"}
     plan = plan_decision("set a timer for 5 minutes", (TIMERS, SET_TIMER, REMIND))
     assert "set_timer" in plan.complete_after
 
@@ -98,7 +98,7 @@ def test_the_call_schema_has_names_as_constants_and_only_required_arguments() ->
         "type": "object", "properties": {"duration": {"type": "string"}},
         "required": ["duration"], "additionalProperties": False}  # no label, no maxLength
     assert time["properties"]["arguments"]["properties"] == {}
-    assert none == {"type": "object", "properties": {"name": {"const": NONE_TOOL}},
+    assert none == {"type": "object", "properties": {"name": {"const": NO_TOOL}},
                     "required": ["name"], "additionalProperties": False}
     json.dumps(schema)  # plain JSON, for any backend
-    assert NONE_TOOL not in BUILTIN
+    assert NO_TOOL not in BUILTIN
