@@ -41,6 +41,7 @@ from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 
 _LOGGER = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True, slots=True)
 class MeaningSettings:
     """When a request is near enough to a tool's examples to offer the tool."""
