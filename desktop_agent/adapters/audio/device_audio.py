@@ -48,8 +48,10 @@ onset) for this long; it starts again in 1-4 ms when audio is queued or someone 
 (docs/notes/idle.md). Ten seconds, not three: the timer runs from the end of the user's
 speech, and on a busy machine a reply can come later than 3 s, on a freshly woken stream,
 whose first DAC timestamps come 46, 30 and 10 ms early (measured on the virtual card).
-Whether that caused the CI runs' misplaced echo references (165, 292 ms) is not shown.
-The idle figure is measured after 45 s of settling: the stream sleeps all the same."""
+The one CI misplacement of the echo reference traced since came from elsewhere: the
+delay tracker restored after a wake the lag it had moved the reference away from
+(far_alignment.EchoDelayTracker). The idle figure is measured after 45 s of
+settling: the stream sleeps all the same."""
 
 
 def _output_rate(device: str | None) -> int:
