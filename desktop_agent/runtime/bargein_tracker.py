@@ -92,6 +92,9 @@ class BargeInTracker(QObject):
         self._token: CancelToken | None = None
         self.verdicts: deque[Verdict] = deque(maxlen=VERDICTS_KEPT)
         """The newest verdicts fed to the machine, oldest first (tests and the log read it)."""
+        self.heard: deque[tuple[str, float]] = deque(maxlen=VERDICTS_KEPT)
+        """Beside each of ``verdicts``: the transcript it rested on and the seconds of speech
+        (what a failed test prints: the words the ASR made of an echo or a misheard word)."""
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -179,6 +182,7 @@ class BargeInTracker(QObject):
     def _decide(self, judge: BargeInJudge, verdict: Verdict, speech_s: float) -> None:
         self.cancel()
         self.verdicts.append(verdict)
+        self.heard.append((judge.transcript, speech_s))
         real = verdict.decision is Decision.INTERRUPT
         _LOGGER.info("turn=%d barge-in %s (%s) after %.2f s of speech, transcript %s",
                      self._turn, verdict.decision.value, verdict.reason, speech_s,

@@ -135,8 +135,9 @@ def _why(c: Any, since: int, judged: int) -> str:
     """What a failed assertion prints in full: transitions, verdicts, what was said."""
     lines = [f"  {int(t.turn_id)} {t.source.name} -> {t.target.name} ({t.cause}) {t.at_s:.2f}"
              for t in list(c.transitions)[since:]]
-    lines += [f"  verdict {v.decision.value} ({v.reason})"
-              for v in list(c.barge_tracker.verdicts)[judged:]]
+    tracker = c.barge_tracker
+    lines += [f"  verdict {v.decision.value} ({v.reason}) after {s:.2f} s of speech: {t!r}"
+              for v, (t, s) in list(zip(tracker.verdicts, tracker.heard, strict=True))[judged:]]
     lines += [f"  {m.role}{' (interrupted)' if m.interrupted else ''}: {m.content[:100]}"
               for m in c.machine.history.messages[-4:]]
     return "\n".join(lines)

@@ -68,6 +68,8 @@ def test_stop_word_interrupts_before_the_speech_is_long(rig: Rig) -> None:
     assert rig.answer("Wait,")
     assert rig.decided() == [True]
     assert rig.tracker.verdicts[-1].reason == "stop_word" and not rig.tracker.active
+    transcript, speech_s = rig.tracker.heard[-1]  # what a failed e2e test prints beside it
+    assert transcript == "Wait," and speech_s == pytest.approx(0.33, abs=0.04)
 
 
 def test_backchannel_resumes_once_its_end_is_transcribed(rig: Rig) -> None:
