@@ -184,9 +184,9 @@ class BargeInTracker(QObject):
         self.verdicts.append(verdict)
         self.heard.append((judge.transcript, speech_s))
         real = verdict.decision is Decision.INTERRUPT
-        _LOGGER.info("turn=%d barge-in %s (%s) after %.2f s of speech, transcript %s",
-                     self._turn, verdict.decision.value, verdict.reason, speech_s,
-                     said(judge.transcript))
+        _LOGGER.info("turn=%d barge-in %s (%s) after %.2f s of speech from mic sample %d, "
+                     "transcript %s", self._turn, verdict.decision.value, verdict.reason,
+                     speech_s, judge.onset, said(judge.transcript))
         self._feed(ev.BargeInDecided(turn_id=self._turn, at_s=self._clock(), real=real,
                                      transcript=judge.transcript))
         if real and judge.ended_at is not None:
