@@ -114,6 +114,17 @@ RESTORE_AGREE = 2
 is not: a 0.25 s window of speech once put the echo 127 ms off, the reference then read
 nothing the speaker played, and the app heard its own reply as the user."""
 
+RECHECK_AFTER_S = 1.5
+"""Seconds of a silent far end after which the next sound is measured at once (as a
+restore, see ``EchoDelayTracker``): the echo path may have drifted meanwhile with no
+event to say so. A speaker and a mic on separate clocks drift 0.1-0.2 ms a second; the
+test's PulseAudio loopback moved its echo 2.1 ms between two replies. The canceller's
+filter fits the lag it learnt to the sample: 2 ms off, it removed 1-2 dB instead of 40
+for the first second and 8-15 dB for the next two, and the reply's own voice paused it
+twice (the e2e backchannel test beside two hogs)."""
+SILENT_FAR_POWER = 1e-8
+"""Far-end mean square (-80 dBFS) under which a block counts as the speaker being silent."""
+
 
 class EchoDelayTracker:
     """Measures where the echo really sits relative to the far-end handed to the AEC.
@@ -133,6 +144,12 @@ class EchoDelayTracker:
     instead (two that agree) and moves the pointer back to the lag the canceller knows, to
     the sample: the canceller keeps its filter. Only when no measurement can be trusted within
     ``RESTORE_TRIES`` windows does it ask for a reset (``Correction.relearn``).
+
+    The echo path also drifts with no event at all (separate clocks, a sound server that
+    adapts its latency), most of it while the speaker is silent between replies. So the
+    first sound after ``RECHECK_AFTER_S`` of silence is measured the same way (a check):
+    the pointer goes back to the learnt lag if the echo moved; if no measurement can be
+    trusted, nothing is reset (no event said the path changed).
     """
 
     def __init__(self, rate: int = ASR_SAMPLE_RATE, window_s: float = 1.0,
@@ -150,9 +167,15 @@ class EchoDelayTracker:
         measured)."""
         self._restore_to: int | None = None
         self._restoring = False
+        self._checking = False
+        """The restore under way is a check after silence (failing it resets nothing)."""
         self._tries = 0
+        self._silent = 0
+        """Far-end samples in a row that were silent."""
         self.restores = 0
         """Placements restored without a reset (for the log and the benchmark)."""
+        self.checks = 0
+        """Checks after a silent far end begun (for the log and the tests)."""
 
     @property
     def restoring(self) -> bool:
@@ -166,6 +189,7 @@ class EchoDelayTracker:
         caller resets the canceller as before.
         """
         self._near, self._far, self._held, self._last = [], [], 0, None
+        self._checking = False
         if self.lag is None:
             return False
         self._restore_to, self._restoring, self._tries = self.lag, True, 0
@@ -174,6 +198,14 @@ class EchoDelayTracker:
     def observe(self, near: npt.NDArray[np.float32], far: npt.NDArray[np.float32]
                 ) -> Correction:
         """Add a block pair; return what to do with the far-end pointer."""
+        if float(np.mean(np.square(far, dtype=np.float64))) < SILENT_FAR_POWER:
+            self._silent += len(far)
+        else:
+            if (self._silent >= int(RECHECK_AFTER_S * self.rate) and not self._restoring
+                    and self.expect_restore()):
+                self._checking = True
+                self.checks += 1
+            self._silent = 0
         self._near.append(near)
         self._far.append(far)
         self._held += len(near)
@@ -208,12 +240,15 @@ class EchoDelayTracker:
         self._last = lag if peak > 0.3 else None
         self._tries += 1
         if trusted:
-            self._restoring, self._last = False, None
+            self._restoring, self._checking, self._last = False, False, None
             self.lag = self._restore_to
             self.restores += 1
             return Correction(lag - self._restore_to)
         if self._tries >= RESTORE_TRIES:
-            self._restoring, self._last, self.lag = False, None, None
+            self._restoring, self._last = False, None
+            if self._checking:  # nothing said the path moved: keep what was learnt
+                return Correction()
+            self.lag = None
             return Correction(relearn=True)
         return Correction()
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from desktop_agent.audio.far_alignment import Correction, EchoDelayTracker, FarTimeline
+from desktop_agent.audio.far_alignment import (
+    RECHECK_AFTER_S,
+    Correction,
+    EchoDelayTracker,
+    FarTimeline,
+)
 
 
 def test_timeline_hands_out_the_far_end_that_played_with_each_mic_block() -> None:
@@ -126,3 +131,44 @@ def test_a_restore_that_finds_no_echo_asks_for_a_reset() -> None:
 
 def test_with_nothing_learnt_there_is_nothing_to_restore() -> None:
     assert not EchoDelayTracker().expect_restore()
+
+
+def test_after_a_silent_speaker_a_drifted_echo_is_put_back_at_its_learnt_lag() -> None:
+    """Between two replies the echo moved 2.2 ms with no underrun or wake to say so (the
+    test's loopback adapts its latency; separate clocks drift): the first sound after the
+    silence is measured as a restore, and the pointer goes back to the learnt lag."""
+    rate = 16_000
+    speech = np.random.default_rng(8).standard_normal(5 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    _feed(tracker, _delayed(speech[:2 * rate], 645), speech[:2 * rate])  # learnt: 40.3 ms
+    assert tracker.lag == 645 and not tracker.restoring
+    silence = np.zeros(int(RECHECK_AFTER_S * rate), np.float32)
+    assert not any(f.shift or f.relearn for f in _feed(tracker, silence, silence))
+    assert not tracker.restoring  # nothing to do while nothing plays
+    rest = speech[2 * rate:4 * rate]
+    fixes = _feed(tracker, _delayed(rest, 610), rest)  # now 38.1 ms
+    assert tracker.checks == 1
+    moved = [f for f in fixes if f.shift or f.relearn]
+    assert [(f.shift, f.relearn) for f in moved] == [(-35, False)]
+    assert fixes.index(moved[0]) < int(0.55 * rate) // 160  # bypassed only until then
+    assert not tracker.restoring and tracker.lag == 645
+
+
+def test_a_short_pause_is_not_checked_and_a_failed_check_resets_nothing() -> None:
+    rate = 16_000
+    rng = np.random.default_rng(9)
+    speech = rng.standard_normal(3 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    _feed(tracker, _delayed(speech[:rate * 2], 480), speech[:rate * 2])
+    pause = np.zeros(int(0.9 * RECHECK_AFTER_S * rate), np.float32)
+    _feed(tracker, pause, pause)
+    _feed(tracker, _delayed(speech[2 * rate:], 480), speech[2 * rate:])
+    assert tracker.checks == 0 and not tracker.restoring
+    # A long silence, then the mic hears nothing of the speaker (a user talking over a
+    # muted echo path): the check gives up without a reset and keeps the learnt lag.
+    silence = np.zeros(int(RECHECK_AFTER_S * rate), np.float32)
+    _feed(tracker, silence, silence)
+    other = [rng.standard_normal(rate).astype(np.float32) * 0.1 for _ in range(4)]
+    fixes = _feed(tracker, np.concatenate(other[:2]), np.concatenate(other[2:]))
+    assert tracker.checks == 1 and not tracker.restoring
+    assert not any(f.shift or f.relearn for f in fixes) and tracker.lag == 480

@@ -362,3 +362,45 @@ def test_a_wake_after_the_echo_moved_restores_the_reference_where_it_was_moved_t
     finally:
         dev.stop()
         _loopback(*LOOPBACK_ARGS)
+
+
+def test_an_echo_that_moved_while_the_speaker_was_silent_goes_back_to_its_learnt_lag(
+        pulse_server: str) -> None:
+    """Between two replies the echo moves with no underrun or wake to say so (here: the
+    room's loopback swapped for one 10 ms longer; in a real room, a speaker and a mic on
+    separate clocks). The first sound after the silence is measured, and the reference is
+    moved so that the echo sits at the lag the canceller learnt, to within a millisecond:
+    its filter fits again at once instead of relearning for seconds."""
+    from desktop_agent.adapters.audio.device_audio import DeviceAudio
+    from tests.audio.pulse import LOOPBACK_ARGS
+
+    dev = DeviceAudio("pulse", "pulse", sleep_after_s=None)
+    dev.start()
+    try:
+        audio, rate = synth()
+        for turn in range(1, 4):  # until the tracker agreed on a lag (one play, most runs)
+            _play_through(dev, TurnId(turn), audio, rate)
+            if dev.delay.lag is not None and not dev.delay.restoring:
+                break
+        learnt = dev.delay.lag
+        assert learnt is not None and not dev.delay.restoring, list(dev.echo_notes)
+        _loopback("latency_msec=40", "max_latency_msec=150", "adjust_time=0")
+        until = time.monotonic() + 2.0  # silence: longer than RECHECK_AFTER_S
+        while time.monotonic() < until:
+            dev.read(0.1)
+        seen = len(dev.echo_notes)
+        near, far = _play_through(dev, TurnId(9), audio, rate)
+        half = len(near) // 2  # the check is over within the first second
+        lag, peak = _reference_lag(near[half:], far[half:])
+        notes = list(dev.echo_notes)[seen:]
+        print(f"learnt {learnt / FS * 1000:.1f} ms; after the silence the echo came "
+              f"{lag / FS * 1000:.1f} ms after its reference, peak {peak:.2f}; checks "
+              f"{dev.delay.checks}; notes {notes}")
+        assert peak > 0.5
+        assert abs(lag - learnt) <= int(0.001 * FS), (
+            f"echo {lag / FS * 1000:.1f} ms after its reference, learnt at "
+            f"{learnt / FS * 1000:.1f} ms: {notes}")
+        assert not any("relearns" in note for note in notes), notes
+    finally:
+        dev.stop()
+        _loopback(*LOOPBACK_ARGS)
