@@ -149,7 +149,10 @@ class EchoDelayTracker:
     adapts its latency), most of it while the speaker is silent between replies. So the
     first sound after ``RECHECK_AFTER_S`` of silence is measured the same way (a check):
     the pointer goes back to the learnt lag if the echo moved; if no measurement can be
-    trusted, nothing is reset (no event said the path changed).
+    trusted, nothing is reset (no event said the path changed). A check does not bypass
+    the canceller (``restoring`` stays False): on a busy machine a reply comes in bursts
+    seconds apart, each burst was checked, and bypassed, the canceller removed nothing
+    for most of a reply whose echo had not moved at all.
     """
 
     def __init__(self, rate: int = ASR_SAMPLE_RATE, window_s: float = 1.0,
@@ -179,8 +182,15 @@ class EchoDelayTracker:
 
     @property
     def restoring(self) -> bool:
-        """Whether a placement is being restored (the echo may sit off its learnt lag)."""
-        return self._restoring
+        """Whether a placement is being restored (the echo may sit off its learnt lag): the
+        canceller is bypassed meanwhile. Not during a check after silence (``checking``):
+        the echo is most likely where it was, and the canceller keeps cancelling it."""
+        return self._restoring and not self._checking
+
+    @property
+    def checking(self) -> bool:
+        """Whether the first sound after a silent speaker is being measured."""
+        return self._restoring and self._checking
 
     def expect_restore(self) -> bool:
         """The reference was placed anew: measure at once and restore the learnt lag.
@@ -202,7 +212,7 @@ class EchoDelayTracker:
             self._silent += len(far)
         else:
             if (self._silent >= int(RECHECK_AFTER_S * self.rate) and not self._restoring
-                    and self.expect_restore()):
+                    and self.expect_restore()):  # (clears _checking: set it after)
                 self._checking = True
                 self.checks += 1
             self._silent = 0
