@@ -155,8 +155,11 @@ def test_flush_silences_within_one_block_and_counter_matches_recording(io) -> No
     assert extra_s <= 2 * BLOCK_S + 0.005 + 1e-3, f"{extra_s * 1000:.1f} ms after flush"
 
     played16 = resample(int16_to_float32(loud[: after.played_samples]), rate, FS)
-    lag, peak = _echo_delay(recorded, played16)
-    assert peak > 0.8
+    lag, whole = _echo_delay(recorded, played16)
+    # Judged window by window, as in the echo test: beside two busy processes a loopback
+    # underrun once halved the whole-signal peak (0.67) of a path that carried the echo.
+    peak = _windowed_peak(recorded, played16, lag)
+    assert peak > 0.8, f"echo correlation {peak:.2f} (whole {whole:.2f})"
     # Where the recording should fall silent: after the echo of the last half second, found
     # near the whole-signal lag (a loopback underrun moves the rest of the echo by its
     # buffer's size: once in 12 runs here the echo ended 10-20 ms after the global lag said).
@@ -170,7 +173,7 @@ def test_flush_silences_within_one_block_and_counter_matches_recording(io) -> No
     tail = env[stop // 160 + 2 :]  # from 10-20 ms after the last played sample
     print(f"flush: {extra_s * 1000:.1f} ms consumed after flush; delay {lag / FS * 1000:.1f} ms"
           f" ({end_lag / FS * 1000:.1f} at the end);"
-          f" peak {peak:.3f}; tail max {np.max(tail):.1f} dB")
+          f" peak {peak:.3f} (whole {whole:.3f}); tail max {np.max(tail):.1f} dB")
     assert len(tail) > 20 and np.max(tail) < -70, f"sound after flush: {np.max(tail):.1f} dB"
     # What was recorded matches the counter: the speech before `stop` is really there.
     heard = recorded[lag:stop]
