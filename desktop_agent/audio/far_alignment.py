@@ -192,14 +192,17 @@ class EchoDelayTracker:
         """Whether the first sound after a silent speaker is being measured."""
         return self._restoring and self._checking
 
-    def expect_restore(self) -> bool:
+    def expect_restore(self, check: bool = False) -> bool:
         """The reference was placed anew: measure at once and restore the learnt lag.
+
+        ``check``: nothing said the reference moved (a silent speaker's first sound): the
+        canceller is not bypassed, and a failed measurement resets nothing.
 
         Returns False when there is no learnt lag to restore (nothing measured yet): the
         caller resets the canceller as before.
         """
         self._near, self._far, self._held, self._last = [], [], 0, None
-        self._checking = False
+        self._checking = check
         if self.lag is None:
             return False
         self._restore_to, self._restoring, self._tries = self.lag, True, 0
@@ -212,8 +215,7 @@ class EchoDelayTracker:
             self._silent += len(far)
         else:
             if (self._silent >= int(RECHECK_AFTER_S * self.rate) and not self._restoring
-                    and self.expect_restore()):  # (clears _checking: set it after)
-                self._checking = True
+                    and self.expect_restore(check=True)):
                 self.checks += 1
             self._silent = 0
         self._near.append(near)
