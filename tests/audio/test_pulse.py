@@ -223,6 +223,13 @@ def _play_through(dev, turn: TurnId, audio: np.ndarray, rate: int
     return np.concatenate(near), np.concatenate(far)
 
 
+def _read_for(dev, seconds: float) -> None:
+    """Read the mic (and so run the device's checks) for ``seconds``, keeping nothing."""
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        dev.read(0.1)
+
+
 def _reference_lag(near: np.ndarray, far: np.ndarray) -> tuple[int, float]:
     """(samples the echo in ``near`` comes after its reference ``far``, the median
     half-second correlation there): windowed, so one loopback underrun (PulseAudio's, see
@@ -250,9 +257,7 @@ def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: st
     dev.start()
     try:
         audio, rate = synth()
-        until = time.monotonic() + 1.0  # the stream settles, as between replies
-        while time.monotonic() < until:
-            dev.read(0.1)
+        _read_for(dev, 1.0)  # the stream settles, as between replies
         # Where the reference sits while the stream runs, once the delay tracker has placed
         # it: a play in which the tracker moved it (the echo came over 120 ms late: the
         # loopback had grown) measures a placement that no longer holds. A wake must
@@ -280,9 +285,7 @@ def test_an_idle_speaker_sleeps_and_wakes_in_step_with_its_echo(pulse_server: st
             assert dev.speaker.asleep, "the idle speaker kept running"
             if attempt == 0:
                 written = dev.tap._ring.total_written
-                until = time.monotonic() + 1.5  # long enough for read() to check the stream
-                while time.monotonic() < until:
-                    dev.read(0.1)
+                _read_for(dev, 1.5)  # long enough for read() to check the stream
                 assert dev.tap._ring.total_written == written, "a sleeping stream called back"
                 assert not dev.speaker._stream.active and dev.speaker.wakes == 0
             lag, peak = _reference_lag(*_play_through(dev, TurnId(10 + attempt), audio, rate))
@@ -388,9 +391,7 @@ def test_an_echo_that_moved_while_the_speaker_was_silent_goes_back_to_its_learnt
         learnt = dev.delay.lag
         assert learnt is not None and not dev.delay.restoring, list(dev.echo_notes)
         _loopback("latency_msec=40", "max_latency_msec=150", "adjust_time=0")
-        until = time.monotonic() + 2.0  # silence: longer than RECHECK_AFTER_S
-        while time.monotonic() < until:
-            dev.read(0.1)
+        _read_for(dev, 2.0)  # silence: longer than RECHECK_AFTER_S
         seen = len(dev.echo_notes)
         near, far = _play_through(dev, TurnId(9), audio, rate)
         half = len(near) // 2  # the check is over within the first second
