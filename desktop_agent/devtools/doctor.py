@@ -169,6 +169,20 @@ def _device_check() -> Check:
     return check
 
 
+def remote_keyboard_problem() -> str:
+    """Why the desktop portal offers no keyboard to type with ('' when it does; no dialog)."""
+    import tempfile
+    from pathlib import Path
+
+    from desktop_agent.adapters.desktop.portal_keyboard import PortalKeyboard
+
+    keyboard = PortalKeyboard(os.environ, Path(tempfile.gettempdir()) / "unused-token")
+    try:
+        return keyboard.offered()
+    finally:
+        keyboard.close()
+
+
 def _desktop_checks() -> list[Check]:
     """The desktop tools' pieces: a warning each (the app runs without them, and says so)."""
     from desktop_agent.adapters.desktop.media_mpris import MprisPlayers
@@ -203,6 +217,8 @@ def _desktop_checks() -> list[Check]:
                              "install xclip (wl-clipboard under Wayland)")
         if wayland:
             how = "wtype" if shutil.which("wtype") else "the clipboard (no wtype)"
+            if not remote_keyboard_problem():
+                how = f"the desktop portal's keyboard (it asks you once), else {how}"
             return f"{found}; typing through {how}"
         if not os.environ.get("DISPLAY"):
             raise AgentError("no_display", "no desktop display: nothing can be read, copied "

@@ -25,8 +25,8 @@ PINNED: dict[str, set[str]] = {
                                              "wyoming_link"},
     "desktop_agent.adapters.desktop": {
         "autostart", "child_env", "clipboard_xclip", "desktop_desk", "desktop_tools",
-        "instance_client",
-        "instance_protocol", "key_thread", "launcher", "media_mpris", "portal_bus",
+        "instance_client", "instance_protocol", "key_thread", "launcher", "media_mpris",
+        "portal_bus", "portal_keyboard",
         "portal_protocol", "portal_request", "portal_shortcuts", "volume_pactl",
         "x11_global_key", "x11_typing",
     },
@@ -70,7 +70,7 @@ PINNED: dict[str, set[str]] = {
         "speech_server", "text", "tools", "turns",
     },
     "desktop_agent.core.speech_server": {"address"},
-    "desktop_agent.core.desktop": {"dictation", "key_repeat", "shortcut", "tap_hold"},
+    "desktop_agent.core.desktop": {"dictation", "key_repeat", "keysyms", "shortcut", "tap_hold"},
     "desktop_agent.core.mcp": {"config", "retrieval", "tools"},
     "desktop_agent.core.embed": {"cosine", "ExampleIndex", "nearest", "Neighbour", "rank"},
     "desktop_agent.core.conversation": {

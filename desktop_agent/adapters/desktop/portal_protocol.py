@@ -28,7 +28,7 @@ in the desktop or compositor (docs/anywhere.md).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -259,18 +259,21 @@ STEPS: Final = {"create": "start a shortcuts session", "list": "list the app's s
 """The words a ``portal_failed`` message uses for each step of ``request_problem``."""
 
 
-def request_problem(step: str, code: int) -> DesktopError | None:
+def request_problem(step: str, code: int,
+                    failed_as: Callable[[str, str], DesktopError] | None = None
+                    ) -> DesktopError | None:
     """A Request's response code as a problem (None for 0, success).
 
     Args:
-        step: 'create', 'list' or 'bind' (a key of ``STEPS``).
+        step: 'create', 'list' or 'bind' (a key of ``STEPS``), or the words of another step.
         code: the Response signal's code: 0 success, 1 cancelled by the user, 2 other.
+        failed_as: what makes the problem of a failed step (default ``failed``).
     """
     if code == RESPONSE_OK:
         return None
     if code == RESPONSE_CANCELLED and step == "bind":
         return refused()
-    return failed(STEPS.get(step, step), f"response {code}")
+    return (failed_as or failed)(STEPS.get(step, step), f"response {code}")
 
 
 def refused() -> DesktopError:

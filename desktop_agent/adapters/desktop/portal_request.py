@@ -52,7 +52,9 @@ class PortalRequests:
     Runs on: the portal thread.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, failed: Callable[[str, str], DesktopError] = rules.failed) -> None:
+        """``failed(step, detail)`` makes the problem a failed step halts with."""
+        self._failed = failed
         self._tokens = itertools.count(1)
         self._prefix = f"desktop_agent_{secrets.token_hex(4)}"
         self.pending = ""
@@ -84,7 +86,7 @@ class PortalRequests:
         error = error_of(reply)
         if error is not None:
             self.pending = ""
-            raise Halt(rules.failed(rules.STEPS[step], ": ".join(error)))
+            raise Halt(self._failed(rules.STEPS.get(step, step), ": ".join(error)))
         handle = str(reply.body[0])
         if handle != predicted:  # a portal that ignored the token (older than the docs)
             subscribed.append(self._response_rule(handle))
@@ -94,7 +96,7 @@ class PortalRequests:
         self.pending = ""
         for rule in subscribed:
             link.remove_match(rule)
-        problem = rules.request_problem(step, code)
+        problem = rules.request_problem(step, code, self._failed)
         if problem is not None:
             raise Halt(problem)
         return results
@@ -126,12 +128,12 @@ class PortalRequests:
             try:
                 msg = link.receive(deadline)
             except TimeoutError:
-                raise Halt(rules.failed(rules.STEPS[step],
+                raise Halt(self._failed(rules.STEPS.get(step, step),
                                         f"no response in {timeout_s:g} s")) from None
             if self._is_response(msg, paths):
                 return int(msg.body[0]), dict(msg.body[1])
             if is_name_lost(msg, BUS_NAME, self.portal_owner):
-                raise Halt(rules.failed(rules.STEPS[step], "the portal left the bus"))
+                raise Halt(self._failed(rules.STEPS.get(step, step), "the portal left the bus"))
             link.backlog.append(msg)  # a press that came early, a change: handled later
 
     def _is_response(self, msg: Any, paths: set[str]) -> bool:

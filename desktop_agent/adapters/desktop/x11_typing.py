@@ -22,10 +22,12 @@ X11 program takes them as typing:
   window's ``WM_CLASS``) takes Shift+Return as Return and would run the line, so there a
   line break is typed as a space. A tab is Tab.
 
-Under Wayland, X11 programs cannot type into other windows: ``wtype`` (virtual-keyboard
-protocol: wlroots compositors, KDE) types when installed, line breaks as spaces (the target
-cannot be known there); otherwise the text goes to the clipboard and the answer says to
-paste it, quoting it.
+Under Wayland, X11 programs cannot type into other windows. In this order: the desktop
+portal's RemoteDesktop keyboard (GNOME, KDE: ``portal_keyboard``; the desktop asks the user
+once, and a restore token kept in the data folder spares the question at later starts where
+the portal can keep it); ``wtype`` (virtual-keyboard protocol: wlroots compositors, KDE)
+when installed; both type line breaks as spaces (the target cannot be known there);
+otherwise the text goes to the clipboard and the answer says to paste it, quoting it.
 
 Errors are spoken answers with a code: no display, no python-xlib, no XTEST, the X server
 gone. Runs on: the tool thread (or the dictation worker): one ``type`` at a time.
@@ -38,18 +40,20 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from desktop_agent.adapters.desktop.child_env import CHILD_TIMEOUT_S, child_env
 from desktop_agent.adapters.desktop.clipboard_xclip import XclipClipboard
+from desktop_agent.adapters.desktop.portal_keyboard import PortalKeyboard
+from desktop_agent.adapters.paths import data_dir
+from desktop_agent.core.desktop.keysyms import RETURN, keysym_of
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.type_text import OWN_WINDOW
 
 SHIFT_L: Final = 0xFFE1
 LEVEL3: Final = 0xFE03
 """ISO_Level3_Shift (AltGr)."""
-RETURN: Final = 0xFF0D
-TAB: Final = 0xFF09
 WTYPE_SETTLE_MS: Final = 100
 """wtype waits this long before its first key (see ``_type_wayland``)."""
 NO_DISPLAY: Final = ("no_display", "There is no desktop display here to type into.",
@@ -118,18 +122,6 @@ def _pid_of(conn: Any, window: Any) -> int | None:
         if prop is not None and len(prop.value):
             return int(prop.value[0])
     return None
-
-
-def keysym_of(char: str) -> int:
-    """The X keysym that types ``char`` (Return for a line break, Tab for a tab)."""
-    code = ord(char)
-    if char == "\n":
-        return RETURN
-    if char == "\t":
-        return TAB
-    if 0x20 <= code <= 0x7E or 0xA0 <= code <= 0xFF:
-        return code
-    return 0x01000000 + code
 
 
 class X11Keys:
@@ -211,6 +203,18 @@ _TYPING = threading.Lock()
 """One typing run at a time in this process, whichever typist (the tool's, dictation's)."""
 _REMAPPED: list[int] = []
 """Spare keycodes remapped by the last run, undone when the next run starts (any typist)."""
+_KEYBOARDS: dict[tuple[str, str], PortalKeyboard] = {}
+"""The portal keyboard of each (session bus, token file): one session serves every typist."""
+TOKEN_FILE_NAME: Final = "remote-desktop-token"
+"""The portal keyboard's restore token, in the app's data folder."""
+
+
+def portal_keyboard(env: Mapping[str, str], token_file: Path) -> PortalKeyboard:
+    """The portal keyboard for ``env``'s session bus (made on first use; typing lock held)."""
+    key = (env.get("DBUS_SESSION_BUS_ADDRESS", ""), str(token_file))
+    if key not in _KEYBOARDS:
+        _KEYBOARDS[key] = PortalKeyboard(env, token_file)
+    return _KEYBOARDS[key]
 
 
 class DesktopTypist:
@@ -219,9 +223,15 @@ class DesktopTypist:
     Runs on: the tool thread (one ``type`` at a time).
     """
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        """Use the display of ``env`` (default: this process's environment, each call)."""
+    def __init__(self, env: Mapping[str, str] | None = None,
+                 token_file: Path | None = None) -> None:
+        """Use the display of ``env`` (default: this process's environment, each call).
+
+        ``token_file``: where the portal keyboard keeps its restore token (default: the
+        app's data folder).
+        """
         self._env = env
+        self._token_file = token_file
         self._remapped = _REMAPPED
         self._lock = _TYPING  # the tool thread and dictation's may both type
 
@@ -268,7 +278,8 @@ class DesktopTypist:
         """Type ``text`` into the focused window; '' when typed, else what happened instead."""
         env = self._environ()
         if env.get("WAYLAND_DISPLAY"):
-            return self._type_wayland(text, env)
+            with self._lock:
+                return self._type_wayland(text, env)
         if not env.get("DISPLAY"):
             raise AgentError(*NO_DISPLAY)
         with self._lock:
@@ -296,6 +307,9 @@ class DesktopTypist:
             conn.close()
 
     def _type_wayland(self, text: str, env: Mapping[str, str]) -> str:
+        token_file = self._token_file or data_dir() / TOKEN_FILE_NAME
+        if portal_keyboard(env, token_file).type(text):
+            return ""
         if shutil.which("wtype", path=env.get("PATH")) is not None:
             # The focused window cannot be known here: a line break is a space, never a
             # key that might run a terminal's line or send a message.

@@ -1,3 +1,6 @@
-"""The desktop around the app: shortcut text, key auto-repeat, dictation's words. Pure."""
+"""The desktop around the app: shortcut text, key auto-repeat, dictation's words, keysyms.
 
-__all__ = ["dictation", "key_repeat", "shortcut", "tap_hold"]
+Pure.
+"""
+
+__all__ = ["dictation", "key_repeat", "keysyms", "shortcut", "tap_hold"]

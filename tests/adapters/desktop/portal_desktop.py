@@ -40,6 +40,7 @@ FRONTEND: Final = "/usr/libexec/xdg-desktop-portal"
 APT_PACKAGES: Final = ("dbus-daemon", "xdg-desktop-portal", "python3-dbusmock")
 HERE: Final = Path(__file__).resolve().parent
 BACKEND_NAME: Final = "org.freedesktop.impl.portal.Test"
+REMOTE_BACKEND_NAME: Final = "org.freedesktop.impl.portal.TestRemote"
 PORTAL_NAME: Final = "org.freedesktop.portal.Desktop"
 MAIN_PATH: Final = "/org/freedesktop/portal/desktop"
 MOCK_IFACE: Final = "org.freedesktop.DBus.Mock"
@@ -158,14 +159,27 @@ class PortalDesktop:
                      "-p", json.dumps(parameters)], "backend", self.env)
         self.wait_for_name(BACKEND_NAME, "backend", timeout_s)
 
-    def start_portal(self, global_shortcuts: bool = True, timeout_s: float = 30.0) -> None:
-        """Start the real frontend; with the fake desktop's GlobalShortcuts, or with none."""
+    def start_remote_backend(self, timeout_s: float = 30.0, **parameters: Any) -> None:
+        """Start the fake desktop's RemoteDesktop (see portal_remote_backend.py)."""
+        self._spawn([SYSTEM_PYTHON, "-m", "dbusmock", "-t",
+                     str(HERE / "portal_remote_backend.py"), "-p", json.dumps(parameters)],
+                    "remote-backend", self.env)
+        self.wait_for_name(REMOTE_BACKEND_NAME, "remote-backend", timeout_s)
+
+    def start_portal(self, global_shortcuts: bool = True, remote_desktop: bool = False,
+                     timeout_s: float = 30.0) -> None:
+        """Start the real frontend; with the fake desktop's GlobalShortcuts, or with none;
+        with its RemoteDesktop (``start_remote_backend`` first) or without."""
         portals = self.tmp / "portals"
         portals.mkdir(exist_ok=True)
         # Without GlobalShortcuts the fake desktop offers another interface only.
         interfaces = ("org.freedesktop.impl.portal.GlobalShortcuts" if global_shortcuts
                       else "org.freedesktop.impl.portal.Inhibit")
         (portals / "test.portal").write_text(_TEST_PORTAL.format(interfaces=interfaces))
+        if remote_desktop:
+            (portals / "test-remote.portal").write_text(_TEST_PORTAL.format(
+                interfaces="org.freedesktop.impl.portal.RemoteDesktop").replace(
+                    BACKEND_NAME, REMOTE_BACKEND_NAME))
         self._spawn([FRONTEND, "--replace", "--verbose"], "portal", self.env)
         self.wait_for_name(PORTAL_NAME, "portal", timeout_s)
 
@@ -285,9 +299,10 @@ class PortalDesktop:
                 pass
         return heard.popleft()
 
-    def calls(self, method: str) -> list[Any]:
+    def calls(self, method: str, bus_name: str = BACKEND_NAME) -> list[Any]:
         """The fake desktop's calls of ``method`` so far (its own log, not the signals)."""
-        return [args for _, args in self.mock("GetMethodCalls", "s", (method,))[0]]
+        return [args for _, args in self.mock("GetMethodCalls", "s", (method,),
+                                              bus_name=bus_name)[0]]
 
     # -- stop -----------------------------------------------------------------------------
     def log(self, name: str) -> str:

@@ -62,7 +62,9 @@ class Sway:
         assert self.sway.poll() is None, "sway exited at start"
         display = self._socket()
         assert display is not None
-        self.env = {**{k: v for k, v in os.environ.items() if k != "DISPLAY"},
+        # No session bus: no desktop portal's keyboard here (test_portal_keyboard.py has it).
+        self.env = {**{k: v for k, v in os.environ.items()
+                       if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")},
                     "XDG_RUNTIME_DIR": str(self.runtime), "WAYLAND_DISPLAY": display}
         self.terminal: subprocess.Popen[bytes] | None = None
 

@@ -1,0 +1,300 @@
+"""Typing through the RemoteDesktop portal's keyboard: Wayland on GNOME and KDE (jeepney).
+
+Under Wayland a program cannot press keys in another's window. GNOME and KDE offer it through
+the desktop portal instead: ``org.freedesktop.portal.RemoteDesktop`` gives an app a virtual
+keyboard once the user has allowed it in the desktop's dialog. ``PortalKeyboard.type(text)``:
+
+1. the first time, on the session bus of the environment it was given (``portal_bus.Link``):
+   the portal's ``AvailableDeviceTypes`` must offer a keyboard; then ``CreateSession``,
+   ``SelectDevices`` (a keyboard; ``persist_mode`` 2 and the restore token an earlier run was
+   given, so the desktop may let it in without asking again) and ``Start`` (the dialog, the
+   first time: up to ``DIALOG_TIMEOUT_S``). The restore token in Start's results is kept in
+   ``token_file`` (mode 0600) for the next run. A portal that will not persist a remote
+   desktop grant (it refuses the options) is asked again without them.
+2. each character as ``NotifyKeyboardKeysym`` down and up (``core.desktop.keysyms``: the X
+   keysyms are xkbcommon's); a line break as a space (the focused window cannot be known
+   here: a Return could send a message or run a terminal's line).
+
+The session stays open for the app's life (it ends with the connection) and serves every
+later ``type``; a session the desktop closed (the user revoked it) is opened again once.
+
+Answers, never raised: ``type`` returns True when typed; False when this keyboard cannot
+type here, and from then on for the rest of the run (no portal, no keyboard offered, the user
+said no, no answer in time: ``problem`` says which, logged once), so the caller goes on to
+its other ways (``x11_typing``: wtype, then the clipboard) without a dialog at every word.
+
+Threads: whichever thread types, one at a time (``x11_typing``'s typing lock); ``close``
+from any thread interrupts a dialog wait.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from desktop_agent.adapters.desktop import portal_protocol as rules
+from desktop_agent.adapters.desktop.portal_bus import (
+    BusError,
+    Interrupted,
+    Link,
+    error_of,
+    fields,
+)
+from desktop_agent.adapters.desktop.portal_protocol import BUS_NAME, OBJECT_PATH, SESSION_IFACE
+from desktop_agent.adapters.desktop.portal_request import Halt, PortalRequests
+from desktop_agent.core.desktop.keysyms import keysym_of
+from desktop_agent.core.errors import DesktopError
+
+_LOGGER = logging.getLogger(__name__)
+
+REMOTE_IFACE: Final = "org.freedesktop.portal.RemoteDesktop"
+KEYBOARD: Final = 1
+"""The keyboard's bit in the portal's device types (2 is the pointer, 4 a touchscreen)."""
+PERSISTENT: Final = 2
+"""``persist_mode``: keep the grant until the user revokes it."""
+DIALOG_TIMEOUT_S: Final = 60.0
+"""How long Start may wait for the user to answer the desktop's dialog."""
+REPLY_TIMEOUT_S: Final = 10.0
+"""How long any other call may take (no dialog: milliseconds)."""
+SPACE: Final = 0x20
+PRESSED: Final = 1
+RELEASED: Final = 0
+
+
+class PortalKeyboard:
+    """The portal's virtual keyboard for this desktop session; see the module docstring.
+
+    Runs on: the typing thread (one ``type`` at a time).
+    """
+
+    def __init__(self, env: Mapping[str, str], token_file: Path) -> None:
+        """Use the session bus of ``env``; keep the restore token in ``token_file``."""
+        self._address = env.get("DBUS_SESSION_BUS_ADDRESS", "")
+        self._token_file = token_file
+        self._link: Link | None = None
+        self._requests = PortalRequests(_failed)
+        self._session = ""
+        self._wake_r, self._wake_w = os.pipe()
+        self.problem = "" if self._address else "no D-Bus session bus"
+        """Why this keyboard does not type here ('' while it may)."""
+        self.typed = 0
+        """Characters typed through the portal so far (for the log and the tests)."""
+
+    @property
+    def session(self) -> str:
+        """The open RemoteDesktop session's object path ('' when none)."""
+        return self._session
+
+    def type(self, text: str) -> bool:
+        """Type ``text`` with the portal's keyboard; False when it cannot (see ``problem``)."""
+        if self.problem:
+            return False
+        for attempt in (1, 2):
+            try:
+                if not self._session:
+                    self._open()
+                self._keys(text)
+                return True
+            except _SessionGone:
+                self._session = ""  # revoked or closed by the desktop: once more, from the top
+                if attempt == 2:
+                    self._give_up("the desktop closed the remote keyboard session twice")
+            except Halt as halt:
+                self._give_up(halt.problem.message)
+            except Interrupted:
+                self._give_up("the app is closing")
+            except (TimeoutError, BusError, OSError, ValueError) as exc:
+                self._give_up(f"the session bus failed: {exc}")
+            if self.problem:
+                return False
+        return False
+
+    def close(self) -> None:
+        """End a dialog wait, close the session and the connection (any thread)."""
+        os.write(self._wake_w, b"x")
+        link, self._link = self._link, None
+        if link is not None:
+            try:
+                self._requests.dismiss(link)
+            except OSError:
+                pass
+            link.close()
+        self._session = ""
+        self.problem = self.problem or "closed"
+
+    def __del__(self) -> None:
+        # The wake pipe outlives close(): a thread may still be selecting on it then.
+        for fd in (getattr(self, "_wake_r", -1), getattr(self, "_wake_w", -1)):
+            if fd >= 0:
+                os.close(fd)
+
+    def offered(self) -> str:
+        """Why the portal offers no keyboard here ('' when it does); asks nothing of the user.
+
+        For ``desktop-agent doctor``: one property read, no session, no dialog.
+        """
+        if self.problem:
+            return self.problem
+        try:
+            if self._link is None:
+                self._link = Link(self._address, self._wake_r, timeout_s=REPLY_TIMEOUT_S)
+            _keyboard_offered(self._link)
+        except Halt as halt:
+            return halt.problem.message
+        except (Interrupted, TimeoutError, BusError, OSError, ValueError) as exc:
+            return f"the session bus failed: {exc}"
+        return ""
+
+    # -- the session ----------------------------------------------------------------------
+    def _open(self) -> None:
+        from jeepney import DBusAddress, MatchRule, new_method_call
+
+        if self._link is None:
+            self._link = Link(self._address, self._wake_r, timeout_s=REPLY_TIMEOUT_S)
+        link = self._link
+        remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
+        _keyboard_offered(link)
+        self._requests.portal_owner = str(link.bus("GetNameOwner", "s", (BUS_NAME,))[0])
+        token = self._saved_token()
+        # A stale token is dropped; a portal that will not let a remote desktop grant last
+        # (it refuses the options) is asked without them.
+        tries = [(True, token), *([(True, "")] if token else []), (False, "")]
+        for n, (persist, given) in enumerate(tries):
+            self._create(link, remote)
+            try:
+                self._select(link, remote, persist=persist, token=given)
+                break
+            except Halt as halt:
+                if n == len(tries) - 1:
+                    raise
+                _LOGGER.info("remote keyboard: SelectDevices refused %s (%s)",
+                             "the restore token" if given else "a lasting grant",
+                             halt.problem.message)
+                self._close_session(link)
+        results = self._requests.call(link, "start the remote keyboard", lambda t: (
+            new_method_call(remote, "Start", "osa{sv}",
+                            (self._session, "", {"handle_token": ("s", t)}))),
+            DIALOG_TIMEOUT_S)  # the desktop's dialog, unless the restore token let us in
+        devices = int(rules.unwrap(results.get("devices", ("u", 0))))
+        if not devices & KEYBOARD:
+            raise Halt(_failed("give the keyboard", "the dialog left it out"))
+        new_token = rules.unwrap(results.get("restore_token", ("s", "")))
+        if persist and isinstance(new_token, str) and new_token and new_token != given:
+            self._save_token(new_token)
+        link.add_match(MatchRule(type="signal", sender=BUS_NAME, interface=SESSION_IFACE,
+                                 member="Closed", path=self._session))
+        _LOGGER.info("remote keyboard: session %s started (lasting grant: %s)", self._session,
+                     bool(persist and new_token))
+
+    def _create(self, link: Link, remote: Any) -> None:
+        from jeepney import new_method_call
+
+        session_token = self._requests.token()
+        results = self._requests.call(link, "start a remote keyboard session", lambda t: (
+            new_method_call(remote, "CreateSession", "a{sv}", (
+                {"handle_token": ("s", t), "session_handle_token": ("s", session_token)},))),
+            REPLY_TIMEOUT_S)
+        self._session = str(rules.unwrap(results.get("session_handle", ""))) or \
+            rules.session_path(link.unique_name, session_token)
+
+    def _select(self, link: Link, remote: Any, *, persist: bool, token: str) -> None:
+        from jeepney import new_method_call
+
+        options: dict[str, tuple[str, Any]] = {"types": ("u", KEYBOARD)}
+        if persist:
+            options["persist_mode"] = ("u", PERSISTENT)
+            if token:
+                options["restore_token"] = ("s", token)
+        self._requests.call(link, "choose the keyboard", lambda t: new_method_call(
+            remote, "SelectDevices", "oa{sv}",
+            (self._session, {"handle_token": ("s", t), **options})), REPLY_TIMEOUT_S)
+
+    def _close_session(self, link: Link) -> None:
+        from jeepney import DBusAddress, new_method_call
+
+        if self._session:
+            session = DBusAddress(self._session, bus_name=BUS_NAME, interface=SESSION_IFACE)
+            link.call(new_method_call(session, "Close"))
+        self._session = ""
+
+    # -- the keys -------------------------------------------------------------------------
+    def _keys(self, text: str) -> None:
+        from jeepney import DBusAddress, new_method_call
+
+        link = self._link
+        assert link is not None
+        self._check_closed(link)
+        remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
+        for char in text:
+            keysym = SPACE if char in "\r\n" else keysym_of(char)
+            for state in (PRESSED, RELEASED):
+                reply = link.call(new_method_call(
+                    remote, "NotifyKeyboardKeysym", "oa{sv}iu",
+                    (self._session, {}, keysym, state)))
+                if error_of(reply) is not None:
+                    self._check_closed(link)
+                    _LOGGER.info("remote keyboard: a key was refused (%s: %s)",
+                                 *(error_of(reply) or ("", "")))
+                    raise _SessionGone
+            self.typed += 1
+
+    def _check_closed(self, link: Link) -> None:
+        """Raise ``_SessionGone`` when the desktop closed our session (a signal kept)."""
+        for msg in list(link.backlog):
+            found = fields(msg)
+            if (found["interface"], found["member"], found["path"]) == (
+                    SESSION_IFACE, "Closed", self._session):
+                link.backlog.remove(msg)
+                raise _SessionGone
+
+    # -- the restore token ----------------------------------------------------------------
+    def _saved_token(self) -> str:
+        try:
+            return self._token_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def _save_token(self, token: str) -> None:
+        try:
+            self._token_file.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self._token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(token + "\n")
+        except OSError as exc:  # the grant lasts this run; the next asks again
+            _LOGGER.warning("remote keyboard: could not keep the restore token in %s (%s)",
+                            self._token_file, exc)
+
+    def _give_up(self, why: str) -> None:
+        self.problem = why
+        _LOGGER.info("remote keyboard off for this run: %s", why)
+        link, self._link = self._link, None
+        if link is not None:
+            link.close()
+        self._session = ""
+
+
+def _keyboard_offered(link: Link) -> None:
+    """Halt unless the portal's RemoteDesktop offers a keyboard."""
+    from jeepney import DBusAddress, Properties
+
+    remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
+    reply = link.call(Properties(remote).get("AvailableDeviceTypes"))
+    error = error_of(reply)
+    if error is not None:
+        raise Halt(_failed("offer a remote desktop", ": ".join(error)))
+    if not int(rules.unwrap(reply.body[0])) & KEYBOARD:
+        raise Halt(_failed("offer a keyboard", "its remote desktop has none"))
+
+
+def _failed(step: str, detail: str) -> DesktopError:
+    """A step of the remote keyboard that failed (only logged: the caller types another way)."""
+    return DesktopError("portal_keyboard_failed",
+                        f"The desktop portal could not {step} ({detail}).",
+                        "text is typed with wtype or put on the clipboard instead")
+
+
+class _SessionGone(Exception):  # noqa: N818 - a state, not an error
+    """The desktop closed our session, or refused a key on it."""
