@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.compose.global_key import DictateKey
 from desktop_agent.compose.portal_key import start_portal_key
 from desktop_agent.core.errors import AgentError
 from tests.adapters.desktop.portal_desktop import PortalDesktop, private_desktop
@@ -87,3 +88,39 @@ def test_no_session_bus_is_logged_and_nothing_starts() -> None:
     assert start_portal_key("Ctrl+Alt+Space", Target(), lambda: False, shown.append,
                             bus_address="") is None
     assert shown == []  # the X11 key or the ptt command: nothing the user must see
+
+
+def test_the_dictation_key_is_its_own_portal_shortcut_held_beside_the_talk_key(
+        qtbot: Any, desktop: PortalDesktop) -> None:
+    """As the app starts both under Wayland (compose/desktop.py: ``_dictate_key``)."""
+    desktop.start_backend()
+    desktop.start_portal()
+    talk, verbs = Target(), []
+    dictate = DictateKey(lambda verb: verbs.append(verb) or "")
+    now = [100.0]  # the listener's clock: the edges' times, set by the test
+    talk_key = start_portal_key("Ctrl+Alt+Space", talk, lambda: talk.held, verbs.append,
+                                bus_address=desktop.address, clock=lambda: now[0])
+    dictate_key = start_portal_key("Ctrl+Alt+D", dictate, lambda: dictate.on, verbs.append,
+                                   bus_address=desktop.address, clock=lambda: now[0],
+                                   shortcut=("dictate", "Dictate into the focused window"))
+    assert talk_key is not None and dictate_key is not None
+    try:
+        desktop.wait_call("BindShortcuts")
+        qtbot.waitUntil(lambda: len(desktop.calls("BindShortcuts")) == 2, timeout=WAIT_MS)
+        # Each argument is (signature, value): the session, then [(id, properties)].
+        sessions = {str(call[2][1][0][0]): str(call[1][1])
+                    for call in desktop.calls("BindShortcuts")}
+        assert set(sessions) == {"push-to-talk", "dictate"}
+        assert sessions["push-to-talk"] != sessions["dictate"]  # a session each
+        desktop.press(sessions["dictate"], "dictate")
+        qtbot.waitUntil(lambda: verbs == ["start"], timeout=WAIT_MS)
+        now[0] = 102.0  # held two seconds: a hold, so the release stops dictation
+        desktop.release(sessions["dictate"], "dictate")
+        qtbot.waitUntil(lambda: verbs == ["start", "stop"], timeout=WAIT_MS)
+        assert talk.calls == []  # the talk key's shortcut was not pressed
+        desktop.press(sessions["push-to-talk"])
+        qtbot.waitUntil(lambda: talk.calls == ["start"], timeout=WAIT_MS)
+        assert verbs == ["start", "stop"] and not dictate.on
+    finally:
+        talk_key.stop()
+        dictate_key.stop()
