@@ -149,10 +149,15 @@ class EchoDelayTracker:
     adapts its latency), most of it while the speaker is silent between replies. So the
     first sound after ``RECHECK_AFTER_S`` of silence is measured the same way (a check):
     the pointer goes back to the learnt lag if the echo moved; if no measurement can be
-    trusted, nothing is reset (no event said the path changed). A check does not bypass
-    the canceller (``restoring`` stays False): on a busy machine a reply comes in bursts
-    seconds apart, each burst was checked, and bypassed, the canceller removed nothing
-    for most of a reply whose echo had not moved at all.
+    trusted, nothing is reset (no event said the path changed). A check does not make the
+    echo gate judge as if nothing were removed (``restoring`` stays False) until a
+    measurement finds the echo off its learnt lag: on a busy machine a reply comes in bursts
+    seconds apart, each burst was checked, and judged so, the app was deaf for most of a
+    reply whose echo had not moved at all. Once the first 0.25 s window of a check finds
+    the echo elsewhere (a clear peak more than ``RESTORE_AGREE`` samples off), the
+    canceller's filter no longer fits and ``restoring`` is True until the pointer is put
+    back (one more window) or the check gives up: a trace once showed the misfit filter
+    removing 12 dB after half a second of a check, and the reply's own voice paused it.
     """
 
     def __init__(self, rate: int = ASR_SAMPLE_RATE, window_s: float = 1.0,
@@ -172,6 +177,8 @@ class EchoDelayTracker:
         self._restoring = False
         self._checking = False
         """The restore under way is a check after silence (failing it resets nothing)."""
+        self._moved = False
+        """A check's measurement found the echo off its learnt lag (the filter misfits)."""
         self._tries = 0
         self._silent = 0
         """Far-end samples in a row that were silent."""
@@ -183,9 +190,10 @@ class EchoDelayTracker:
     @property
     def restoring(self) -> bool:
         """Whether a placement is being restored (the echo may sit off its learnt lag): the
-        canceller is bypassed meanwhile. Not during a check after silence (``checking``):
-        the echo is most likely where it was, and the canceller keeps cancelling it."""
-        return self._restoring and not self._checking
+        echo gate judges as if nothing were removed meanwhile. During a check after silence
+        (``checking``) only once a measurement found the echo moved: until then it is most
+        likely where it was, and the canceller keeps cancelling it."""
+        return self._restoring and (not self._checking or self._moved)
 
     @property
     def checking(self) -> bool:
@@ -202,7 +210,7 @@ class EchoDelayTracker:
         caller resets the canceller as before.
         """
         self._near, self._far, self._held, self._last = [], [], 0, None
-        self._checking = check
+        self._checking, self._moved = check, False
         if self.lag is None:
             return False
         self._restore_to, self._restoring, self._tries = self.lag, True, 0
@@ -251,13 +259,15 @@ class EchoDelayTracker:
         trusted = peak > 0.3 and self._last is not None and abs(lag - self._last) <= RESTORE_AGREE
         self._last = lag if peak > 0.3 else None
         self._tries += 1
+        if peak > 0.3 and abs(lag - self._restore_to) > RESTORE_AGREE:
+            self._moved = True  # the filter misfits until the pointer is put back
         if trusted:
-            self._restoring, self._checking, self._last = False, False, None
+            self._restoring, self._checking, self._moved, self._last = False, False, False, None
             self.lag = self._restore_to
             self.restores += 1
             return Correction(lag - self._restore_to)
         if self._tries >= RESTORE_TRIES:
-            self._restoring, self._last = False, None
+            self._restoring, self._moved, self._last = False, False, None
             if self._checking:  # nothing said the path moved: keep what was learnt
                 return Correction()
             self.lag = None

@@ -149,11 +149,41 @@ def test_after_a_silent_speaker_a_drifted_echo_is_put_back_at_its_learnt_lag() -
     fixes = [tracker.observe(rest[:160], speech[2 * rate:2 * rate + 160])]
     # Measuring, without bypassing the canceller (most checks find the echo in place).
     assert tracker.checks == 1 and tracker.checking and not tracker.restoring
-    fixes += _feed(tracker, rest[160:], speech[2 * rate + 160:4 * rate])
+    # The first 0.25 s window finds the echo 35 samples early: from then on, until the
+    # pointer is back, the echo gate judges as if nothing were removed (the filter misfits).
+    settling = []
+    for i in range(160, 2 * rate, 160):
+        fixes.append(tracker.observe(rest[i:i + 160], speech[2 * rate + i:2 * rate + i + 160]))
+        settling.append(tracker.restoring)
     moved = [f for f in fixes if f.shift or f.relearn]
     assert [(f.shift, f.relearn) for f in moved] == [(-35, False)]
-    assert fixes.index(moved[0]) < int(0.55 * rate) // 160
+    at = fixes.index(moved[0])
+    assert at < int(0.55 * rate) // 160
+    first_window = int(0.25 * rate) // 160
+    assert not any(settling[:first_window - 2])  # not before a window said so
+    assert all(settling[first_window:at - 1])  # from the first window to the fix
+    assert not any(settling[at:])  # and no more once it is put back
     assert not tracker.checking and tracker.lag == 645
+
+
+def test_a_check_that_finds_the_echo_in_place_never_makes_the_gate_judge_without_it() -> None:
+    """A reply in bursts on a busy machine: every burst after 1.5 s of silence is checked,
+    and an echo that did not move must keep being cancelled and judged so throughout."""
+    rate = 16_000
+    speech = np.random.default_rng(10).standard_normal(8 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    _feed(tracker, _delayed(speech[:2 * rate], 645), speech[:2 * rate])
+    silence = np.zeros(int(RECHECK_AFTER_S * rate), np.float32)
+    seen = []
+    for burst in range(3):
+        _feed(tracker, silence, silence)
+        part = speech[(2 + 2 * burst) * rate:(4 + 2 * burst) * rate]
+        echo = _delayed(part, 645)
+        for i in range(0, len(part), 160):
+            fix = tracker.observe(echo[i:i + 160], part[i:i + 160])
+            assert not fix.relearn and abs(fix.shift) <= 1
+            seen.append(tracker.restoring)
+    assert tracker.checks == 3 and not any(seen) and tracker.lag == 645
 
 
 def test_a_short_pause_is_not_checked_and_a_failed_check_resets_nothing() -> None:
