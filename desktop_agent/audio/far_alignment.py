@@ -149,15 +149,15 @@ class EchoDelayTracker:
     adapts its latency), most of it while the speaker is silent between replies. So the
     first sound after ``RECHECK_AFTER_S`` of silence is measured the same way (a check):
     the pointer goes back to the learnt lag if the echo moved; if no measurement can be
-    trusted, nothing is reset (no event said the path changed). A check does not make the
-    echo gate judge as if nothing were removed (``restoring`` stays False) until a
-    measurement finds the echo off its learnt lag: on a busy machine a reply comes in bursts
-    seconds apart, each burst was checked, and judged so, the app was deaf for most of a
-    reply whose echo had not moved at all. Once the first 0.25 s window of a check finds
-    the echo elsewhere (a clear peak more than ``RESTORE_AGREE`` samples off), the
-    canceller's filter no longer fits and ``restoring`` is True until the pointer is put
-    back (one more window) or the check gives up: a trace once showed the misfit filter
-    removing 12 dB after half a second of a check, and the reply's own voice paused it.
+    trusted, nothing is reset (no event said the path changed). A check does not bypass
+    the canceller (``restoring`` stays False) until a measurement finds the echo off its
+    learnt lag: on a busy machine a reply comes in bursts seconds apart, each burst was
+    checked, and bypassed, most of a reply whose echo had not moved went uncancelled. Once
+    a 0.25 s window of a check finds the echo elsewhere (a clear peak more than
+    ``RESTORE_AGREE`` samples off), ``restoring`` is True until the pointer is put back
+    (one more window) or the check gives up: the canceller is bypassed and keeps its filter
+    instead of adapting to the misplaced reference (a trace once showed it removing 12 dB
+    instead of 40 after half a second of a check, and the reply's own voice paused it).
     """
 
     def __init__(self, rate: int = ASR_SAMPLE_RATE, window_s: float = 1.0,
@@ -190,9 +190,10 @@ class EchoDelayTracker:
     @property
     def restoring(self) -> bool:
         """Whether a placement is being restored (the echo may sit off its learnt lag): the
-        echo gate judges as if nothing were removed meanwhile. During a check after silence
-        (``checking``) only once a measurement found the echo moved: until then it is most
-        likely where it was, and the canceller keeps cancelling it."""
+        canceller is bypassed meanwhile (the echo gate judges as if nothing were removed).
+        During a check after silence (``checking``) only once a measurement found the echo
+        moved: until then it is most likely where it was, and the canceller keeps
+        cancelling it."""
         return self._restoring and (not self._checking or self._moved)
 
     @property
