@@ -18,10 +18,12 @@ keyboard once the user has allowed it in the desktop's dialog. ``PortalKeyboard.
 The session stays open for the app's life (it ends with the connection) and serves every
 later ``type``; a session the desktop closed (the user revoked it) is opened again once.
 
-Answers, never raised: ``type`` returns True when typed; False when this keyboard cannot
-type here, and from then on for the rest of the run (no portal, no keyboard offered, the user
-said no, no answer in time: ``problem`` says which, logged once), so the caller goes on to
-its other ways (``x11_typing``: wtype, then the clipboard) without a dialog at every word.
+Answers, never raised: ``type`` returns what it left untyped: '' when all was typed; all
+of it when this keyboard cannot type here, and from then on for the rest of the run (no
+portal, no keyboard offered, the user said no, no answer in time: ``problem`` says which,
+logged once), so the caller goes on to its other ways (``x11_typing``: wtype, then the
+clipboard) without a dialog at every word, and with only the rest when a session failed
+part way (nothing typed twice).
 
 Threads: whichever thread types, one at a time (``x11_typing``'s typing lock); ``close``
 from any thread interrupts a dialog wait.
@@ -77,6 +79,8 @@ class PortalKeyboard:
         self._link: Link | None = None
         self._requests = PortalRequests(_failed)
         self._session = ""
+        self._left = ""
+        """What ``type`` has still to type."""
         self._wake_r, self._wake_w = os.pipe()
         self.problem = "" if self._address else "no D-Bus session bus"
         """Why this keyboard does not type here ('' while it may)."""
@@ -88,16 +92,22 @@ class PortalKeyboard:
         """The open RemoteDesktop session's object path ('' when none)."""
         return self._session
 
-    def type(self, text: str) -> bool:
-        """Type ``text`` with the portal's keyboard; False when it cannot (see ``problem``)."""
+    def type(self, text: str) -> str:
+        """Type ``text`` with the portal's keyboard; what is left untyped.
+
+        '' when all of it was typed; all of it when this keyboard cannot type here (see
+        ``problem``); the rest when the session failed part way and could not be opened
+        again (the caller types that another way, so nothing is typed twice).
+        """
+        self._left = text
         if self.problem:
-            return False
+            return text
         for attempt in (1, 2):
             try:
                 if not self._session:
                     self._open()
-                self._keys(text)
-                return True
+                self._keys()
+                return ""
             except _SessionGone:
                 self._session = ""  # revoked or closed by the desktop: once more, from the top
                 if attempt == 2:
@@ -109,8 +119,8 @@ class PortalKeyboard:
             except (TimeoutError, BusError, OSError, ValueError) as exc:
                 self._give_up(f"the session bus failed: {exc}")
             if self.problem:
-                return False
-        return False
+                break
+        return self._left
 
     def close(self) -> None:
         """End a dialog wait, close the session and the connection (any thread)."""
@@ -221,25 +231,30 @@ class PortalKeyboard:
         self._session = ""
 
     # -- the keys -------------------------------------------------------------------------
-    def _keys(self, text: str) -> None:
+    def _keys(self) -> None:
+        """Type ``_left``, taking each character off it once its key is down and up."""
         from jeepney import DBusAddress, new_method_call
 
         link = self._link
         assert link is not None
         self._check_closed(link)
         remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
-        for char in text:
+        for n, char in enumerate(self._left):
             keysym = SPACE if char in "\r\n" else keysym_of(char)
             for state in (PRESSED, RELEASED):
                 reply = link.call(new_method_call(
                     remote, "NotifyKeyboardKeysym", "oa{sv}iu",
                     (self._session, {}, keysym, state)))
-                if error_of(reply) is not None:
+                error = error_of(reply)
+                if error is not None:
+                    # A key that went down was typed (a closed session's keys are let go
+                    # by the desktop): the rest starts after it, never with it again.
+                    self._left = self._left[n + (state == RELEASED):]
                     self._check_closed(link)
-                    _LOGGER.info("remote keyboard: a key was refused (%s: %s)",
-                                 *(error_of(reply) or ("", "")))
+                    _LOGGER.info("remote keyboard: a key was refused (%s: %s)", *error)
                     raise _SessionGone
             self.typed += 1
+        self._left = ""
 
     def _check_closed(self, link: Link) -> None:
         """Raise ``_SessionGone`` when the desktop closed our session (a signal kept)."""

@@ -308,7 +308,8 @@ class DesktopTypist:
 
     def _type_wayland(self, text: str, env: Mapping[str, str]) -> str:
         token_file = self._token_file or data_dir() / TOKEN_FILE_NAME
-        if portal_keyboard(env, token_file).type(text):
+        text = portal_keyboard(env, token_file).type(text)  # what it left untyped
+        if not text:
             return ""
         if shutil.which("wtype", path=env.get("PATH")) is not None:
             # The focused window cannot be known here: a line break is a space, never a

@@ -13,6 +13,8 @@ Parameters (JSON):
     start_response: the response code of Start (0 allowed, 1 the user said no, 2 failed).
     devices: the device types the desktop offers (AvailableDeviceTypes: 1 keyboard,
         2 pointer, 4 touchscreen) and grants in Start (those asked for, of these).
+    close_after: after this many key events the desktop closes the session, once (0 never):
+        a grant revoked in the middle of a text.
     restore_token: what Start hands back as ``restore_token`` ('' none). Debian 12's portal
         (1.16) keeps no remote desktop grants: it passes Start's results through and does not
         forward ``persist_mode`` or ``restore_token`` to the desktop. From 1.17 the portal
@@ -37,6 +39,8 @@ def load(mock, parameters):
     mock.start_response = int(parameters.get("start_response", 0))
     mock.devices = int(parameters.get("devices", 7))
     mock.restore_token = str(parameters.get("restore_token", ""))
+    mock.close_after = int(parameters.get("close_after", 0))
+    mock.keys = 0
     mock.selected = {}
     mock.AddProperties(MAIN_IFACE, dbus.Dictionary({
         "version": dbus.UInt32(2), "AvailableDeviceTypes": dbus.UInt32(mock.devices)},
@@ -72,7 +76,10 @@ def Start(self, handle, session_handle, app_id, parent_window, options):
 
 @dbus.service.method(MAIN_IFACE, in_signature="oa{sv}iu", out_signature="")
 def NotifyKeyboardKeysym(self, session_handle, options, keysym, state):
-    pass
+    self.keys += 1
+    if self.close_after and self.keys == self.close_after:
+        self.close_after = 0
+        objects[str(session_handle)].EmitSignal(SESSION_IFACE, "Closed", "", [])
 
 
 @dbus.service.method(MOCK_IFACE, in_signature="o", out_signature="")
