@@ -51,7 +51,30 @@ def _memory() -> dict[str, float]:
     files (model weights), and how many Python objects are alive (a Python-level leak grows
     this too; native buffers do not)."""
     return {"rss_anon_mb": _rss_mb("RssAnon"), "rss_file_mb": _rss_mb("RssFile"),
-            "py_objects": len(gc.get_objects())}
+            "py_objects": len(gc.get_objects()), "anon_maps": _anon_maps()}
+
+
+def _anon_maps(min_mb: float = 4.0) -> dict[str, float]:
+    """Resident MiB of each anonymous mapping holding at least ``min_mb`` (the heap as
+    '[heap]', the others by start address): which one grows tells whose memory it is (the
+    C heap, an engine's own buffer)."""
+    found: dict[str, float] = {}
+    name, anonymous = "", False
+    try:
+        lines = Path("/proc/self/smaps").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        head = line.split()
+        if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+            path = head[5] if len(head) > 5 else ""
+            anonymous = path in ("", "[heap]")
+            name = path or head[0].split("-")[0]
+        elif anonymous and line.startswith("Anonymous:"):
+            mb = int(line.split()[1]) / 1024
+            if mb >= min_mb:
+                found[name] = round(found.get(name, 0.0) + mb, 1)
+    return found
 
 
 class _Watch:
