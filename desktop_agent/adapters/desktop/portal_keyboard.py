@@ -16,7 +16,10 @@ keyboard once the user has allowed it in the desktop's dialog. ``PortalKeyboard.
    here: a Return could send a message or run a terminal's line).
 
 The session stays open for the app's life (it ends with the connection) and serves every
-later ``type``; a session the desktop closed (the user revoked it) is opened again once.
+later ``type``. A session the desktop closed (the user may have revoked it) is opened again
+once, without the restore token, so the desktop asks the user; a token the portal refuses,
+or a start that gives none, is forgotten. The token is written to a new file (0600) that
+then replaces the old one.
 
 Answers, never raised: ``type`` returns what it left untyped: '' when all was typed; all
 of it when this keyboard cannot type here, and from then on for the rest of the run (no
@@ -44,6 +47,7 @@ from desktop_agent.adapters.desktop.portal_bus import (
     Link,
     error_of,
     fields,
+    name_owner_rule,
 )
 from desktop_agent.adapters.desktop.portal_protocol import BUS_NAME, OBJECT_PATH, SESSION_IFACE
 from desktop_agent.adapters.desktop.portal_request import Halt, PortalRequests
@@ -81,6 +85,10 @@ class PortalKeyboard:
         self._session = ""
         self._left = ""
         """What ``type`` has still to type."""
+        self._revoked = False
+        """The desktop closed the last session: the next one is asked for without the
+        restore token, so the desktop asks the user again."""
+        self._watching = False
         self._wake_r, self._wake_w = os.pipe()
         self.problem = "" if self._address else "no D-Bus session bus"
         """Why this keyboard does not type here ('' while it may)."""
@@ -109,7 +117,10 @@ class PortalKeyboard:
                 self._keys()
                 return ""
             except _SessionGone:
-                self._session = ""  # revoked or closed by the desktop: once more, from the top
+                # Closed by the desktop (the user may have revoked it: the next session is
+                # asked for without the restore token, so the desktop asks the user), or a
+                # key refused on a session still open (closed first: its keys are let go).
+                self._drop_session()
                 if attempt == 2:
                     self._give_up("the desktop closed the remote keyboard session twice")
             except Halt as halt:
@@ -118,6 +129,9 @@ class PortalKeyboard:
                 self._give_up("the app is closing")
             except (TimeoutError, BusError, OSError, ValueError) as exc:
                 self._give_up(f"the session bus failed: {exc}")
+            except Exception as exc:  # noqa: BLE001 - a reply of an odd shape: never raised
+                _LOGGER.exception("remote keyboard failed")
+                self._give_up(f"unexpected {type(exc).__name__}: {exc}")
             if self.problem:
                 break
         return self._left
@@ -168,7 +182,10 @@ class PortalKeyboard:
         remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
         _keyboard_offered(link)
         self._requests.portal_owner = str(link.bus("GetNameOwner", "s", (BUS_NAME,))[0])
-        token = self._saved_token()
+        if not self._watching:  # a portal that goes away mid-dialog ends the wait at once
+            link.add_match(name_owner_rule(BUS_NAME))
+            self._watching = True
+        token = "" if self._revoked else self._saved_token()
         # A stale token is dropped; a portal that will not let a remote desktop grant last
         # (it refuses the options) is asked without them.
         tries = [(True, token), *([(True, "")] if token else []), (False, "")]
@@ -178,6 +195,8 @@ class PortalKeyboard:
                 self._select(link, remote, persist=persist, token=given)
                 break
             except Halt as halt:
+                if given:
+                    self._forget_token()  # refused: it will not be offered again
                 if n == len(tries) - 1:
                     raise
                 _LOGGER.info("remote keyboard: SelectDevices refused %s (%s)",
@@ -192,8 +211,12 @@ class PortalKeyboard:
         if not devices & KEYBOARD:
             raise Halt(_failed("give the keyboard", "the dialog left it out"))
         new_token = rules.unwrap(results.get("restore_token", ("s", "")))
-        if persist and isinstance(new_token, str) and new_token and new_token != given:
-            self._save_token(new_token)
+        if persist and isinstance(new_token, str) and new_token:
+            if new_token != given:
+                self._save_token(new_token)
+        else:
+            self._forget_token()  # no lasting grant now: an old token would only be refused
+        self._revoked = False
         link.add_match(MatchRule(type="signal", sender=BUS_NAME, interface=SESSION_IFACE,
                                  member="Closed", path=self._session))
         _LOGGER.info("remote keyboard: session %s started (lasting grant: %s)", self._session,
@@ -230,16 +253,30 @@ class PortalKeyboard:
             link.call(new_method_call(session, "Close"))
         self._session = ""
 
+    def _drop_session(self) -> None:
+        """After ``_SessionGone``: close a session the desktop did not say it closed."""
+        link = self._link
+        if self._session and not self._revoked and link is not None:
+            try:
+                self._close_session(link)
+            except (TimeoutError, BusError, OSError, ValueError, Interrupted):
+                pass  # the next steps find out what is wrong with the bus
+        self._session = ""
+
     # -- the keys -------------------------------------------------------------------------
     def _keys(self) -> None:
-        """Type ``_left``, taking each character off it once its key is down and up."""
+        """Type ``_left``. A character is taken off before its key goes down and put back
+        only when the portal refused that press: whatever else goes wrong, the caller
+        types the rest, never a character twice (one may be lost)."""
         from jeepney import DBusAddress, new_method_call
 
         link = self._link
-        assert link is not None
+        if link is None:  # close() from another thread
+            raise Interrupted
         self._check_closed(link)
         remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
-        for n, char in enumerate(self._left):
+        while self._left:
+            char, self._left = self._left[0], self._left[1:]
             keysym = SPACE if char in "\r\n" else keysym_of(char)
             for state in (PRESSED, RELEASED):
                 reply = link.call(new_method_call(
@@ -247,22 +284,24 @@ class PortalKeyboard:
                     (self._session, {}, keysym, state)))
                 error = error_of(reply)
                 if error is not None:
+                    if state == PRESSED:  # not typed: first in the rest
+                        self._left = char + self._left
                     # A key that went down was typed (a closed session's keys are let go
-                    # by the desktop): the rest starts after it, never with it again.
-                    self._left = self._left[n + (state == RELEASED):]
+                    # by the desktop): the rest starts after it.
                     self._check_closed(link)
                     _LOGGER.info("remote keyboard: a key was refused (%s: %s)", *error)
                     raise _SessionGone
             self.typed += 1
-        self._left = ""
 
     def _check_closed(self, link: Link) -> None:
         """Raise ``_SessionGone`` when the desktop closed our session (a signal kept)."""
         for msg in list(link.backlog):
             found = fields(msg)
             if (found["interface"], found["member"], found["path"]) == (
-                    SESSION_IFACE, "Closed", self._session):
+                    SESSION_IFACE, "Closed", self._session) and (
+                    found["sender"] == self._requests.portal_owner):
                 link.backlog.remove(msg)
+                self._revoked = True
                 raise _SessionGone
 
     # -- the restore token ----------------------------------------------------------------
@@ -273,14 +312,28 @@ class PortalKeyboard:
             return ""
 
     def _save_token(self, token: str) -> None:
+        """Keep ``token`` for the next start: readable by the user alone, written whole."""
+        folder = self._token_file.parent
+        temp = folder / f".{self._token_file.name}.{os.getpid()}"
         try:
-            self._token_file.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self._token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
+                os.fchmod(out.fileno(), 0o600)
                 out.write(token + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, self._token_file)
         except OSError as exc:  # the grant lasts this run; the next asks again
+            temp.unlink(missing_ok=True)
             _LOGGER.warning("remote keyboard: could not keep the restore token in %s (%s)",
                             self._token_file, exc)
+
+    def _forget_token(self) -> None:
+        try:
+            self._token_file.unlink(missing_ok=True)
+        except OSError as exc:
+            _LOGGER.warning("remote keyboard: could not remove %s (%s)", self._token_file, exc)
 
     def _give_up(self, why: str) -> None:
         self.problem = why

@@ -275,13 +275,13 @@ class PortalDesktop:
             except TimeoutError:
                 pass
 
-    def overhear(self, interface: str, member: str) -> deque[Any]:
-        """From now on, a copy of every call of ``interface.member`` on the bus (eavesdropped:
-        this bus allows it), in the returned queue; ``wait_overheard`` waits on it."""
+    def overhear(self, interface: str, member: str, kind: str = "method_call") -> deque[Any]:
+        """From now on, a copy of every call (or ``kind="signal"``) of ``interface.member``
+        on the bus (eavesdropped: this bus allows it), in the returned queue;
+        ``wait_overheard`` waits on it."""
         from jeepney import MatchRule, message_bus
 
-        rule = MatchRule(type="method_call", interface=interface, member=member,
-                         eavesdrop=True)
+        rule = MatchRule(type=kind, interface=interface, member=member, eavesdrop=True)
         self._conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=30)
         heard: deque[Any] = deque()
         self._overheard.append(self._conn.filter(rule, queue=heard))

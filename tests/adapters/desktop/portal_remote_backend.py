@@ -10,7 +10,8 @@ waits for a call instead of sleeping. ``CloseSession(o)`` on the Mock interface 
 session from the desktop's side, as a user who revokes the grant does.
 
 Parameters (JSON):
-    start_response: the response code of Start (0 allowed, 1 the user said no, 2 failed).
+    start_response: the response code of Start (0 allowed, 1 the user said no, 2 failed);
+        a list gives one code per Start in turn (the last one for the rest).
     devices: the device types the desktop offers (AvailableDeviceTypes: 1 keyboard,
         2 pointer, 4 touchscreen) and grants in Start (those asked for, of these).
     close_after: after this many key events the desktop closes the session, once (0 never):
@@ -36,7 +37,8 @@ SYSTEM_BUS = False
 
 
 def load(mock, parameters):
-    mock.start_response = int(parameters.get("start_response", 0))
+    codes = parameters.get("start_response", 0)
+    mock.start_codes = [int(c) for c in (codes if isinstance(codes, list) else [codes])]
     mock.devices = int(parameters.get("devices", 7))
     mock.restore_token = str(parameters.get("restore_token", ""))
     mock.close_after = int(parameters.get("close_after", 0))
@@ -65,8 +67,9 @@ def SelectDevices(self, handle, session_handle, app_id, options):
 
 @dbus.service.method(MAIN_IFACE, in_signature="oossa{sv}", out_signature="ua{sv}")
 def Start(self, handle, session_handle, app_id, parent_window, options):
-    if self.start_response:
-        return dbus.UInt32(self.start_response), _results()
+    code = self.start_codes.pop(0) if len(self.start_codes) > 1 else self.start_codes[0]
+    if code:
+        return dbus.UInt32(code), _results()
     granted = self.selected.get(str(session_handle), self.devices) & self.devices
     results = _results(devices=dbus.UInt32(granted))
     if self.restore_token:

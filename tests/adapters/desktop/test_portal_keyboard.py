@@ -24,6 +24,7 @@ from tests.adapters.desktop.portal_desktop import (
 
 REMOTE: str = "org.freedesktop.portal.RemoteDesktop"
 TOKEN = "9e4c1b7a-2f3d-4c8e-9a61-5b0d7e2f8c14"
+OLD_TOKEN = "1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b"
 
 
 @pytest.fixture
@@ -80,18 +81,45 @@ def test_the_restore_token_is_kept_private_and_given_back_at_the_next_start(
     _remote(desktop, restore_token=TOKEN)
     asked = desktop.overhear(REMOTE, "SelectDevices")
     token_file = tmp_path / "data" / "remote-desktop-token"
+    token_file.parent.mkdir()
+    token_file.write_text(OLD_TOKEN + "\n", encoding="utf-8")  # an earlier grant's,
+    token_file.chmod(0o644)  # left readable by a version that did not care
     first = PortalKeyboard(desktop.env, token_file)
     assert first.type("a") == "", first.problem
-    assert token_file.read_text(encoding="utf-8").strip() == TOKEN
+    assert _options(desktop.wait_overheard(asked))["restore_token"] == OLD_TOKEN
+    assert token_file.read_text(encoding="utf-8").strip() == TOKEN  # replaced
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert [p.name for p in token_file.parent.iterdir()] == [token_file.name]
     first.close()  # the app quits; the next start brings the token back
-    desktop.wait_overheard(asked)
     second = PortalKeyboard(desktop.env, token_file)
     assert second.type("b") == "", second.problem
     options = _options(desktop.wait_overheard(asked))
     assert (options["restore_token"], options["persist_mode"]) == (TOKEN, 2)
     assert _keys(desktop) == _typed("ab")
     second.close()
+
+
+def test_a_start_that_gives_no_token_forgets_the_old_one(
+        desktop: PortalDesktop, tmp_path: Path) -> None:
+    _remote(desktop)  # a portal that keeps no grant (Debian 12's)
+    token_file = tmp_path / "remote-desktop-token"
+    token_file.write_text(OLD_TOKEN + "\n", encoding="utf-8")
+    keyboard = PortalKeyboard(desktop.env, token_file)
+    assert keyboard.type("a") == "", keyboard.problem
+    assert not token_file.exists()  # it would only be offered, and refused, at every start
+    keyboard.close()
+
+
+def test_a_session_lost_part_way_hands_back_only_the_rest(
+        desktop: PortalDesktop, tmp_path: Path) -> None:
+    # Revoked as the fourth character goes down, and the user says no to the new dialog.
+    _remote(desktop, close_after=7, start_response=[0, 1])
+    keyboard = PortalKeyboard(desktop.env, tmp_path / "token")
+    text = "hello world, see you at nine"
+    rest = keyboard.type(text)
+    pressed = "".join(chr(sym) for sym, state in _keys(desktop) if state == 1)
+    assert rest and pressed + rest == text  # the caller types the rest: nothing twice
+    assert "response 1" in keyboard.problem
 
 
 def test_a_user_who_says_no_is_not_asked_again_in_this_run(
@@ -132,8 +160,14 @@ def test_a_session_the_desktop_closed_is_opened_again_and_the_text_typed(
     keyboard = PortalKeyboard(desktop.env, tmp_path / "token")
     assert keyboard.type("a") == "", keyboard.problem
     first = keyboard.session
+    closed = desktop.overhear("org.freedesktop.portal.Session", "Closed", kind="signal")
+    asked = desktop.overhear(REMOTE, "SelectDevices")
     desktop.mock("CloseSession", "o", (first,), bus_name=REMOTE_BACKEND_NAME)  # revoked
+    desktop.wait_overheard(closed)  # the portal told the client
     assert keyboard.type("b") == "", keyboard.problem
+    # Asked for again without the restore token: the desktop asks the user, who may have
+    # just said stop.
+    assert "restore_token" not in _options(desktop.wait_overheard(asked))
     assert keyboard.session not in ("", first)
     assert _keys(desktop) == _typed("ab")
     assert len(desktop.calls("CreateSession", REMOTE_BACKEND_NAME)) == 2
