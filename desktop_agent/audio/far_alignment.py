@@ -222,6 +222,8 @@ class EchoDelayTracker:
         """Add a block pair; return what to do with the far-end pointer."""
         if float(np.mean(np.square(far, dtype=np.float64))) < SILENT_FAR_POWER:
             self._silent += len(far)
+            if self._restoring and self._silent >= int(RECHECK_AFTER_S * self.rate):
+                self._last = None  # a measurement from before a long silence vouches for nothing
         else:
             if (self._silent >= int(RECHECK_AFTER_S * self.rate) and not self._restoring
                     and self.expect_restore(check=True)):
@@ -260,16 +262,17 @@ class EchoDelayTracker:
         trusted = peak > 0.3 and self._last is not None and abs(lag - self._last) <= RESTORE_AGREE
         self._last = lag if peak > 0.3 else None
         self._tries += 1
-        if peak > 0.3 and abs(lag - self._restore_to) > RESTORE_AGREE:
-            self._moved = True  # the filter misfits until the pointer is put back
+        if peak > 0.3:  # each clear window says again whether the filter misfits: one
+            self._moved = abs(lag - self._restore_to) > RESTORE_AGREE  # wrong peak is undone
         if trusted:
             self._restoring, self._checking, self._moved, self._last = False, False, False, None
             self.lag = self._restore_to
             self.restores += 1
             return Correction(lag - self._restore_to)
         if self._tries >= RESTORE_TRIES:
-            self._restoring, self._moved, self._last = False, False, None
-            if self._checking:  # nothing said the path moved: keep what was learnt
+            checking = self._checking
+            self._restoring, self._checking, self._moved, self._last = False, False, False, None
+            if checking:  # nothing said the path moved: keep what was learnt
                 return Correction()
             self.lag = None
             return Correction(relearn=True)

@@ -204,3 +204,38 @@ def test_a_short_pause_is_not_checked_and_a_failed_check_resets_nothing() -> Non
     fixes = _feed(tracker, np.concatenate(other[:2]), np.concatenate(other[2:]))
     assert tracker.checks == 1 and not tracker.checking
     assert not any(f.shift or f.relearn for f in fixes) and tracker.lag == 480
+
+
+def test_one_window_with_a_wrong_peak_does_not_keep_the_canceller_off() -> None:
+    """A 0.25 s window of speech can put a clear peak far from the echo (RESTORE_AGREE's
+    docstring): the next clear window, in place, lets the canceller run again."""
+    rate = 16_000
+    speech = np.random.default_rng(11).standard_normal(6 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    _feed(tracker, _delayed(speech[:2 * rate], 645), speech[:2 * rate])
+    silence = np.zeros(int(RECHECK_AFTER_S * rate), np.float32)
+    _feed(tracker, silence, silence)
+    window = int(0.25 * rate)
+    part = speech[2 * rate:3 * rate]
+    wrong = _delayed(part[:window], 900)  # the first window: a clear peak 16 ms off
+    _feed(tracker, wrong, part[:window])
+    assert tracker.checking and tracker.restoring  # measured off: the filter misfits
+    _feed(tracker, _delayed(part[window:2 * window], 645), part[window:2 * window])
+    assert not tracker.restoring  # in place after all: cancelling again
+    assert tracker.lag == 645
+
+
+def test_a_check_that_gives_up_after_finding_the_echo_moved_ends_all_of_it() -> None:
+    rate = 16_000
+    rng = np.random.default_rng(12)
+    speech = rng.standard_normal(6 * rate).astype(np.float32) * 0.1
+    tracker = EchoDelayTracker(rate)
+    _feed(tracker, _delayed(speech[:2 * rate], 645), speech[:2 * rate])
+    silence = np.zeros(int(RECHECK_AFTER_S * rate), np.float32)
+    _feed(tracker, silence, silence)
+    # Four windows, each a clear peak somewhere else: none agrees with the one before.
+    for k, lag in enumerate((900, 300, 1200, 500)):
+        part = speech[2 * rate + k * 4000:2 * rate + (k + 1) * 4000]
+        fixes = _feed(tracker, _delayed(part, lag), part)
+    assert not any(f.shift or f.relearn for f in fixes)
+    assert not tracker.restoring and not tracker.checking and tracker.lag == 645
