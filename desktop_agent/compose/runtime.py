@@ -46,8 +46,11 @@ class Runtime:
 
     def shutdown(self) -> None:
         """Input, processing, output."""
+        from desktop_agent.adapters.desktop.x11_typing import close_portal_keyboards
+
         if self.indexing is not None:
             self.indexing.stop()
+        close_portal_keyboards()  # first: a typing run may be waiting on the desktop's dialog
         self.controller.shutdown()
         if self.own_tools is not None:
             self.own_tools.close()

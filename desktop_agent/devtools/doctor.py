@@ -218,7 +218,7 @@ def _desktop_checks() -> list[Check]:
         if wayland:
             how = "wtype" if shutil.which("wtype") else "the clipboard (no wtype)"
             if not remote_keyboard_problem():
-                how = f"the desktop portal's keyboard (it asks you once), else {how}"
+                how = f"the desktop portal's keyboard (the desktop asks you first), else {how}"
             return f"{found}; typing through {how}"
         if not os.environ.get("DISPLAY"):
             raise AgentError("no_display", "no desktop display: nothing can be read, copied "

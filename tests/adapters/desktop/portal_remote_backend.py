@@ -11,7 +11,8 @@ session from the desktop's side, as a user who revokes the grant does.
 
 Parameters (JSON):
     start_response: the response code of Start (0 allowed, 1 the user said no, 2 failed);
-        a list gives one code per Start in turn (the last one for the rest).
+        a list gives one code per Start in turn (the last one for the rest); -1 never
+        answers (a dialog nobody has answered yet).
     devices: the device types the desktop offers (AvailableDeviceTypes: 1 keyboard,
         2 pointer, 4 touchscreen) and grants in Start (those asked for, of these).
     close_after: after this many key events the desktop closes the session, once (0 never):
@@ -44,6 +45,7 @@ def load(mock, parameters):
     mock.close_after = int(parameters.get("close_after", 0))
     mock.keys = 0
     mock.selected = {}
+    mock.open_dialogs = []
     mock.AddProperties(MAIN_IFACE, dbus.Dictionary({
         "version": dbus.UInt32(2), "AvailableDeviceTypes": dbus.UInt32(mock.devices)},
         signature="sv"))
@@ -65,16 +67,21 @@ def SelectDevices(self, handle, session_handle, app_id, options):
     return dbus.UInt32(0), _results()
 
 
-@dbus.service.method(MAIN_IFACE, in_signature="oossa{sv}", out_signature="ua{sv}")
-def Start(self, handle, session_handle, app_id, parent_window, options):
+@dbus.service.method(MAIN_IFACE, in_signature="oossa{sv}", out_signature="ua{sv}",
+                     async_callbacks=("reply", "fail"))
+def Start(self, handle, session_handle, app_id, parent_window, options, reply, fail):
     code = self.start_codes.pop(0) if len(self.start_codes) > 1 else self.start_codes[0]
+    if code < 0:
+        self.open_dialogs.append((reply, fail))
+        return
     if code:
-        return dbus.UInt32(code), _results()
+        reply(dbus.UInt32(code), _results())
+        return
     granted = self.selected.get(str(session_handle), self.devices) & self.devices
     results = _results(devices=dbus.UInt32(granted))
     if self.restore_token:
         results["restore_token"] = dbus.String(self.restore_token)
-    return dbus.UInt32(0), results
+    reply(dbus.UInt32(0), results)
 
 
 @dbus.service.method(MAIN_IFACE, in_signature="oa{sv}iu", out_signature="")

@@ -9,13 +9,18 @@ What the tests read is what crossed the bus: the keys the fake desktop was sent
 from __future__ import annotations
 
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop_agent.adapters.desktop.portal_keyboard import PortalKeyboard
-from desktop_agent.adapters.desktop.x11_typing import DesktopTypist
+from desktop_agent.adapters.desktop.x11_typing import (
+    DesktopTypist,
+    close_portal_keyboards,
+    portal_keyboard,
+)
 from tests.adapters.desktop.portal_desktop import (
     REMOTE_BACKEND_NAME,
     PortalDesktop,
@@ -196,3 +201,17 @@ def test_under_wayland_the_typist_types_with_the_portal_before_wtype_or_the_clip
     said = DesktopTypist(env, token_file=tmp_path / "token").type("see you at nine")
     assert said == ""  # typed: not put on the clipboard
     assert _keys(desktop) == _typed("see you at nine")
+
+
+def test_quitting_while_the_desktops_dialog_is_open_ends_the_wait_at_once(
+        desktop: PortalDesktop, tmp_path: Path) -> None:
+    _remote(desktop, start_response=-1)  # the user has not answered the dialog
+    keyboard = portal_keyboard(desktop.env, tmp_path / "token")
+    left: list[str] = []
+    typing = threading.Thread(target=lambda: left.append(keyboard.type("abc")))
+    typing.start()
+    desktop.wait_call("Start")  # the dialog is up
+    close_portal_keyboards()  # what the app's shutdown does first
+    typing.join(10)
+    assert not typing.is_alive() and left == ["abc"]  # nothing typed, all of it handed back
+    assert "closing" in keyboard.problem
