@@ -54,6 +54,34 @@ def _memory() -> dict[str, float]:
             "py_objects": len(gc.get_objects()), "anon_maps": _anon_maps()}
 
 
+TRACE_ENV: Final = "DESKTOP_AGENT_SOAK_TRACEMALLOC"
+"""Set (to a number of frames, e.g. 8) to trace Python's allocations (numpy's included) from
+the start of the counted turns: the summary then lists where what they left came from."""
+
+
+def _trace_start() -> Any:
+    """A tracemalloc snapshot now, with tracing on, when ``TRACE_ENV`` asks (else None)."""
+    frames = os.environ.get(TRACE_ENV, "")
+    if not frames.isdigit():
+        return None
+    import tracemalloc
+
+    tracemalloc.start(max(1, int(frames)))
+    return tracemalloc.take_snapshot()
+
+
+def _trace_growth(before: Any, top: int = 25) -> list[str]:
+    """Where the memory allocated since ``before`` and still held was allocated."""
+    import tracemalloc
+
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    stats = after.compare_to(before, "traceback")
+    return [f"{s.size_diff / 1024:+.0f} KiB in {s.count_diff:+d} blocks at "
+            + " <- ".join(f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno}" for f in s.traceback)
+            for s in stats[:top]]
+
+
 def _anon_maps(min_mb: float = 4.0) -> dict[str, float]:
     """Resident MiB of each anonymous mapping holding at least ``min_mb`` (the heap as
     '[heap]', the others by start address): which one grows tells whose memory it is (the
@@ -241,6 +269,7 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
     wait(lambda: state() is State.LISTENING, HARD_CAP_S)
     c.set_mode("push_to_talk")
     rss_start = at_rest()
+    traced = _trace_start()
     rng = random.Random(seed + 1)
     stopped_early = False
     stuck_between = 0  # the app left LISTENING on its own (echo?) and did not come back
@@ -324,6 +353,8 @@ def soak(turns: int, seed: int, out: Path, llm: str | None = None, max_tokens: i
                    "max_tokens": max_tokens, "turns_planned": turns,
                    "stuck_between_turns": stuck_between,
                    "stopped_early": stopped_early}
+        if traced is not None:
+            summary["python_growth"] = _trace_growth(traced)
         sink.write(json.dumps(summary) + "\n")
         sink.close()
         rt.shutdown()
