@@ -39,6 +39,28 @@ def x(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Xvfb]:
     server.close()
 
 
+def _dictate(qtbot: Any, rt: Any, audio: Any, again: bool = False) -> Any:
+    """Start dictating, play ``audio`` into the mic, stop; the status once it was typed (or
+    not), checked to be the recording's words as the transcript writes them."""
+    c = rt.controller
+    statuses: list[Any] = []
+    c.sig_dictation.connect(statuses.append)
+    assert c.dictate("start") == "Dictating."
+    if again:
+        assert c.dictate("start") == "Already dictating."
+    start = rt.backend.inject(audio)
+    qtbot.waitUntil(lambda: rt.backend.samples > start + len(audio) + 3200, timeout=20_000)
+    assert c.dictate("stop") == "Stopped dictating."
+    qtbot.waitUntil(lambda: any(s.kind in ("typed", "not_typed") for s in statuses[1:]),
+                    timeout=60_000)
+    c.sig_dictation.disconnect(statuses.append)
+    done = statuses[-1]
+    assert done.kind == "typed", done
+    assert "only person" in done.heard.lower()
+    assert done.typed == dictated_text(done.heard)
+    return done
+
+
 def test_dictation_types_the_words_into_the_focused_terminal(
         qtbot: Any, x: Xvfb, runtime: Any, tmp_path: Path) -> None:  # noqa: F811
     from desktop_agent.adapters.audio.audio_files import read_audio
@@ -49,22 +71,10 @@ def test_dictation_types_the_words_into_the_focused_terminal(
     audio = read_audio(RECORDING)
     term = Terminal(x, tmp_path)
     try:
-        rt, c = runtime, runtime.controller
-        statuses: list[Any] = []
+        c = runtime.controller
         heard: list[Any] = []
-        c.sig_dictation.connect(statuses.append)
         c.sig_heard.connect(heard.append)
-        assert c.dictate("start") == "Dictating."
-        assert c.dictate("start") == "Already dictating."
-        start = rt.backend.inject(audio)
-        qtbot.waitUntil(lambda: rt.backend.samples > start + len(audio) + 3200, timeout=20_000)
-        assert c.dictate("stop") == "Stopped dictating."
-        qtbot.waitUntil(lambda: any(s.kind in ("typed", "not_typed") for s in statuses[1:]),
-                        timeout=60_000)
-        done = statuses[-1]
-        assert done.kind == "typed", done
-        assert "only person" in done.heard.lower()
-        assert done.typed == dictated_text(done.heard)
+        done = _dictate(qtbot, runtime, audio, again=True)
         assert c.machine.state is State.LISTENING and not heard  # no reply, nothing spoken
         assert c.machine.history.exchanges == 0  # the words never reached the conversation
         assert term.text() == done.typed  # exactly, and no Enter: cat got no line end
@@ -94,19 +104,7 @@ def test_under_wayland_dictation_types_with_the_portals_keyboard(
         monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", desktop.address)
         monkeypatch.setenv("PATH", str(tmp_path))  # no wtype, no wl-copy: the portal or nothing
         monkeypatch.setenv("DESKTOP_AGENT_DATA_DIR", str(tmp_path / "data"))  # its token file
-        rt, c = runtime, runtime.controller
-        statuses: list[Any] = []
-        c.sig_dictation.connect(statuses.append)
-        assert c.dictate("start") == "Dictating."
-        start = rt.backend.inject(audio)
-        qtbot.waitUntil(lambda: rt.backend.samples > start + len(audio) + 3200, timeout=20_000)
-        assert c.dictate("stop") == "Stopped dictating."
-        qtbot.waitUntil(lambda: any(s.kind in ("typed", "not_typed") for s in statuses[1:]),
-                        timeout=60_000)
-        done = statuses[-1]
-        assert done.kind == "typed", done
-        assert "only person" in done.heard.lower()
+        done = _dictate(qtbot, runtime, audio)
         keys = [(int(args[2][1]), int(args[3][1])) for args in desktop.calls(
             "NotifyKeyboardKeysym", REMOTE_BACKEND_NAME)]
         assert keys == [(ord(ch), state) for ch in done.typed for state in (1, 0)]
-        assert done.typed == dictated_text(done.heard)
