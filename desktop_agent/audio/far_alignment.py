@@ -265,18 +265,22 @@ class EchoDelayTracker:
         if peak > 0.3:  # each clear window says again whether the filter misfits: one
             self._moved = abs(lag - self._restore_to) > RESTORE_AGREE  # wrong peak is undone
         if trusted:
-            self._restoring, self._checking, self._moved, self._last = False, False, False, None
+            self._end_restore()
             self.lag = self._restore_to
             self.restores += 1
             return Correction(lag - self._restore_to)
         if self._tries >= RESTORE_TRIES:
-            checking = self._checking
-            self._restoring, self._checking, self._moved, self._last = False, False, False, None
-            if checking:  # nothing said the path moved: keep what was learnt
+            if self._end_restore():  # a check: nothing said the path moved, keep what was learnt
                 return Correction()
             self.lag = None
             return Correction(relearn=True)
         return Correction()
+
+    def _end_restore(self) -> bool:
+        """The restore (or check) is over, trusted or given up; whether it was a check."""
+        checking = self._checking
+        self._restoring, self._checking, self._moved, self._last = False, False, False, None
+        return checking
 
     def _measure(self, a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]
                  ) -> tuple[int, float]:

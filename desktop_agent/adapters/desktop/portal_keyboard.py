@@ -163,9 +163,7 @@ class PortalKeyboard:
         if self.problem:
             return self.problem
         try:
-            if self._link is None:
-                self._link = Link(self._address, self._wake_r, timeout_s=REPLY_TIMEOUT_S)
-            _keyboard_offered(self._link)
+            _keyboard_offered(self._connected())
         except Halt as halt:
             return halt.problem.message
         except (Interrupted, TimeoutError, BusError, OSError, ValueError) as exc:
@@ -173,13 +171,17 @@ class PortalKeyboard:
         return ""
 
     # -- the session ----------------------------------------------------------------------
-    def _open(self) -> None:
-        from jeepney import DBusAddress, MatchRule, new_method_call
-
+    def _connected(self) -> Link:
+        """The connection to the session bus, opened on first use."""
         if self._link is None:
             self._link = Link(self._address, self._wake_r, timeout_s=REPLY_TIMEOUT_S)
-        link = self._link
-        remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
+        return self._link
+
+    def _open(self) -> None:
+        from jeepney import MatchRule, new_method_call
+
+        link = self._connected()
+        remote = _remote()
         _keyboard_offered(link)
         self._requests.portal_owner = str(link.bus("GetNameOwner", "s", (BUS_NAME,))[0])
         if not self._watching:  # a portal that goes away mid-dialog ends the wait at once
@@ -268,13 +270,13 @@ class PortalKeyboard:
         """Type ``_left``. A character is taken off before its key goes down and put back
         only when the portal refused that press: whatever else goes wrong, the caller
         types the rest, never a character twice (one may be lost)."""
-        from jeepney import DBusAddress, new_method_call
+        from jeepney import new_method_call
 
         link = self._link
         if link is None:  # close() from another thread
             raise Interrupted
         self._check_closed(link)
-        remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
+        remote = _remote()
         while self._left:
             char, self._left = self._left[0], self._left[1:]
             keysym = SPACE if char in "\r\n" else keysym_of(char)
@@ -344,12 +346,18 @@ class PortalKeyboard:
         self._session = ""
 
 
+def _remote() -> Any:
+    """The portal's RemoteDesktop interface, as jeepney addresses it."""
+    from jeepney import DBusAddress
+
+    return DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
+
+
 def _keyboard_offered(link: Link) -> None:
     """Halt unless the portal's RemoteDesktop offers a keyboard."""
-    from jeepney import DBusAddress, Properties
+    from jeepney import Properties
 
-    remote = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=REMOTE_IFACE)
-    reply = link.call(Properties(remote).get("AvailableDeviceTypes"))
+    reply = link.call(Properties(_remote()).get("AvailableDeviceTypes"))
     error = error_of(reply)
     if error is not None:
         raise Halt(_failed("offer a remote desktop", ": ".join(error)))
