@@ -25,6 +25,9 @@ CONFESSION_MARKERS: Final = (
 one is heard although nothing wrong was."""
 _ENDS_SENTENCE: Final = re.compile(r"[.!?][\"')\]]*\s*$")
 _WHOLE_SENTENCE: Final = re.compile(r"[A-Z].*[.!?]$")
+GIVE_UP: Final = "Sorry, I can't get that one right."
+"""What a sentence task ends with when the model's new attempt broke the constraint again
+(greedy, it would only say the same sentence once more)."""
 RESTART: Final = "let me start again."
 """What comes between an unfinished sentence and a new attempt at it (no confession: the
 fragment claimed nothing wrong)."""

@@ -54,6 +54,8 @@ class ReflectState:
     reflection)."""
     sentence_task: bool = False
     """The question asks for a constrained sentence: a continuation is a new attempt."""
+    retried: bool = False
+    """A sentence task's model continuation was started: a new attempt is made once."""
 
 
 @dataclass(slots=True)

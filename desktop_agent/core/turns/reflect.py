@@ -32,7 +32,13 @@ import re
 from typing import Final
 
 from desktop_agent.core.reflection.checks import SentenceCheck, find_check
-from desktop_agent.core.reflection.gate import CONFESSION, confess, refine_text, repair_text
+from desktop_agent.core.reflection.gate import (
+    CONFESSION,
+    GIVE_UP,
+    confess,
+    refine_text,
+    repair_text,
+)
 from desktop_agent.core.reflection.reflector import applies
 from desktop_agent.core.reflection.reflector_prompts import continuation_messages
 from desktop_agent.core.reflection.verdict import Verdict
@@ -190,13 +196,15 @@ class Reflection:
             text = repair_text(event.correction, heard, confessing=confessing)
             self._say_next(reply, text, event.at_s, confessed=confessing)
             return
+        if r.sentence_task and r.retried:
+            # The model's new attempt broke the constraint too: greedy, a third would be the
+            # same sentence again ("No, that's not right. The rain poured down ..." twice).
+            self._speak(reply, GIVE_UP, event.at_s, confessed=True)
+            self._end_reflection(reply, event.at_s)
+            return
         if confessing:
-            self._core.emit(PublishReflection(turn_id=self._core.turn_id, kind="continuation",
-                                              round=r.rounds, text=CONFESSION, confessed=True,
-                                              at_s=event.at_s))
-            reply.text = f"{reply.text} {CONFESSION}".strip()
-            for clause in [*reply.chunker.push(f" {CONFESSION}"), *reply.chunker.flush()]:
-                self._output.synthesize(reply, clause)
+            self._speak(reply, CONFESSION, event.at_s, confessed=True)
+        r.retried = r.sentence_task
         self._continue_by_model(reply, event.guidance, event.at_s)
 
     def _cut_stream(self, reply: Reply, r: ReflectState) -> None:
@@ -228,6 +236,12 @@ class Reflection:
 
     def _say_next(self, reply: Reply, text: str, at_s: float, *, confessed: bool) -> None:
         """Append ``text`` to the utterance and reflect on it (or end, past the cap)."""
+        self._speak(reply, text, at_s, confessed=confessed)
+        if not self.run_ended(reply, at_s):
+            self._end_reflection(reply, at_s)
+
+    def _speak(self, reply: Reply, text: str, at_s: float, *, confessed: bool) -> None:
+        """Append ``text`` to the utterance and synthesize it (published as a continuation)."""
         r = reply.reflect
         assert r is not None
         self._core.emit(PublishReflection(turn_id=self._core.turn_id, kind="continuation",
@@ -236,8 +250,6 @@ class Reflection:
         reply.text = f"{reply.text} {text}".strip()
         for clause in [*reply.chunker.push(f" {text}"), *reply.chunker.flush()]:
             self._output.synthesize(reply, clause)
-        if not self.run_ended(reply, at_s):
-            self._end_reflection(reply, at_s)
 
     def _continue_by_model(self, reply: Reply, guidance: str, at_s: float) -> None:
         """Start a prose run that continues the utterance with ``guidance`` folded in."""

@@ -147,3 +147,31 @@ def test_the_opening_plays_as_soon_as_a_plain_reply_would() -> None:
         assert gated.spans[0].marks["first_audio"] == plain.spans[0].marks["first_audio"]
         assert gated.of(c.Reflect)[0].utterance.startswith("Let me see." if "see" in opening
                                                             else "Seven")
+
+
+def test_a_sentence_task_tries_again_once_then_says_it_cannot() -> None:
+    # No writer: a broken word count is repaired by the model's new attempt. Greedy, a
+    # second failed attempt would be the same sentence again; it is not said a third time.
+    script = script_for("Cats are soft.", question="give me a sentence of exactly five words "
+                        "about cats", policy=TurnPolicy(reflection="checkable",
+                                                        max_reflections=3))
+    script.continuations = ["Cats sleep in the warm sun all day."] * 3
+    log = run_scenario(script)
+    assert [v.verdict for v in published(log, "verdict")] == ["repair", "repair"]
+    assert [p.text for p in published(log, "continuation")] == [
+        "No, that's not right.", "Sorry, I can't get that one right."]
+    assert log.turn(1).heard_text == (
+        "Cats are soft. No, that's not right. Cats sleep in the warm sun all day. "
+        "Sorry, I can't get that one right.")
+    assert len([s for s in log.of(c.StartLlm) if not s.tools]) == 1
+    assert log.targets == [U, P, A, L]
+
+
+def test_a_new_attempt_that_keeps_the_constraint_is_good() -> None:
+    script = script_for("Cats are soft.", question="give me a sentence of exactly five words "
+                        "about cats")
+    script.continuations = ["Cats sleep in the sun."]
+    log = run_scenario(script)
+    assert [v.verdict for v in published(log, "verdict")] == ["repair", "good"]
+    assert log.turn(1).heard_text == (
+        "Cats are soft. No, that's not right. Cats sleep in the sun.")
