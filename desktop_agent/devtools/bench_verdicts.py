@@ -143,11 +143,18 @@ def totals(rows: list[dict[str, Any]], plain_first_audio: list[float]) -> dict[s
     return out
 
 
+def _model_of(writer: Any) -> str | None:
+    """The model folder of a ``LlamaGrammarWriter`` (for the scoreboard), or None."""
+    owner = getattr(writer, "_owner", None)
+    return Path(owner.model_path).parent.name if owner is not None else None
+
+
 def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: bool,
               plain: int) -> int:
     """Ask every task through the headless loop and print the scoreboard."""
     from desktop_agent.compose.engines import load_engines
     from desktop_agent.compose.reflection import grammar_writer_for, verdict_judge_for
+    from desktop_agent.core.reflection.verdict import writer_for
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns.policy import TurnPolicy
     from desktop_agent.runtime.headless import HeadlessExecutor
@@ -156,7 +163,8 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     tasks = load_tasks(tasks_path)
     engines = load_engines(Settings(), ("llm", "tts"))
     assert engines.llm is not None and engines.tts is not None
-    # On the small model, as in the app (beside a speaking model: the composite's decider).
+    # As in the app: the model judge and the constrained sentences on the small model
+    # (beside a speaking model: the composite's decider), the computations by the speaker.
     judge = verdict_judge_for(engines.llm) if reflection == "on" else None
     writer = grammar_writer_for(engines.llm) if reflection != "off" else None
     policy = TurnPolicy(reflection=reflection, llm_first_token_timeout_s=LLM_TIMEOUT_S)
@@ -188,6 +196,8 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     speaker = engines.models.get("speaker")
     total = {"model": engines.models["llm"].model_id,
              "speaker": speaker.model_id if speaker else engines.models["llm"].model_id,
+             "computations_by": _model_of(writer_for(writer, "computations")),
+             "sentences_by": _model_of(writer_for(writer, "sentences")),
              "reflection": reflection,
              "barge_in": barge_in, **totals(rows, plain_first)}
     if as_json:

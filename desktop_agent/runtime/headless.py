@@ -42,7 +42,7 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.knowledge.index import KnowledgeIndex
 from desktop_agent.core.knowledge.records import ClaimProposer
 from desktop_agent.core.ports import AsrEngine, LlmEngine, TtsEngine
-from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge
+from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge, Writers
 from desktop_agent.core.text.chunker import first_clause_chunker
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as cmd
@@ -105,7 +105,7 @@ class HeadlessExecutor:
                  session: str = "headless",
                  wall: Callable[[], dt.datetime] = lambda: dt.datetime.now().astimezone(),
                  knowledge: KnowledgeIndex | None = None, proposer: ClaimProposer | None = None,
-                 judge: VerdictJudge | None = None, writer: GrammarWriter | None = None,
+                 judge: VerdictJudge | None = None, writer: GrammarWriter | Writers | None = None,
                  ) -> None:
         """Start the lanes; the class docstring describes the arguments."""
         self._grounded = None

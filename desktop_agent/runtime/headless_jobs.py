@@ -19,7 +19,7 @@ from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.listening.endpointing import is_hallucination
 from desktop_agent.core.ports import AsrEngine, LlmEngine, ToolSpec, TtsEngine
 from desktop_agent.core.reflection.reflector import reflect
-from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge
+from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge, Writers
 from desktop_agent.core.tools.answer import guard_llm_run
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns import commands as cmd
@@ -70,7 +70,7 @@ def llm_job(out: Outbox, c: cmd.StartLlm, token: CancelToken, llm: LlmEngine,
 
 
 def reflect_job(out: Outbox, c: cmd.Reflect, token: CancelToken,
-                judge: VerdictJudge | None, writer: GrammarWriter | None = None) -> None:
+                judge: VerdictJudge | None, writer: GrammarWriter | Writers | None = None) -> None:
     """Judge the utterance so far (``core.reflection.reflector.reflect``); post Reflected."""
     try:
         if token.cancelled:

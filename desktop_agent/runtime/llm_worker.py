@@ -18,7 +18,7 @@ from PySide6.QtCore import Slot
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import LlmDelta, LlmEngine, ToolSpec
 from desktop_agent.core.reflection.reflector import reflect
-from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge
+from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge, Writers
 from desktop_agent.core.tools.answer import guard_llm_run
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.turns.events import (
@@ -62,10 +62,10 @@ class LlmWorker(EngineWorker[WarmableLlm]):
         replies stand as said)."""
         self.judge_factory: Callable[[Any], VerdictJudge | None] | None = None
         """Builds ``judge`` from the loaded engine at the first reflection (composition)."""
-        self.writer: GrammarWriter | None = None
+        self.writer: GrammarWriter | Writers | None = None
         """The model writing under a grammar: word problems' computations and sentences
         that keep a word constraint (None: word problems are never corrected)."""
-        self.writer_factory: Callable[[Any], GrammarWriter | None] | None = None
+        self.writer_factory: Callable[[Any], GrammarWriter | Writers | None] | None = None
         """Builds ``writer`` from the loaded engine at the first reflection (composition)."""
 
     def _after_load(self) -> None:

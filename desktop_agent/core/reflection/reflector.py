@@ -12,7 +12,14 @@ from desktop_agent.core.reflection.checks import SentenceCheck, find_check
 from desktop_agent.core.reflection.grammars import sentence_grammar
 from desktop_agent.core.reflection.reflector_prompts import sentence_messages
 from desktop_agent.core.reflection.stated_numbers import words_of
-from desktop_agent.core.reflection.verdict import GrammarWriter, Judgement, Verdict, VerdictJudge
+from desktop_agent.core.reflection.verdict import (
+    GrammarWriter,
+    Judgement,
+    Verdict,
+    VerdictJudge,
+    Writers,
+    writer_for,
+)
 from desktop_agent.core.reflection.word_problems import find_word_problem, judge_word_problem
 
 _LOGGER = logging.getLogger(__name__)
@@ -38,7 +45,8 @@ def applies(mode: str, question: str) -> bool:
 
 
 def reflect(question: str, utterance: str, judge: VerdictJudge | None,
-            cancel: CancelToken | None = None, writer: GrammarWriter | None = None) -> Judgement:
+            cancel: CancelToken | None = None,
+            writer: GrammarWriter | Writers | None = None) -> Judgement:
     """Judge ``utterance`` as an answer to ``question``.
 
     A literal check decides when one applies (the model cannot see its own arithmetic or
@@ -52,15 +60,17 @@ def reflect(question: str, utterance: str, judge: VerdictJudge | None,
     check = find_check(question)
     if check is not None:
         got = check.judge(utterance)
+        sentences = writer_for(writer, "sentences")
         if isinstance(check, SentenceCheck) and got.verdict is Verdict.REPAIR \
-                and writer is not None:
-            sentence = write_sentence(question, check, writer, cancel)
+                and sentences is not None:
+            sentence = write_sentence(question, check, sentences, cancel)
             if sentence:
                 return dataclasses.replace(got, correction=sentence)
         return got
     problem = find_word_problem(question)
-    if problem is not None and (writer is not None or judge is None):
-        return judge_word_problem(problem, utterance, writer, cancel)
+    computations = writer_for(writer, "computations")
+    if problem is not None and (computations is not None or judge is None):
+        return judge_word_problem(problem, utterance, computations, cancel)
     if judge is None:
         return Judgement(Verdict.GOOD, checker="none")
     return judge.judge(question, utterance, cancel)

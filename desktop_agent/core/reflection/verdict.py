@@ -69,3 +69,20 @@ class GrammarWriter(Protocol):
         fails. Runs on: a worker (the model's thread).
         """
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Writers:
+    """Two models writing under a grammar, each task by the one measured better at it."""
+
+    computations: GrammarWriter
+    """A word problem's expression and program (beside a speaking model: the larger one)."""
+    sentences: GrammarWriter
+    """A sentence that keeps a word constraint (the small model: fewer sentences cut short)."""
+
+
+def writer_for(writer: GrammarWriter | Writers | None, task: str) -> GrammarWriter | None:
+    """The writer of ``task`` ('computations' or 'sentences') in ``writer``."""
+    if isinstance(writer, Writers):
+        return writer.sentences if task == "sentences" else writer.computations
+    return writer

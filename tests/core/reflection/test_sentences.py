@@ -23,7 +23,7 @@ from desktop_agent.core.reflection.reflector_prompts import (
     sentence_messages,
 )
 from desktop_agent.core.reflection.stated_numbers import last_sentence
-from desktop_agent.core.reflection.verdict import Verdict
+from desktop_agent.core.reflection.verdict import Verdict, Writers
 
 SIX = "Write one sentence of exactly six words about the sea."
 
@@ -136,3 +136,17 @@ def test_an_unfinished_sentence_is_redone_without_a_confession() -> None:
     # A finished sentence that breaks the constraint is flagged where it starts.
     done = reflect(question, "Sure. A dense forest grows here.", None, None, Writer(""))
     assert done.flagged_word == 1
+
+
+def test_with_two_writers_each_task_goes_to_its_own() -> None:
+    # Beside a speaking model the computations are the larger model's and the sentences the
+    # small one's (compose.reflection): a sentence task never asks the computing writer.
+    sentences, computations = Writer("The sea is calm and blue."), Writer("3.5 * 60")
+    writers = Writers(computations=computations, sentences=sentences)
+    got = reflect(SIX, "The sea is vast and deep and blue.", None, None, writers)
+    assert got.correction == "The sea is calm and blue."
+    assert len(sentences.asked) == 1 and computations.asked == []
+    got = reflect("How many minutes are in three and a half days of work if each day is 8 "
+                  "hours?", "It is 180 minutes.", None, None, writers)
+    assert got.checker == "word_problem"
+    assert computations.asked and len(sentences.asked) == 1
