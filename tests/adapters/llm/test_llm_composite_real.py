@@ -130,3 +130,35 @@ def test_without_the_speaking_model_the_app_loads_the_one_model_as_before() -> N
     assert type(loaded.llm) is LlamaLlm
     calls, _ = _ask(loaded.llm, ChatMessage("user", "sound an alert in eight minutes"))
     assert [c.name for c in calls] == ["set_timer"]
+
+
+def test_the_large_model_writes_a_word_problem_s_computation_in_the_loop(engines: Any
+                                                                          ) -> None:
+    # The reflector's roles as the app composes them: the 1.5B writes the computation, the
+    # 0.5B the constrained sentences; then the heard answer's last number is right.
+    from desktop_agent.adapters.store.tools_builtin import current_time_tool
+    from desktop_agent.compose.reflection import grammar_writer_for
+    from desktop_agent.core.reflection.stated_numbers import last_number
+    from desktop_agent.core.reflection.verdict import Writers
+    from desktop_agent.core.tools.registry import ToolRegistry
+    from desktop_agent.core.turns.policy import TurnPolicy
+    from desktop_agent.runtime.headless import HeadlessExecutor
+    from tests.fakes.tts import FakeTts
+
+    llm = engines.llm
+    writers = grammar_writer_for(llm)
+    assert isinstance(writers, Writers)
+    assert writers.computations._owner is llm.speaker  # type: ignore[attr-defined]
+    assert writers.sentences._owner is llm.decider  # type: ignore[attr-defined]
+    policy = TurnPolicy(reflection="checkable", llm_first_token_timeout_s=120.0)
+    question = "A recipe needs 250 grams of flour per cake. How many grams do I need for 6 cakes?"
+    with HeadlessExecutor(llm, FakeTts(), ToolRegistry([current_time_tool(lambda: None)]),  # type: ignore[arg-type]
+                          policy=policy, writer=writers) as ex:
+        turn = ex.ask_text(question)
+        again = ex.ask_text("And for 2 cakes?")
+    heard = turn.heard.heard_written if turn.heard is not None else ""
+    print(f"{question!r}: {heard!r}")
+    assert turn.error is None and again.error is None
+    assert last_number(heard) == 1500
+    assert {r.checker for r in turn.reflections if r.kind == "verdict"} == {"word_problem"}
+    assert writers.computations.last_stats  # type: ignore[attr-defined]  # it really ran
