@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final, Protocol
+from typing import Final, Literal, Protocol
 
 from desktop_agent.core.cancel import CancelToken
 from desktop_agent.core.ports import ChatMessage
@@ -81,7 +81,8 @@ class Writers:
     """A sentence that keeps a word constraint (the small model: fewer sentences cut short)."""
 
 
-def writer_for(writer: GrammarWriter | Writers | None, task: str) -> GrammarWriter | None:
+def writer_for(writer: GrammarWriter | Writers | None,
+               task: Literal["computations", "sentences"]) -> GrammarWriter | None:
     """The writer of ``task`` ('computations' or 'sentences') in ``writer``."""
     if isinstance(writer, Writers):
         return writer.sentences if task == "sentences" else writer.computations
