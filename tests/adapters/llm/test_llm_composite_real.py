@@ -1,5 +1,6 @@
 """The two models in their roles, on the real models the app composes (``load_engines``):
-the 0.5B decides tools and stays the reflector's model, the 1.5B speaks the prose.
+the 0.5B decides tools and stays the reflector's model, the 1.5B speaks the prose and writes
+the word problems' computations.
 
 Few tests on purpose: loading the 1.5B costs seconds on two cores (one load per module).
 """
@@ -112,14 +113,16 @@ def test_both_prompt_prefixes_are_kept_warm(engines: Any) -> None:
     assert llm.speaker.prefill(history) == 0 and llm.decider.prefill(history, BUILTIN_SPECS) == 0
 
 
-def test_the_reflector_grammar_writer_and_proposer_run_on_the_small_model(engines: Any
-                                                                          ) -> None:
+def test_the_reflector_sentences_and_proposer_run_on_the_small_model(engines: Any) -> None:
+    # ... and the word problems' computations on the large one (docs/notes/model-roles.md).
     from desktop_agent.compose.knowledge import make_proposer
     from desktop_agent.compose.reflection import grammar_writer_for, verdict_judge_for
 
-    small = engines.llm.decider._llm
+    small, large = engines.llm.decider._llm, engines.llm.speaker._llm
     assert verdict_judge_for(engines.llm)._llm is small
-    assert grammar_writer_for(engines.llm)._llm is small
+    writers = grammar_writer_for(engines.llm)
+    assert writers.sentences._llm is small
+    assert writers.computations._llm is large
     assert make_proposer(engines.llm, "model")._llm is small
 
 
