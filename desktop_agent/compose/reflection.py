@@ -9,6 +9,7 @@ speaking model (``computing_model``): they were right more often when the 1.5B w
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from desktop_agent.core.reflection.verdict import GrammarWriter, VerdictJudge, Writers
@@ -22,14 +23,7 @@ def local_model(engine: Any) -> Any:
 
     Through a ``CompositeLlm`` this is its decider, the small model.
     """
-    inner = engine
-    for _ in range(_WRAPPERS_KEPT):
-        if inner is None:
-            return None
-        if _is_local(inner):
-            return inner
-        inner = getattr(inner, "_inner", None)
-    return None
+    return next((layer for layer in _layers(engine) if _is_local(layer)), None)
 
 
 def verdict_judge_for(engine: Any) -> VerdictJudge | None:
@@ -52,24 +46,30 @@ def computing_model(engine: Any) -> Any:
     """The ``LlamaLlm`` that writes word problems' computations, or None (a server).
 
     Inside a ``CompositeLlm`` this is its speaker (the larger model), else the local model.
-    Chosen by measurement, in one session on the quiet machine: with the 1.5B writing the
-    computations, the blind verdict tuning set went from 0.700 to 0.850 final, the 30 word
-    problems stayed at 0.967, no false confession; the verdict on a word problem comes about
-    a second later (median 0.8-1.0 s -> 1.8-2.1 s), while the opening already plays.
+    Chosen by measurement, in one session on the quiet machine: with the 1.5B computing,
+    the blind verdict tuning set went from 0.700 to 0.850 final and the 30 word problems
+    from 0.967 to 1.000, no false confession; a word problem's verdict came later on those
+    sets (median 1.7 -> 2.6 s and 1.0 -> 1.4 s), while the opening already plays.
     Sentences under a word constraint stay with the small model: the 1.5B cut 3 of 9 short
     ("Coffee is a popular."), the 0.5B none (docs/notes/model-roles.md).
     """
+    for layer in _layers(engine):
+        speaker = getattr(layer, "speaker", None)
+        if _is_local(speaker):
+            return speaker
+        if _is_local(layer):
+            return layer
+    return None
+
+
+def _layers(engine: Any) -> Iterator[Any]:
+    """``engine`` and the engines it wraps (``_inner``), at most ``_WRAPPERS_KEPT``."""
     inner = engine
     for _ in range(_WRAPPERS_KEPT):
         if inner is None:
-            return None
-        speaker = getattr(inner, "speaker", None)
-        if _is_local(speaker):
-            return speaker
-        if _is_local(inner):
-            return inner
+            return
+        yield inner
         inner = getattr(inner, "_inner", None)
-    return None
 
 
 def _is_local(engine: Any) -> bool:
