@@ -63,8 +63,9 @@ class LlmWorker(EngineWorker[WarmableLlm]):
         self.judge_factory: Callable[[Any], VerdictJudge | None] | None = None
         """Builds ``judge`` from the loaded engine at the first reflection (composition)."""
         self.writer: GrammarWriter | Writers | None = None
-        """The model writing under a grammar: word problems' computations and sentences
-        that keep a word constraint (None: word problems are never corrected)."""
+        """What writes under a grammar: one model, or ``Writers`` (word problems'
+        computations by one model, sentences that keep a word constraint by another; None:
+        word problems are never corrected)."""
         self.writer_factory: Callable[[Any], GrammarWriter | Writers | None] | None = None
         """Builds ``writer`` from the loaded engine at the first reflection (composition)."""
 

@@ -71,6 +71,15 @@ _ASKS_NUMBER: Final = re.compile(
     r"|\bwhat (?:percent|percentage|fraction)\b"
     r"|^(?:so |ok |okay |and )?what(?:'s| is) (?:\d|a quarter of|half of|a third of)")
 """The question asks for a number (on the lower-case text, quantities as digits)."""
+_ASKS_NUMBER_OF_TWO: Final = re.compile(
+    r"\bwhat(?:'s| is| are| was| will be| would be| does| do| did| should)\b[^.?!]*?\b(?:"
+    r"pay|owe|earn|spend|save|share|balance|interest|savings|salary|wage|bill|score|ratio|"
+    r"weight|length|width|height|budget|mileage|(?:pace|rate) in [a-z]+ (?:per|an?|each))\b"
+    r"|\bhow fast\b")
+"""With two numbers stated or more, these ask for a number too ("three friends split a 42
+dollar fare and a 6 dollar tip: what does each pay?", "5 km in 27.5 minutes: what was my
+pace in minutes per kilometer?"); with one, a fact ("what do I pay in taxes on 50,000
+dollars?", "what was my pace?": minutes and seconds, not one number)."""
 _ASKS_HOW_LONG: Final = re.compile(r"\bhow long\b")
 _RATE: Final = re.compile(r"\b(?:per|an? (?:second|minute|hour|day|week|month|year|meal|serving)"
                           r"|each|every)\b|/")
@@ -90,6 +99,11 @@ _ROUND_UP: Final = re.compile(
 """Round up: asked so, or the counted things are what is needed ('how many buses do we need')."""
 _ROUND_DOWN: Final = re.compile(r"\bround(?:ed|ing)? (?:it |that |this |the answer )?down\b"
                                 r"|\bhow many (?:full|whole|complete) [a-z]+\b")
+_ROUNDING_ASKED: Final = re.compile(
+    r"[,;]?\s*\(?\b(?:and )?round(?:ed|ing)? (?:it |that |this |the answer )?(?:up|down)"
+    r"(?: to the nearest (?:whole )?[a-z]+)?\b\)?[.!]?")
+"""The words that ask for rounding: the computation is written without them (the model
+wrote "40 / 12 + 1" for "round up"), and ``WordProblem.whole`` rounds its value."""
 _POSITIVE: Final = re.compile(r"\bhow (?:many|much|far|old)\b")
 MAX_REPEATS: Final = 2
 """A computation that writes one number more often than this ran on ("7 * 7 * 7 * 7")."""
@@ -106,7 +120,8 @@ class WordProblem:
     """A question whose answer is a number that the question's numbers compute."""
 
     text: str
-    """The question for the model: lower case, spoken quantities as digits ("3.5 hours")."""
+    """The question for the model: lower case, spoken quantities as digits ("3.5 hours"),
+    without the words that ask for rounding when ``whole`` rounds."""
     numbers: tuple[Fraction, ...]
     """The numbers the question states."""
     unit: str = ""
@@ -137,13 +152,16 @@ def find_word_problem(question: str) -> WordProblem | None:
     """The word problem in ``question``, or None (no number asked for, or none stated)."""
     text = " ".join(replace_quantity_words(_THOUSANDS.sub("", clean_spoken(question))).split())
     numbers = tuple(numbers_in(question))
-    if not numbers or not (_ASKS_NUMBER.search(text) or (
-            len(numbers) >= 2 and _ASKS_HOW_LONG.search(text) and _RATE.search(text))):
+    if not numbers or not (_ASKS_NUMBER.search(text) or (len(numbers) >= 2 and (
+            _ASKS_NUMBER_OF_TWO.search(text)
+            or (_ASKS_HOW_LONG.search(text) and _RATE.search(text))))):
         return None
     m = re.search(r"\bhow many ([a-z]+)", text)
     unit = m.group(1) if m and m.group(1) not in _NOT_A_UNIT else ""
-    return WordProblem(text, numbers, unit, "percent" in text or "%" in text,
-                       _whole_rule(text, unit))
+    whole = _whole_rule(text, unit)
+    if whole in ("up", "down"):
+        text = " ".join(_ROUNDING_ASKED.sub("", text).split())
+    return WordProblem(text, numbers, unit, "percent" in text or "%" in text, whole)
 
 
 def _whole_rule(text: str, unit: str) -> str:

@@ -196,7 +196,7 @@ class Reflection:
             text = repair_text(event.correction, heard, confessing=confessing)
             self._say_next(reply, text, event.at_s, confessed=confessing)
             return
-        if r.sentence_task and r.retried:
+        if r.retried:  # set on sentence tasks only
             # The model's new attempt broke the constraint too: greedy, a third would be the
             # same sentence again ("No, that's not right. The rain poured down ..." twice).
             self._speak(reply, GIVE_UP, event.at_s, confessed=True)

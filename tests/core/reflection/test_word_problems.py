@@ -72,6 +72,12 @@ def _problem(question: str = MINUTES) -> WordProblem:
     ("A shirt is 40 dollars, 25 percent off. If I buy three, what do I pay altogether?",
      [40, 25, 3], ""),
     ("Our bill was 60 dollars. What's a 15 percent tip?", [60, 15], ""),
+    ("I ran 5 kilometers in 27.5 minutes. What was my pace in minutes per kilometer?",
+     [5, Fraction(55, 2)], ""),
+    ("Three friends split a 42 dollar fare and a 6 dollar tip. What does each one pay?",
+     [3, 42, 6], ""),
+    ("A car covers 150 km in 3 hours. How fast is it going?", [150, 3], ""),
+    ("I had 200 dollars and spent 45. What's my balance now?", [200, 45], ""),
 ])
 def test_a_question_that_asks_for_a_number_and_states_some_is_a_word_problem(
         question: str, numbers: list[Fraction | int], unit: str) -> None:
@@ -87,6 +93,9 @@ def test_a_question_that_asks_for_a_number_and_states_some_is_a_word_problem(
     "How long does it take to boil 2 eggs?",  # "2 hours and 30 minutes" is not one number
     "How long did World War 2 last?",  # "how long" with one number: a fact
     "I ran 5 kilometers in 27 minutes. What was my pace?",  # minutes:seconds, not a number
+    "What do I pay in taxes on 50,000 dollars of income?",  # one number: a fact
+    "How fast can a cheetah run in 2024?",
+    "What's the interest rate on a 30 year mortgage?",
     "What should I do with 3 apples?",
     "Write a poem about 3 cats.",
 ])
@@ -292,6 +301,21 @@ def test_rounding_is_read_only_where_the_question_asks_for_it() -> None:
     thirds = Writer("10 / 3", "answer = 10 / 3")
     assert judge_word_problem(cakes, "3 cakes, with 1 egg left over.", thirds).verdict \
         is Verdict.GOOD
+
+
+def test_the_words_asking_for_rounding_are_not_given_to_the_model() -> None:
+    # The model wrote "40 / 12 + 1" for "Round up."; the count is made whole after it.
+    for question in ("I need 40 cupcakes and each tray bakes 12. How many trays do I need "
+                     "to bake? Round up.",
+                     "40 cupcakes, 12 a tray: how many trays do I need, rounded up to the "
+                     "nearest whole tray?",
+                     "40 cupcakes, 12 a tray (round up): how many trays do I fill?"):
+        problem = _problem(question)
+        assert problem.whole == "up" and "round" not in problem.text, problem.text
+        assert problem.text.endswith("?") and "  " not in problem.text
+    # Rounding of a measure is the question's own: it stays in the words.
+    hours = _problem("I drive 210 miles at 60 miles an hour. How many hours, rounded up?")
+    assert hours.whole == "" and "rounded up" in hours.text
 
 
 def test_a_duration_in_hours_and_minutes_is_one_answer() -> None:
