@@ -42,6 +42,7 @@ from desktop_agent.core.reflection.gate import (
 from desktop_agent.core.reflection.reflector import applies
 from desktop_agent.core.reflection.reflector_prompts import continuation_messages
 from desktop_agent.core.reflection.verdict import Verdict
+from desktop_agent.core.reflection.word_problems import find_word_problem
 from desktop_agent.core.turns.base import TurnCore
 from desktop_agent.core.turns.commands import CancelTts, FlushPlayback, Reflect, StartLlm
 from desktop_agent.core.turns.context import ReflectState, Reply
@@ -53,6 +54,8 @@ from desktop_agent.core.turns.stopping import stop_llm_run
 
 _LOGGER = logging.getLogger(__name__)
 _SENTENCE_END: Final = re.compile(r"[.!?][\"')\]]*(?=\s)")
+_ENUMERATOR: Final = re.compile(r"(?:^|[:\n])\s*\d{1,2}$")
+"""Before a full stop, the number of a list's first item ("these steps: 1."): no sentence end."""
 OPENING_SENTENCES: Final = 2
 """The opening never runs past this many sentences."""
 
@@ -107,15 +110,23 @@ class Reflection:
 
     def _opening_end(self, text: str) -> int | None:
         """Where the opening ends in ``text`` (an index after its last sentence), or None."""
-        for count, m in enumerate(_SENTENCE_END.finditer(text), start=1):
+        ends = [m for m in _SENTENCE_END.finditer(text)
+                if not _ENUMERATOR.search(text, 0, m.start())]
+        for count, m in enumerate(ends, start=1):
             if len(text[: m.end()].split()) >= self._core.policy.opening_min_words \
                     or count >= OPENING_SENTENCES:
                 return m.end()
         return None
 
     def skip_for_tool(self, reply: Reply | None, job: JobId) -> None:
-        """The reply's run called a (read) tool: its own result is the external check."""
-        if reply is not None and job == reply.llm_job:
+        """The reply's run called a (read) tool: its own result is the external check.
+
+        Not of a word problem: the calculator's arithmetic is exact, but the computation
+        it was given is the model's ("2.5 * 6" for the miles of a week), so the answer is
+        judged by the question's own computations as any other.
+        """
+        if reply is not None and job == reply.llm_job and reply.reflect is not None \
+                and find_word_problem(reply.reflect.question) is None:
             reply.reflect = None
 
     def run_ended(self, reply: Reply, at_s: float) -> bool:

@@ -318,6 +318,18 @@ def test_the_words_asking_for_rounding_are_not_given_to_the_model() -> None:
     assert hours.whole == "" and "rounded up" in hours.text
 
 
+def test_the_number_of_a_lists_first_item_is_no_answer() -> None:
+    # "we need to follow these steps: 1." was confessed as a wrong answer ("1").
+    meals = _problem("A bag of rice weighs 5 kilograms and I use 250 grams per meal. How many "
+                     "meals will it last?")
+    writer = Writer("5000 / 250", "answer = 5000 / 250")
+    for opening in ("To work it out, we need to follow these steps: 1.",
+                    "Here is how:\n1)"):
+        got = judge_word_problem(meals, opening, writer)
+        assert got.verdict is Verdict.REFINE and got.correction == "5000 divided by 250 is 20 meals"
+    assert judge_word_problem(meals, "It lasts 1.", writer).verdict is Verdict.REPAIR
+
+
 def test_a_duration_in_hours_and_minutes_is_one_answer() -> None:
     drive = _problem("I'm driving 210 miles at 60 miles an hour. How long will it take?")
     writer = Writer("210 / 60", "answer = 210 / 60")

@@ -175,3 +175,47 @@ def test_a_new_attempt_that_keeps_the_constraint_is_good() -> None:
     assert [v.verdict for v in published(log, "verdict")] == ["repair", "good"]
     assert log.turn(1).heard_text == (
         "Cats are soft. No, that's not right. Cats sleep in the sun.")
+
+
+def test_a_word_problem_answered_through_the_calculator_is_still_checked() -> None:
+    # The calculator's arithmetic is exact, but the setup is the model's: "2.5 * 6" for a
+    # week. The word problem's own computations judge the spoken answer all the same.
+    from desktop_agent.core.ports import ToolCall
+
+    question = "I walk 2.5 miles a day. How many miles is that in a week?"
+    script = Script(policy=TurnPolicy(reflection="checkable", speak_tool_results=False),
+                    reflect_s=3.0)
+    calc = ToolCall("calculate", {"expression": "2.5 * 6"}, "c1")
+    script.tool("calculate", "15")
+    script.user_ptt(0.5, 2.5, question)
+    script.reply(tool_call=calc)
+    script.reply("You walk 15 miles a week.", after_tool="calculate")
+    script.verdicts = [Judgement(Verdict.REPAIR, "15 is wrong: 2.5 times 7 is 17.5 miles.",
+                                 "2.5 times 7 is 17.5 miles", 2, "word_problem")]
+    log = run_scenario(script)
+    assert [r.utterance for r in log.of(c.Reflect)][0] == "You walk 15 miles a week."
+    assert log.turn(1).heard_text == (
+        "You walk 15 miles a week. No, that's not right. 2.5 times 7 is 17.5 miles.")
+
+
+def test_a_question_answered_by_a_read_tool_is_not_reflected() -> None:
+    # The tool's result is the external check of a question that is no word problem.
+    from desktop_agent.core.ports import ToolCall
+
+    script = Script(policy=TurnPolicy(reflection="on", speak_tool_results=False))
+    script.tool("get_time", "15:00")
+    script.user_ptt(0.5, 1.5, "what time is it")
+    script.reply(tool_call=ToolCall("get_time", {}, "c1"))
+    script.reply("It is 3 pm.", after_tool="get_time")
+    log = run_scenario(script)
+    assert log.of(c.Reflect) == []
+    assert log.turn(1).heard_text == "It is 3 pm."
+
+
+def test_a_lists_first_number_does_not_end_the_opening() -> None:
+    # "... these steps: 1." is no sentence: the opening runs on to the step itself.
+    script = script_for("To find it, we need to follow these steps: 1. Multiply 7 by 8, "
+                        "which is 56. Then we are done.")
+    log = run_scenario(script)
+    assert [r.utterance for r in log.of(c.Reflect)][0] == (
+        "To find it, we need to follow these steps: 1. Multiply 7 by 8, which is 56.")
