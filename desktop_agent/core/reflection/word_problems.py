@@ -104,8 +104,9 @@ _ROUNDING_ASKED: Final = re.compile(
     r"(?: to the nearest (?:whole )?[a-z]+)?\b\)?[.!]?")
 """The words that ask for rounding: the computation is written without them (the model
 wrote "40 / 12 + 1" for "round up"), and ``WordProblem.whole`` rounds its value."""
-_LIST_ITEM: Final = re.compile(r"(?:^|(?<=[:\n]))\s*\d{1,2}[.)]\s*$")
-"""The number of a list's first item, where the utterance ends ("these steps: 1."): no answer."""
+_LIST_ITEM: Final = re.compile(r"(?:^|(?<=[:\n]))\s*1[.)]\s*$")
+"""The number of a list's first item, where the utterance ends ("these steps: 1."): no answer
+("The total is: 56." is one)."""
 _POSITIVE: Final = re.compile(r"\bhow (?:many|much|far|old)\b")
 MAX_REPEATS: Final = 2
 """A computation that writes one number more often than this ran on ("7 * 7 * 7 * 7")."""

@@ -54,8 +54,9 @@ from desktop_agent.core.turns.stopping import stop_llm_run
 
 _LOGGER = logging.getLogger(__name__)
 _SENTENCE_END: Final = re.compile(r"[.!?][\"')\]]*(?=\s)")
-_ENUMERATOR: Final = re.compile(r"(?:^|[:\n])\s*\d{1,2}$")
-"""Before a full stop, the number of a list's first item ("these steps: 1."): no sentence end."""
+_ENUMERATOR: Final = re.compile(r"(?:^|[:\n])\s*1$")
+"""Before a full stop, the number of a list's first item ("these steps: 1."): no sentence end
+(only 1: "The total is: 56." ends a sentence)."""
 OPENING_SENTENCES: Final = 2
 """The opening never runs past this many sentences."""
 
@@ -121,9 +122,11 @@ class Reflection:
     def skip_for_tool(self, reply: Reply | None, job: JobId) -> None:
         """The reply's run called a (read) tool: its own result is the external check.
 
-        Not of a word problem: the calculator's arithmetic is exact, but the computation
-        it was given is the model's ("2.5 * 6" for the miles of a week), so the answer is
-        judged by the question's own computations as any other.
+        Not of a word problem: the computation the model handed the calculator is its own
+        guess ("2.5 * 6" for the miles of a week; refused, as 6 is not the user's, so the
+        model then answered "15 miles" in words), so what is said after the call is judged
+        by the question's own computations as any other answer. (A call that runs and whose
+        own sentence is spoken, ``speak_tool_results``, ends the reply unjudged.)
         """
         if reply is not None and job == reply.llm_job and reply.reflect is not None \
                 and find_word_problem(reply.reflect.question) is None:

@@ -328,6 +328,8 @@ def test_the_number_of_a_lists_first_item_is_no_answer() -> None:
         got = judge_word_problem(meals, opening, writer)
         assert got.verdict is Verdict.REFINE and got.correction == "5000 divided by 250 is 20 meals"
     assert judge_word_problem(meals, "It lasts 1.", writer).verdict is Verdict.REPAIR
+    assert judge_word_problem(meals, "The number of meals is: 25.", writer).verdict \
+        is Verdict.REPAIR
 
 
 def test_a_duration_in_hours_and_minutes_is_one_answer() -> None:

@@ -219,3 +219,7 @@ def test_a_lists_first_number_does_not_end_the_opening() -> None:
     log = run_scenario(script)
     assert [r.utterance for r in log.of(c.Reflect)][0] == (
         "To find it, we need to follow these steps: 1. Multiply 7 by 8, which is 56.")
+    after_colon = run_scenario(script_for("To put it simply, the product is: 56. And that is "
+                                          "all there is to it."))
+    assert [r.utterance for r in after_colon.of(c.Reflect)][0] == (
+        "To put it simply, the product is: 56.")
