@@ -125,12 +125,27 @@ class Reflection:
         Not of a word problem: the computation the model handed the calculator is its own
         guess ("2.5 * 6" for the miles of a week; refused, as 6 is not the user's, so the
         model then answered "15 miles" in words), so what is said after the call is judged
-        by the question's own computations as any other answer. (A call that runs and whose
-        own sentence is spoken, ``speak_tool_results``, ends the reply unjudged.)
+        by the question's own computations as any other answer, the tool's own sentence
+        too (``tool_sentence_said``).
         """
         if reply is not None and job == reply.llm_job and reply.reflect is not None \
                 and find_word_problem(reply.reflect.question) is None:
             reply.reflect = None
+
+    def tool_sentence_said(self, reply: Reply, at_s: float) -> None:
+        """A tool's own sentence was spoken as the answer: judge it when ``reply`` reflects.
+
+        Only a word problem's reply still reflects after a tool call (``skip_for_tool``):
+        "3 times 24 is 72" is exact arithmetic on the user's numbers, but maybe not what
+        was asked. The reply then ends with the verdict, as after an opening.
+        """
+        r = reply.reflect
+        if r is None or r.rounds >= self._core.policy.max_reflections \
+                or find_word_problem(r.question) is None:
+            return  # a tool run from the user's words alone: its sentence is the answer
+        r.speaking = False
+        reply.llm_done = False  # ``_end_reflection`` ends the reply
+        self._begin_reflection(reply, at_s)
 
     def run_ended(self, reply: Reply, at_s: float) -> bool:
         """An LLM run of the reply ended: reflect on it (True) unless the loop is over."""

@@ -325,6 +325,7 @@ class ReplyRuns:
         if self._core.policy.speak_tool_results and not event.is_error and not reply.tools:
             self._record_tool(reply, call, event.content)
             self.say(reply, event.content, event.at_s)  # a read tool's own sentence
+            self._reflection.tool_sentence_said(reply, event.at_s)
             return
         self.back_to_model(reply, call, event.content, event.at_s)
 

@@ -223,3 +223,40 @@ def test_a_lists_first_number_does_not_end_the_opening() -> None:
                                           "all there is to it."))
     assert [r.utterance for r in after_colon.of(c.Reflect)][0] == (
         "To put it simply, the product is: 56.")
+
+
+def _calculator_script(verdicts: list[Judgement]) -> Script:
+    from desktop_agent.core.ports import ToolCall
+
+    # The call ran (its numbers are the user's), and its own sentence is the answer.
+    script = Script(policy=TurnPolicy(reflection="checkable"), reflect_s=3.0)
+    script.tool("calculate", "3 times 24 is 72.")
+    script.user_ptt(0.5, 2.5, "I have 3 boxes of 24 and give away 5. How many are left?")
+    script.reply(tool_call=ToolCall("calculate", {"expression": "3 * 24"}, "c1"))
+    script.verdicts = verdicts
+    return script
+
+
+def test_a_word_problem_answered_by_the_calculators_own_sentence_is_judged() -> None:
+    log = run_scenario(_calculator_script([Judgement(
+        Verdict.REPAIR, "72 is wrong: 3 times 24 minus 5 is 67.", "3 times 24 minus 5 is 67",
+        4, "word_problem")]))
+    assert [r.utterance for r in log.of(c.Reflect)][0] == "3 times 24 is 72."
+    assert log.turn(1).heard_text == (
+        "3 times 24 is 72. No, that's not right. 3 times 24 minus 5 is 67.")
+    assert log.targets[-1] is L
+    good = run_scenario(_calculator_script([Judgement(Verdict.GOOD)]))
+    assert good.turn(1).heard_text == "3 times 24 is 72."
+    assert good.targets == [U, P, State.WAITING_FOR_TOOL, A, L]
+
+
+def test_a_tool_run_from_the_words_is_not_judged_even_when_everything_reflects() -> None:
+    from desktop_agent.core.ports import ToolCall
+
+    script = Script(policy=TurnPolicy(reflection="on"), reflect_s=3.0)
+    script.tool("get_time", "It's 3 pm.")
+    script.user_ptt(0.5, 1.5, "what time is it")
+    script.reply(tool_call=ToolCall("get_time", {}, "c1"))
+    log = run_scenario(script)
+    assert log.of(c.Reflect) == []
+    assert log.turn(1).heard_text == "It's 3 pm."
