@@ -142,7 +142,7 @@ class Reflection:
         r = reply.reflect
         if r is None or r.rounds >= self._core.policy.max_reflections \
                 or find_word_problem(r.question) is None:
-            return  # a tool run from the user's words alone: its sentence is the answer
+            return  # not a word problem ("what time is it"): the tool's sentence is the answer
         r.speaking = False
         reply.llm_done = False  # ``_end_reflection`` ends the reply
         self._begin_reflection(reply, at_s)

@@ -250,7 +250,7 @@ def test_a_word_problem_answered_by_the_calculators_own_sentence_is_judged() -> 
     assert good.targets == [U, P, State.WAITING_FOR_TOOL, A, L]
 
 
-def test_a_tool_run_from_the_words_is_not_judged_even_when_everything_reflects() -> None:
+def test_a_tools_sentence_for_no_word_problem_is_not_judged_even_when_all_reflects() -> None:
     from desktop_agent.core.ports import ToolCall
 
     script = Script(policy=TurnPolicy(reflection="on"), reflect_s=3.0)
