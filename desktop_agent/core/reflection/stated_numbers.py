@@ -15,6 +15,16 @@ _PRONOUN_ONE: Final = re.compile(r"\b(that|this|the|which|each|any|every|no|some
                                  r"last|first|next|right|wrong|other|a)\s+one\b")
 _ONE_OF: Final = re.compile(r"\bone\s+of\b")
 _WORD: Final = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
+_FIRST_ITEM: Final = re.compile(r"(?:^|(?<=[:\n]))\s*1[.)]\s*$")
+
+
+def without_first_item(text: str) -> str:
+    """``text`` less the number of a list's first item it ends with ("these steps: 1.").
+
+    That "1." is neither an answer nor a sentence's end. Only 1, the first item: "The total
+    is: 56." ends a sentence, and 56 is its answer.
+    """
+    return _FIRST_ITEM.sub("", text)
 
 
 def numbers_in(text: str) -> list[Fraction]:

@@ -49,7 +49,11 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.reflection.clock_spans import durations_in
 from desktop_agent.core.reflection.grammars import EXPRESSION, PROGRAM
-from desktop_agent.core.reflection.stated_numbers import number_word, numbers_in
+from desktop_agent.core.reflection.stated_numbers import (
+    number_word,
+    numbers_in,
+    without_first_item,
+)
 from desktop_agent.core.reflection.verdict import GrammarWriter, Judgement, Verdict
 from desktop_agent.core.reflection.word_problem_prompts import (
     check_messages,
@@ -104,9 +108,6 @@ _ROUNDING_ASKED: Final = re.compile(
     r"(?: to the nearest (?:whole )?[a-z]+)?\b\)?[.!]?")
 """The words that ask for rounding: the computation is written without them (the model
 wrote "40 / 12 + 1" for "round up"), and ``WordProblem.whole`` rounds its value."""
-_LIST_ITEM: Final = re.compile(r"(?:^|(?<=[:\n]))\s*1[.)]\s*$")
-"""The number of a list's first item, where the utterance ends ("these steps: 1."): no answer
-("The total is: 56." is one)."""
 _POSITIVE: Final = re.compile(r"\bhow (?:many|much|far|old)\b")
 MAX_REPEATS: Final = 2
 """A computation that writes one number more often than this ran on ("7 * 7 * 7 * 7")."""
@@ -344,7 +345,7 @@ def _matches(runs: _Runs, stated: tuple[Fraction, ...], problem: WordProblem) ->
 def judge_word_problem(problem: WordProblem, utterance: str, writer: GrammarWriter | None,
                        cancel: CancelToken | None = None) -> Judgement:
     """The verdict on ``utterance`` (module docstring). Runs on: the model's thread."""
-    said = numbers_in(_LIST_ITEM.sub("", utterance))
+    said = numbers_in(without_first_item(utterance))
     own = [i for i, n in enumerate(said) if n not in problem.numbers]
     # The answer said: the last number that is not the question's own, or the last number
     # at all (an answer may equal one of the question's numbers: "2 slices" are left).

@@ -56,6 +56,8 @@ class ReflectState:
     """The question asks for a constrained sentence: a continuation is a new attempt."""
     retried: bool = False
     """A sentence task's model continuation was started: a new attempt is made once."""
+    word_problem: bool = False
+    """The question is a word problem: what is said after a tool call is judged too."""
 
 
 @dataclass(slots=True)

@@ -41,6 +41,7 @@ from desktop_agent.core.reflection.gate import (
 )
 from desktop_agent.core.reflection.reflector import applies
 from desktop_agent.core.reflection.reflector_prompts import continuation_messages
+from desktop_agent.core.reflection.stated_numbers import without_first_item
 from desktop_agent.core.reflection.verdict import Verdict
 from desktop_agent.core.reflection.word_problems import find_word_problem
 from desktop_agent.core.turns.base import TurnCore
@@ -54,9 +55,6 @@ from desktop_agent.core.turns.stopping import stop_llm_run
 
 _LOGGER = logging.getLogger(__name__)
 _SENTENCE_END: Final = re.compile(r"[.!?][\"')\]]*(?=\s)")
-_ENUMERATOR: Final = re.compile(r"(?:^|[:\n])\s*1$")
-"""Before a full stop, the number of a list's first item ("these steps: 1."): no sentence end
-(only 1: "The total is: 56." ends a sentence)."""
 OPENING_SENTENCES: Final = 2
 """The opening never runs past this many sentences."""
 
@@ -81,7 +79,8 @@ class Reflection:
         if policy.reflection != "off" and applies(policy.reflection, question):
             check = find_check(question)
             reply.reflect = ReflectState(question=question,
-                                         sentence_task=isinstance(check, SentenceCheck))
+                                         sentence_task=isinstance(check, SentenceCheck),
+                                         word_problem=find_word_problem(question) is not None)
 
     def opening_head(self, reply: Reply | None, event: LlmToken) -> LlmToken | None:
         """The part of ``event`` that completes the opening, or None (not the opening's end).
@@ -111,8 +110,8 @@ class Reflection:
 
     def _opening_end(self, text: str) -> int | None:
         """Where the opening ends in ``text`` (an index after its last sentence), or None."""
-        ends = [m for m in _SENTENCE_END.finditer(text)
-                if not _ENUMERATOR.search(text, 0, m.start())]
+        ends = [m for m in _SENTENCE_END.finditer(text)  # "these steps: 1." is no end
+                if without_first_item(text[: m.end()]) == text[: m.end()]]
         for count, m in enumerate(ends, start=1):
             if len(text[: m.end()].split()) >= self._core.policy.opening_min_words \
                     or count >= OPENING_SENTENCES:
@@ -129,7 +128,7 @@ class Reflection:
         too (``tool_sentence_said``).
         """
         if reply is not None and job == reply.llm_job and reply.reflect is not None \
-                and find_word_problem(reply.reflect.question) is None:
+                and not reply.reflect.word_problem:
             reply.reflect = None
 
     def tool_sentence_said(self, reply: Reply, at_s: float) -> None:
@@ -140,8 +139,7 @@ class Reflection:
         was asked. The reply then ends with the verdict, as after an opening.
         """
         r = reply.reflect
-        if r is None or r.rounds >= self._core.policy.max_reflections \
-                or find_word_problem(r.question) is None:
+        if r is None or r.rounds >= self._core.policy.max_reflections or not r.word_problem:
             return  # not a word problem ("what time is it"): the tool's sentence is the answer
         r.speaking = False
         reply.llm_done = False  # ``_end_reflection`` ends the reply
