@@ -9,6 +9,7 @@ __all__ = [
     "echo_gate",
     "far_alignment",
     "frames",
+    "gains",
     "mic_history",
     "playback_turns",
     "player",

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop_agent.audio.frames import int16_to_float32
+from desktop_agent.audio.gains import Duck, Fade
 from desktop_agent.audio.playback_turns import Segment, TurnPlayback, TurnRecord
 from desktop_agent.audio.reference import BlockTiming, FarEndTap
 from desktop_agent.audio.resample import Resampler
@@ -60,7 +61,7 @@ class Player:
         """
         self.device_rate = int(device_rate)
         self.max_ahead = max(1, int(round(max_ahead_s * self.device_rate)))
-        self.fade_len = max(1, int(round(fade_s * self.device_rate)))
+        self._fade = Fade(round(fade_s * self.device_rate))
         self.tap = tap
         self._clock = clock
         self.on_enqueue: Callable[[], None] | None = None
@@ -70,11 +71,9 @@ class Player:
         self._queued = 0  # device samples in _segments not yet handed out
         self._turns: dict[TurnId, TurnRecord] = {}
         self._latest: TurnId = TurnId(0)
-        self._env = 1.0  # fade envelope, 0..1, moved by 1/fade_len per sample
         self._paused = False
         self._producers = 0  # threads inside enqueue/end_turn (see _producing)
-        self._gain = 1.0  # applied duck gain
-        self._gain_target = 1.0
+        self._duck = Duck()
 
     # ----------------------------------------------------------------- producer side
     def enqueue(
@@ -222,14 +221,14 @@ class Player:
     def _flush_locked(self, turn: TurnRecord) -> None:
         if turn.state in ("flushed", "finished"):
             return
-        audible = turn.consumed_dev > 0 and self._env > 0 and any(
+        audible = turn.consumed_dev > 0 and not self._fade.silent and any(
             s.turn is turn for s in self._segments
         )
         if audible and self._segments[0].turn is turn:
             # render() fades it out, then drops it. Keep only the samples the fade needs
             # so the look-ahead frees at once for the next turn.
             turn.flush_pending = True
-            self._trim_locked(turn, math.ceil(self._env * self.fade_len))
+            self._trim_locked(turn, self._fade.samples_left())
         else:
             self._drop_locked(turn)
 
@@ -256,11 +255,11 @@ class Player:
 
     def duck(self, gain: float) -> None:
         """Lower the output to ``gain`` (0..1), ramped over one block. Runs on: any thread."""
-        self._gain_target = float(min(1.0, max(0.0, gain)))
+        self._duck.set(gain)
 
     def unduck(self) -> None:
         """Restore full level. Runs on: any thread."""
-        self._gain_target = 1.0
+        self._duck.set(1.0)
 
     def pause(self) -> None:
         """Fade out and hold the position (nothing is skipped). Runs on: any thread."""
@@ -337,15 +336,15 @@ class Player:
                 seg = self._segments[0]
                 turn = seg.turn
                 stopping = turn.flush_pending or self._paused
-                if stopping and self._env <= 0.0:
+                if stopping and self._fade.silent:
                     if turn.flush_pending:
                         self._drop_locked(turn)
                         continue
                     break  # paused: hold the position
                 n = min(frames - pos, len(seg.data) - seg.off)
                 if stopping:
-                    n = min(n, math.ceil(self._env * self.fade_len))
-                gains = self._envelope(n, 0.0 if stopping else 1.0)
+                    n = min(n, self._fade.samples_left())
+                gains = self._fade.ramp(n, 0.0 if stopping else 1.0)
                 chunk = seg.data[seg.off : seg.off + n]
                 out[pos : pos + n] = chunk if gains is None else chunk * gains
                 if turn.consumed_dev == 0 and n > 0:
@@ -358,32 +357,12 @@ class Player:
                     self._segments.popleft()
                     self._update_finished(turn)
             if not self._segments and not self._paused:
-                self._env = 1.0  # idle: the next turn starts at full level, not faded in
-            self._apply_duck(out)
+                self._fade.reset()  # idle: the next turn starts at full level, not faded in
+            self._duck.apply(out)
             self._cond.notify_all()
         if self.tap is not None:
             self.tap.push(out, timing)
         return out
-
-    def _envelope(self, n: int, target: float) -> npt.NDArray[np.float32] | None:
-        if self._env == target == 1.0 or n == 0:
-            return None
-        step = 1.0 / self.fade_len
-        sign = 1.0 if target > self._env else -1.0
-        ramp = self._env + sign * step * np.arange(1, n + 1, dtype=np.float64)
-        ramp = np.clip(ramp, 0.0, 1.0)
-        self._env = float(ramp[-1])
-        return ramp.astype(np.float32)
-
-    def _apply_duck(self, out: npt.NDArray[np.float32]) -> None:
-        target = self._gain_target
-        if target == self._gain == 1.0:
-            return
-        if target == self._gain:
-            out *= np.float32(target)
-            return
-        out *= np.linspace(self._gain, target, len(out), dtype=np.float32)
-        self._gain = target
 
     def _stamp_first(self, turn: TurnRecord, pos: int, timing: BlockTiming | None) -> None:
         offset = pos / self.device_rate

@@ -52,7 +52,7 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.adapters.tts": {"tts_piper"},
     "desktop_agent.audio": {
         "backend", "canceller_health", "capture", "capture_trace", "chime", "echo_gate",
-        "far_alignment", "frames", "mic_history", "playback_turns", "player", "reference",
+        "far_alignment", "frames", "gains", "mic_history", "playback_turns", "player", "reference",
         "resample", "ring", "speech_chunk", "virtual",
     },
     "desktop_agent.cli": {
