@@ -60,6 +60,9 @@ _SEARCH_NOTES: Final = (
         r"(?:anything\s+(?:on|about)\s+)?(?P<x>.+)$"),
     _rx(r"\b(?:find|look for|look up)\s+(?:the |my )?notes?\s+(?P<x>.+)$"),
 )
+_ANYTHING_ON: Final = _rx(r"^(?:anything|something|stuff|everything)\s+(?:on|about|to do with"
+                         r"|regarding|mentioning|with)\s+")
+"""What a search asks for before its words: "my notes for *anything on* passwords"."""
 _DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
                          r"(?:out\s+)?(?:all|every|everything)\b.*\bnotes?\b"
                          r"|\b(?:delete|remove|erase|clear|wipe)\s+(?:my |the )?notes\s*$")
@@ -177,7 +180,7 @@ def convert_units_args(text: str) -> Args | None:
 def search_notes_args(text: str) -> Args | None:
     """search_notes: the words after "notes about", "search my notes for"..."""
     found = _first(_SEARCH_NOTES, _clean(text))
-    query = _drop_article(_clean(found.group("x"))) if found else ""
+    query = _drop_article(_ANYTHING_ON.sub("", _clean(found.group("x")))) if found else ""
     return {"query": query} if query else None
 
 

@@ -28,6 +28,8 @@ from desktop_agent.core.tools.args import arguments_from_words, is_grounded
     ("delete_notes", "delete all of my notes", {"query": "all"}),
     ("delete_notes", "remove the notes about the gym", {"query": "gym"}),
     ("search_notes", "search my notes for the car", {"query": "car"}),
+    ("search_notes", "look through my notes for anything on passwords", {"query": "passwords"}),
+    ("search_notes", "check my notes for something about the dentist", {"query": "dentist"}),
     ("cancel_timer", "cancel all my reminders", {"which": "all"}),
     ("cancel_timer", "stop the tea timer", {"which": "tea"}),
     ("convert_units", "what's 30 celsius in fahrenheit",
