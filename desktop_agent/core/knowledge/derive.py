@@ -15,8 +15,11 @@ passages and the sum. Three kinds, each one step:
   X and Y": the amounts of the sentences naming X and Y.
 * **A sum**: "X and Y together / in total / altogether / combined".
 * **A year's amount**: "over a year", "per year", "annually" of an amount paid "a month"
-  (x 12) or "a week" (x 52), when no share applies, no sentence states the year's amount
-  and the rate does not change during the year ("for the first 3 months, then ...").
+  (x 12) or "a week" (x 52), when no sentence states the year's amount, the rate does not
+  change during the year ("for the first 3 months, then ...") and the question names no
+  group that a share is for ("what do students pay a year" takes two steps). Tried before
+  a share: "what does the dental plan come to over a year" is the plan's fee times twelve,
+  not the "10% off" its members get on a £20 appointment.
 
 Amounts are money ("£8", "6 euros", "20 cents", "$5"), and both amounts of one calculation
 must be in the same unit. Every operand must be in a sentence of the passages; nothing is
@@ -26,7 +29,7 @@ derived when a side cannot be found or is ambiguous (two sentences match it equa
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
@@ -93,6 +96,12 @@ DEDUCTION: Final = re.compile(
     r"(?<![-\w])off(?![-\w])|\b(?:discount|reduction|refund|refunded|saves?)\b", re.I)
 """A sentence that takes an amount off is no base price for a share ("£20 off each
 week")."""
+CALCULATION_WORDS: Final = frozenset(topic_terms(
+    "over year years annual annually yearly month months monthly week weeks weekly whole "
+    "total altogether together combined come comes add adds up difference more less than "
+    "cheaper dearer"))
+"""Words of a question that ask for the calculation itself ("what does the plan *come to
+over a year*"): a derived answer's own sentences need not say them."""
 ASKS_AMOUNT: Final = re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bpay\b|\bfee\b"
                                 r"|\bcomes? to\b|\badds? up\b", re.I)
 
@@ -142,10 +151,11 @@ def derive(question: str, passages: Sequence[Passage], calculate: Calculate,
         return _two_sides(question, found, "-", calculate)
     if TOTAL.search(question):
         return _two_sides(question, found, "+", calculate)
-    shared = _share(question, passages, found, calculate, _spoken(question, meaning))
-    if shared or not PER_YEAR.search(question):
-        return shared
-    return _per_year(q_terms, found, calculate)
+    # A year's amount first: "what does the plan come to over a year" asks for the plan's
+    # monthly fee times twelve, not for the "10% off" its members get on other treatment.
+    yearly = _per_year(q_terms, found, calculate, _shared_terms(passages)) \
+        if PER_YEAR.search(question) else []
+    return yearly or _share(question, passages, found, calculate, _spoken(question, meaning))
 
 
 Said = Callable[[str, Sentence], dict[str, str]]
@@ -230,11 +240,20 @@ def _share(question: str, passages: Sequence[Passage], found: list[Amount],
     return []
 
 
-def _per_year(q_terms: set[str], found: list[Amount], calculate: Calculate) -> list[Claim]:
+def _shared_terms(passages: Sequence[Passage]) -> set[str]:
+    """Topic words of the sentences that state a share ("Students get 20% off ...")."""
+    return {t for p in passages for s in sentences(p.text) if _share_of(s.text) is not None
+            for t in topic_terms(s.text)}
+
+
+def _per_year(q_terms: set[str], found: list[Amount], calculate: Calculate,
+              shared: Collection[str] = ()) -> list[Claim]:
     """A year's amount from a monthly or weekly one ("£16.50 a month" -> 198 pounds).
 
     Only when one sentence naming what the question asks about states a monthly or weekly
-    amount (and no sentence naming it states a year's amount: then the words answer).
+    amount (and no sentence naming it states a year's amount: then the words answer), and
+    the question names no group that a share is for (``shared``: "what do students pay a
+    year" takes two steps, the students' share and the year: nothing is worked out).
     """
     asked = q_terms - set(topic_terms("year annual annually yearly month week per each every "
                                       "whole over cost costs"))
@@ -250,6 +269,8 @@ def _per_year(q_terms: set[str], found: list[Amount], calculate: Calculate) -> l
     if base is None or _STEPPED.search(base.sentence.text) or sum(
             a.sentence == base.sentence for a in found) > 1:
         return []  # "£10 a month for the first 3 months, then £20": not one rate for a year
+    if any(t in shared for t in asked - _terms(base.sentence)):
+        return []  # a share applies first ("students"): two steps, not one
     period = next(p for a, p in periodic if a is base)
     times = _PER_YEAR_TIMES[period]
     done = _calculate(calculate, f"{base.number} * {times}",

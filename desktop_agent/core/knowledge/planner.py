@@ -35,7 +35,7 @@ from desktop_agent.core.knowledge.claim_text import (
     topic_terms,
     words,
 )
-from desktop_agent.core.knowledge.derive import derive
+from desktop_agent.core.knowledge.derive import CALCULATION_WORDS, derive
 from desktop_agent.core.knowledge.index import KnowledgeIndex, Passage
 from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.knowledge.paraphrase import asks_amount, names_a_person, said_otherwise
@@ -233,7 +233,9 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     header "Fault code Meaning What to do"); a code or number counts twice, so "what is
     error E3" is addressed by the E3 row. Words of the file's name are the document's
     subject and are not counted ("how much does a locker cost at the club" is not
-    answered by the membership fee of club_rules.md).
+    answered by the membership fee of club_rules.md). For a worked-out amount, the words
+    that ask for the working (``derive.CALCULATION_WORDS``: "come to", "over a year",
+    "altogether") count as said.
 
     A "how much" or "how many" question needs a number in the answer, and one asking
     "who" a person (a name, or a word such as
@@ -292,6 +294,14 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     if covered >= MIN_QUESTION_COVERAGE:
         return ""
     missing = sorted(q_terms - c_terms)
+    if claim.calculation is not None:
+        # A worked-out amount answers the words that ask for the working: "what does the
+        # plan *come to over a year*" is answered by "£16.50 a month for a year is 198".
+        working = [t for t in missing if t in CALCULATION_WORDS]
+        covered += sum(weight(t) for t in working) / sum(weight(t) for t in q_terms)
+        if covered >= MIN_QUESTION_COVERAGE:
+            return ""
+        missing = [t for t in missing if t not in working]
     if meaning is not None and meaning.available:
         own = [by_id[e] for e in claim.evidence if e in by_id]
         said = said_otherwise(question, missing, " ".join([claim.text, *headings]), own,

@@ -172,3 +172,31 @@ def test_a_share_comes_before_a_year_and_a_short_year_sentence_passes_the_gate()
     (year,) = _derive("How much does the gym cost per year?", gym)
     assert year.calculation is not None and year.calculation.result == "198"
     assert support(year, [gym], evaluate).ok
+
+
+def test_a_year_is_worked_out_before_a_share_that_answers_another_thing() -> None:
+    plan = _p("For £16.50 a month the plan includes two hygienist visits a year, plus 10% off "
+              "all other treatment. We charge £20 for a dental appointment and £30 for a "
+              "hygienist visit.")
+    (year,) = _derive("What does the dental plan come to over a year?", plan)
+    assert year.calculation is not None and year.calculation.expression == "16.50 * 12"
+    assert year.calculation.result == "198"  # not "10% off £20"
+    # A group with a share and a year: two steps, so nothing is worked out from one of them.
+    assert not any(c.calculation is not None and c.calculation.result == "408"
+                   for c in _derive("How much do students pay a year for the standard "
+                                    "membership?", GYM))
+
+
+def test_a_worked_out_amount_answers_the_words_that_ask_for_the_working() -> None:
+    plan = Passage("d@1#0", "/d/dentist_info.md", "dentist_info.md",
+                   "### Care plan\nFor £16.50 a month the plan includes two check-ups and two "
+                   "hygienist visits a year, plus 10% off all other treatment.\n", 0, 150)
+    question = "what does the dental plan come to over a year?"
+    (claim,) = derive(question, [plan], evaluate)
+    answer = plan_answer(question, [plan], [claim], generation=1, calculate=evaluate)
+    assert not answer.limitation and "198 pounds" in answer.units[0].text
+    # "come to over" asks for the working: a sentence quoted as it stands, with no
+    # working, does not answer them.
+    quoted = Claim("c1", plan.text.split("\n")[1], (plan.passage_id,), "answer")
+    refused = plan_answer(question, [plan], [quoted], generation=1, calculate=evaluate)
+    assert refused.limitation and "com" in refused.rejected[0][1]
