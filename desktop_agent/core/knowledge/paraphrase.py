@@ -33,6 +33,7 @@ The thresholds were set on the project's own questions (``devtools/data/answers_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -81,6 +82,29 @@ thursdays fridays saturdays sundays january february march april may june july a
 september october november december christmas easter
 """.split())
 """Capitalised words that name a time, not a person."""
+
+
+ASKS_PRICE: Final = re.compile(
+    r"\b(?:cost|costs|price|prices|priced|fee|fees|fare|fares|charge|charges|charged|pay|paid"
+    r"|owe|refund|fine)\b|\bhow much (?:is|are|will|would) (?:it|a|an|the|one|my)\b", re.I)
+"""A question about money: "how much is it to rent a towel", "what does a ticket cost"."""
+OTHER_QUANTITY: Final = re.compile(
+    r"\b(?:weigh|weighs|heavy|litres?|liters?|gallons?|kilos?|kg|grams?|space|room|storage"
+    r"|data|memory|time|long|notice|water|power|sugar|salt|fuel)\b", re.I)
+"""Words that make "how much" ask for something other than money ("how much water")."""
+PRICE_ANSWER: Final = re.compile(
+    r"[£€$]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:euros?|pounds?|dollars?|cents?|pence|p)\b"
+    r"|\b(?:is|are|be|go|goes|travel|travels|ride|rides|for|entry|admission|stay|stays)\s+"
+    r"free\b|\bfree of charge\b|\bno (?:charge|cost|fee)\b|\bnothing\b"
+    r"|\b(?:don't|do not|doesn't|does not|won't|will not) (?:pay|cost|charge)\b|\bincluded\b",
+    re.I)
+"""What answers a question about money: an amount, or that it costs nothing ("dogs travel
+free"; not "after a free induction")."""
+
+
+def asks_price(question: str) -> bool:
+    """True when ``question`` asks about money and not about another quantity."""
+    return bool(ASKS_PRICE.search(question)) and not OTHER_QUANTITY.search(question)
 
 
 def asks_amount(q_words: Sequence[str]) -> bool:

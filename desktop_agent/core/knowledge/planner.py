@@ -38,7 +38,13 @@ from desktop_agent.core.knowledge.claim_text import (
 from desktop_agent.core.knowledge.derive import CALCULATION_WORDS, derive
 from desktop_agent.core.knowledge.index import KnowledgeIndex, Passage
 from desktop_agent.core.knowledge.meaning import Meaning
-from desktop_agent.core.knowledge.paraphrase import asks_amount, names_a_person, said_otherwise
+from desktop_agent.core.knowledge.paraphrase import (
+    PRICE_ANSWER,
+    asks_amount,
+    asks_price,
+    names_a_person,
+    said_otherwise,
+)
 from desktop_agent.core.knowledge.records import (
     AnswerPlan,
     Calculate,
@@ -249,7 +255,12 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     c_tokens = set(words(claim.text))
     if "who" in q_tokens and not names_a_person(claim.text):
         return "names no one, and the question asks who"
-    if asks_amount(q_tokens) and not numbers(words(claim.text)):
+    # A price question wants a price ("£2"), or that it costs nothing ("Dogs travel free"),
+    # not any number ("Our network has two zones").
+    priced = asks_price(question) and asks_amount(q_tokens)
+    if priced and not PRICE_ANSWER.search(claim.text):
+        return "states no price, and the question asks how much it costs"
+    if not priced and asks_amount(q_tokens) and not numbers(words(claim.text)):
         return "states no number, and the question asks how much or how many"
     for code in codes(q_tokens):
         if code not in c_tokens:

@@ -6,7 +6,12 @@ from __future__ import annotations
 from desktop_agent.core.knowledge import Claim, LexicalProposer, compose_answer
 from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.knowledge.meaning import Meaning
-from desktop_agent.core.knowledge.paraphrase import names_a_person, predicate
+from desktop_agent.core.knowledge.paraphrase import (
+    PRICE_ANSWER,
+    asks_price,
+    names_a_person,
+    predicate,
+)
 from desktop_agent.core.knowledge.planner import addresses
 from desktop_agent.core.knowledge.support import support
 from tests.core.knowledge.grounded_rig import MemoryIndex
@@ -104,3 +109,29 @@ def test_the_proposer_tries_the_next_candidate_the_gate_would_accept() -> None:
     lexical = compose_answer("What happens if I bring a book back late?", index,
                              LexicalProposer(), generation=1)
     assert lexical.limitation  # words alone cannot tell
+
+
+FARES = Passage(
+    "f@4#0-300", "/d/bus_fares.md", "bus_fares.md",
+    "Our network has two zones: Town and Valley.\n"
+    "A single ticket inside Town costs £2.\n"
+    "Dogs travel free on every bus.\n"
+    "Members aged 14 and 15 may ride only after a free induction.\n", 0, 300)
+
+
+def test_a_question_about_money_wants_a_price_not_any_number() -> None:
+    def check(question: str, sentence: str) -> str:
+        return _check(question, sentence, (FARES,), _meaning())
+
+    asked = "how much is a single ticket inside town?"
+    assert check(asked, "Our network has two zones: Town and Valley.").startswith(
+        "states no price")
+    assert check(asked, "A single ticket inside Town costs £2.") == ""
+    assert check("how much is it for a dog on the bus?", "Dogs travel free on every bus.") == ""
+    assert check("how much does a membership for a 14 year old cost?",
+                 "Members aged 14 and 15 may ride only after a free induction.").startswith(
+        "states no price")
+    # "how much" of another quantity is not about money
+    assert not asks_price("how much water does the tank hold?")
+    assert asks_price("how much is it to rent a towel?")
+    assert not PRICE_ANSWER.search("after a free induction")
