@@ -22,7 +22,7 @@ How to add a tool
 2. Write its router rule, ``offered(text) -> bool``: keyword patterns that say a request
    could need it (the text is a request already, spaces collapsed). Err on the side of
    offering: the model, constrained to the candidates or "none", makes the final choice.
-   Then write its ``examples``: 10-20 everyday requests for it in your own words, the ones
+   Then write its ``examples``: 10-30 everyday requests for it in your own words, the ones
    the rule does not read too ("in twenty minutes, ping me"). A request no rule reads is
    matched by meaning against every tool's examples and ``NO_TOOL_EXAMPLES`` below
    (``core.tools.semantic``), so examples that sound like another tool, or like a question
@@ -74,6 +74,10 @@ BUILTIN: Final = Catalog([
             "have I missed lunch, what time is it now", "is it Friday today",
             "are we in March or April", "what hour is it", "what does the clock say",
             "which month are we in now",
+            "have I got the time, mate", "is it past noon yet",
+            "remind me what today's date is", "I've lost track, what hour is it",
+            "which time zone am I in at the moment", "got the time on you",
+            "is it still morning or already afternoon",
         )),
     ToolDef(
         name="calculate",
@@ -90,6 +94,10 @@ BUILTIN: Final = Catalog([
             "what's a fifth of 340", "what do 4 and 9 and 13 add up to",
             "what's one third of ninety", "take 15 off 120",
             "share 250 pounds between five of us", "what's the total of 19.99 and 4.50",
+            "if I have 3 packs of 12, how many is that", "split 90 between 4",
+            "add 245 and 389 for me", "how much is 1200 minus 475",
+            "what do you get when you divide 84 by 7", "work out 15 percent of 260",
+            "quick sum: 48 plus 96 plus 12", "six boxes at 7.50 each, what's the total",
         )),
     ToolDef(
         name="convert_units",
@@ -107,6 +115,10 @@ BUILTIN: Final = Catalog([
             "turn 2 tablespoons into teaspoons", "how many litres is 3 pints",
             "the oven says 200 degrees, what's that in fahrenheit",
             "a 5 k race is how long in miles", "my suitcase weighs 23 kilos, how many pounds",
+            "5 miles in kilometres", "turn 3 cups into millilitres",
+            "how many feet are in 2 metres", "I need 180 pounds in kilos",
+            "change 4 litres to gallons for me", "how tall is 6 foot 2 in centimetres",
+            "90 minutes in hours please", "how many inches is 30 centimetres",
         )),
     ToolDef(
         name="list_notes",
@@ -119,6 +131,10 @@ BUILTIN: Final = Catalog([
             "read back everything I told you to write down", "what's on my list",
             "do I have any notes", "tell me what I noted down", "what have I jotted down lately",
             "recite my notes", "what did I ask you to keep for me", "run through my saved notes",
+            "read me back everything I saved", "go through my notes please",
+            "let's hear my memos", "can you recite my saved list",
+            "tell me all the things I wrote down", "run through what's in my notes",
+            "play back my notes from this week",
         )),
     ToolDef(
         name="search_notes",
@@ -135,6 +151,12 @@ BUILTIN: Final = Catalog([
             "where's the note I made about my mum's birthday",
             "did I save anything about the train times", "what did I jot down about the garden",
             "have I got anything saved on the passport",
+            "find the note with Sarah's phone number", "which of my notes mention groceries",
+            "is there a note about the dentist", "dig up what I saved about the wifi code",
+            "check my notes for the word birthday",
+            "anything in my notes regarding the car insurance",
+            "pull up the note that says garage door",
+            "have I noted anything about Tom's address",
         )),
     ToolDef(
         # Not alone_is_sure: its rule is loose ("what's the difference between a timer and
@@ -152,6 +174,12 @@ BUILTIN: Final = Catalog([
             "how much time have the potatoes got left", "is there a countdown running",
             "when will the rice be ready", "how much longer for the cake",
             "how long until the oven timer goes off", "anything counting down",
+            "how long till the oven's done", "is anything counting down",
+            "how long's left on the pasta", "what reminders have I got coming up",
+            "how many minutes remain on my timer", "are any timers still going",
+            "when's my next reminder due", "check how much time is left on the eggs",
+            "have I got any alarms or countdowns running",
+            "how close is the laundry timer to finishing",
         )),
     ToolDef(
         name="day_of_week",
@@ -168,6 +196,12 @@ BUILTIN: Final = Catalog([
             "what day is the 25th", "does the 4th of July fall on a Friday",
             "on what day is the 31st of October", "what day was the 1st of this month",
             "will the 3rd be a Saturday", "is November the 5th a weekday",
+            "was the 4th of July 1976 a Monday", "which weekday is the 15th of March 2026",
+            "what day of the week was I born, 3 June 1990",
+            "is the 21st of next month a weekend", "the 1st of January 2030, what day is that",
+            "tell me what day August 9th lands on",
+            "will my birthday on 12 October be a Friday", "what weekday was 11 November 1918",
+            "is the 30th a Tuesday or a Wednesday",
         )),
     *DESKTOP_READS,
     # --- writes ---------------------------------------------------------------------------
@@ -192,6 +226,13 @@ BUILTIN: Final = Catalog([
             "don't forget that the recycling goes out on Tuesdays",
             "remember the neighbour's cat is called Biscuit", "store this: the flight is BA 117",
             "keep a record that I paid the window cleaner",
+            "jot down buy milk and bread", "don't let me forget Jenny's gift is a scarf",
+            "save this: parking spot is level 3, bay 12",
+            "put down that the boiler code is 4471",
+            "write down the wifi password is sunflower88",
+            "can you jot down call the vet on Thursday",
+            "keep a memo: book tickets for the Coldplay gig",
+            "note that the meeting moved to room B",
         )),
     ToolDef(
         name="delete_notes",
@@ -209,6 +250,11 @@ BUILTIN: Final = Catalog([
             "bin my notes about the holiday", "ditch the memo about the gas bill",
             "delete the note that says buy milk", "remove every note",
             "you can forget what I told you about the wifi", "wipe my notepad clean",
+            "wipe all my notes", "erase anything I saved about groceries",
+            "remove the memo with the wifi password", "clear out my notes completely",
+            "bin the note about Jenny's present", "throw away the parking spot note",
+            "delete everything mentioning Dave", "scrap my notes about the meeting",
+            "I don't need the boiler note anymore, remove it",
         )),
     ToolDef(
         name="set_timer",
@@ -226,6 +272,11 @@ BUILTIN: Final = Catalog([
             "let me know in five minutes", "start a countdown of three minutes for my tea",
             "beep in 15 minutes", "shout when half an hour is up", "ping me in 20 seconds",
             "I want to nap for forty minutes, wake me then",
+            "set a timer for 10 minutes", "count down 25 minutes for me",
+            "give me 3 minutes for the tea", "start a 45 second countdown",
+            "time 20 minutes for the roast", "an hour and a half timer please",
+            "put on a 12 minute timer for the pasta", "start counting down from 5 minutes",
+            "I need a 90 second timer",
         )),
     ToolDef(
         name="set_reminder",
@@ -250,6 +301,13 @@ BUILTIN: Final = Catalog([
             "this evening I have to email Priya, remind me at 6",
             "Wednesday at 2, tell me to join the call",
             "nudge me at four to take the washing in", "ping me tomorrow about the invoice",
+            "in ten minutes tell me to check the oven", "remind me at 6 to call Mum",
+            "at half past three nudge me about the bins",
+            "tomorrow at 9 remind me to pay the rent", "ping me in an hour to take my pills",
+            "don't let me miss the 4pm meeting, remind me at 3:50",
+            "give me a shout at noon to move the car", "in 20 minutes remind me to pick up Sam",
+            "at 7 tonight remind me to water the plants",
+            "could you remind me on Friday morning to email Karen",
         )),
     ToolDef(
         name="cancel_timer",
@@ -267,6 +325,9 @@ BUILTIN: Final = Catalog([
             "remove the reminder for the dentist", "scrap the tea timer",
             "call off the reminder about the parcel", "forget about the 10 minute timer",
             "scrap every reminder I've got", "drop the timer for the eggs",
+            "kill the timer", "scrap the 4pm reminder", "I don't need the oven timer anymore",
+            "call off my reminder to call Mum", "turn off the egg timer",
+            "forget the reminder for tomorrow", "get rid of the 10 minute countdown",
         )),
     *DESKTOP_WRITES,
 ])
@@ -312,6 +373,20 @@ NO_TOOL_EXAMPLES: Final[tuple[str, ...]] = (
     "seven of hearts, jack of diamonds", "the clocks struck midnight as the carriage arrived",
     "he waited ten minutes by the door before he knocked",
     "add the flour to the butter and stir for two minutes",
+    "what time does the post office usually close", "how loud is a jet engine",
+    "who wrote the song called Yesterday", "why do timers beep", "I set my alarm yesterday",
+    "my notes from school were a mess", "what's your favourite kind of music",
+    "who invented the clock", "is a litre bigger than a quart",
+    "what does the word reminder mean", "the music at the party was too loud",
+    "how do calculators work", "why do we have time zones",
+    "I forgot my keys again this morning", "do supermarkets open on Sundays",
+    "how many bones are in the human body", "what is a decibel", "thanks, that was helpful",
+    "when did the Beatles break up", "I wrote a shopping list on paper",
+    "what's the best way to learn maths", "who was the first person on the moon",
+    "what is pi used for", "my timer went off during dinner last night",
+    "what's a good recipe for pancakes", "why do people keep diaries",
+    "is it healthy to drink coffee every day", "what instrument is best for beginners",
+    "I'm bored, what should I do",
 )
 """Requests and sentences that need no tool, for the meaning match (``core.tools.semantic``):
 a request nearer to these than to any tool's examples is offered none. Mostly near misses:

@@ -36,6 +36,9 @@ DESKTOP_READS: Final = (
             "turn the sound back on", "put the volume at half", "turn the volume up by twenty",
             "a bit quieter please", "crank the volume up", "silence the speakers",
             "lower the volume", "set the sound to 80 percent",
+            "turn it up a bit", "it's too loud, bring it down", "set the sound to 40 percent",
+            "shh, mute the computer", "crank it up, I can't hear", "make it quieter",
+            "louder please", "drop the sound to 15",
         )),
     ToolDef(
         # Runs at once like a read: a media key is undone by the next one.
@@ -50,6 +53,9 @@ DESKTOP_READS: Final = (
             "hit pause", "keep playing", "skip ahead", "pause the podcast",
             "play the next track", "continue playing", "pause it",
             "hold the music for a moment", "I don't like this one, next",
+            "next one please", "resume playing", "hold the music a second",
+            "play the previous song again", "stop the tune for now",
+            "I don't like this one, move on", "carry on with the playlist",
         )),
     ToolDef(
         name="now_playing",
@@ -60,6 +66,10 @@ DESKTOP_READS: Final = (
             "what's playing", "what song is this", "who is singing", "what's this song",
             "what am I listening to", "what's the name of this song", "who sings this",
             "which track is this", "what music is on", "what's playing right now",
+            "what am I listening to right now", "which track is on", "name this tune for me",
+            "who's the artist playing at the moment", "what's that song that's on",
+            "tell me the title of this track", "which band is this",
+            "what's currently playing in the player",
         )),
     ToolDef(
         # Its answer is the selected text itself, spoken as it is (never the model's words
@@ -76,6 +86,11 @@ DESKTOP_READS: Final = (
             "read the selection please", "what's on my clipboard",
             "read this out loud for me", "say the highlighted words",
             "could you read me this bit", "what did I just copy",
+            "can you say the selected text aloud", "read me what's on the clipboard",
+            "what does the bit I selected say", "speak the highlighted paragraph",
+            "read back what I just copied", "read this passage I've marked out",
+            "say out loud the text I picked", "I've selected an email, read it to me",
+            "what's in my clipboard, read it out",
         )),
     ToolDef(
         # Runs at once like a read: the clipboard is the user's scratch space, and the
@@ -89,6 +104,11 @@ DESKTOP_READS: Final = (
             "put that on the clipboard", "copy what you just said", "copy it please",
             "copy the answer", "save that to my clipboard", "copy your last reply",
             "can you copy that for me", "copy that down", "copy it to the clipboard",
+            "put what you just said on my clipboard", "can I have that answer copied",
+            "copy your reply so I can paste it", "grab that last response for me",
+            "stick that result in the clipboard", "copy what you told me",
+            "I want to paste that, copy it please", "save your last answer to the clipboard",
+            "copy that number you just gave me",
         )),
 )
 """The desktop's reads (and the actions that run at once), in catalog order."""
@@ -107,6 +127,8 @@ DESKTOP_WRITES: Final = (
             "open the file manager", "bring up the settings app", "run the image viewer",
             "open LibreOffice Writer", "launch the mail app", "open the calendar app",
             "open my email program", "get the web browser up", "start the word processor",
+            "start Microsoft Word", "bring up the terminal", "can you get Slack going",
+            "run Photoshop for me", "open up VS Code please", "I need Excel open", "load Zoom",
         )),
     ToolDef(
         name="open_location",
@@ -124,6 +146,10 @@ DESKTOP_WRITES: Final = (
             "go to example dot com", "open the documents folder", "open the holiday folder",
             "open github dot com", "open my invoices folder",
             "pull up the bbc website", "take me to my music folder", "show me my pictures folder",
+            "take me to youtube.com", "show me the Documents folder", "pull up github.com",
+            "open the file budget.xlsx in my documents", "bring up my Pictures folder",
+            "head over to wikipedia.org", "open the desktop folder",
+            "load the website amazon.co.uk",
         )),
     ToolDef(
         name="type_text",
@@ -142,6 +168,11 @@ DESKTOP_WRITES: Final = (
             "type good morning into the chat", "type sounds good to me",
             "type the sentence the meeting is moved to Friday", "type yes please",
             "key in order number 5521",
+            "write dear Mr Smith here", "put my email address in this box: jo@example.com",
+            "enter see you at eight", "dictate: thanks for the update, will reply soon",
+            "type happy birthday Anna", "fill in London Road 42 in this field",
+            "write out running late, be there in ten", "key in order number 55821",
+            "put hello team in the message box", "type the words meeting notes for Monday",
         )),
 )
 """The desktop's confirmed writes, in catalog order."""

@@ -91,7 +91,7 @@ class ToolDef:
     """Offered alone and with no arguments said, it is called without asking the model: its
     router rule is specific enough, and a decision run costs ~1.3 s on two cores."""
     examples: tuple[str, ...] = ()
-    """Everyday requests for it, as a user would say them (10-20, varied: word order, verbs,
+    """Everyday requests for it, as a user would say them (10-30, varied: word order, verbs,
     with and without its arguments). When no router rule offers a tool for a request, the
     request's meaning is compared with these (``core.tools.semantic``) and the nearest tools
     are offered to the model, which may still answer "none". Empty: offered by its rule only.
