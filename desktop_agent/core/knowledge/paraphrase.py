@@ -92,14 +92,13 @@ OTHER_QUANTITY: Final = re.compile(
     r"\b(?:weigh|weighs|heavy|litres?|liters?|gallons?|kilos?|kg|grams?|space|room|storage"
     r"|data|memory|time|long|notice|water|power|sugar|salt|fuel)\b", re.I)
 """Words that make "how much" ask for something other than money ("how much water")."""
-PRICE_ANSWER: Final = re.compile(
-    r"[£€$]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:euros?|pounds?|dollars?|cents?|pence|p)\b"
-    r"|\b(?:is|are|be|go|goes|travel|travels|ride|rides|for|entry|admission|stay|stays)\s+"
+COSTS_NOTHING: Final = re.compile(
+    r"\b(?:is|are|be|go|goes|travel|travels|ride|rides|for|entry|admission|stay|stays)\s+"
     r"free\b|\bfree of charge\b|\bno (?:charge|cost|fee)\b|\bnothing\b"
     r"|\b(?:don't|do not|doesn't|does not|won't|will not) (?:pay|cost|charge)\b|\bincluded\b",
     re.I)
-"""What answers a question about money: an amount, or that it costs nothing ("dogs travel
-free"; not "after a free induction")."""
+"""Besides an amount, what answers a question about money: that it costs nothing ("dogs
+travel free"; not "after a free induction")."""
 
 
 def asks_price(question: str) -> bool:

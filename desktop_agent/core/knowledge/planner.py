@@ -35,11 +35,11 @@ from desktop_agent.core.knowledge.claim_text import (
     topic_terms,
     words,
 )
-from desktop_agent.core.knowledge.derive import CALCULATION_WORDS, derive
+from desktop_agent.core.knowledge.derive import AMOUNT_PATTERN, CALCULATION_WORDS, derive
 from desktop_agent.core.knowledge.index import KnowledgeIndex, Passage
 from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.knowledge.paraphrase import (
-    PRICE_ANSWER,
+    COSTS_NOTHING,
     asks_amount,
     asks_price,
     names_a_person,
@@ -258,7 +258,7 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
     # A price question wants a price ("£2"), or that it costs nothing ("Dogs travel free"),
     # not any number ("Our network has two zones").
     priced = asks_price(question) and asks_amount(q_tokens)
-    if priced and not PRICE_ANSWER.search(claim.text):
+    if priced and not (AMOUNT_PATTERN.search(claim.text) or COSTS_NOTHING.search(claim.text)):
         return "states no price, and the question asks how much it costs"
     if not priced and asks_amount(q_tokens) and not numbers(words(claim.text)):
         return "states no number, and the question asks how much or how many"

@@ -7,7 +7,7 @@ from desktop_agent.core.knowledge import Claim, LexicalProposer, compose_answer
 from desktop_agent.core.knowledge.index import Passage
 from desktop_agent.core.knowledge.meaning import Meaning
 from desktop_agent.core.knowledge.paraphrase import (
-    PRICE_ANSWER,
+    COSTS_NOTHING,
     asks_price,
     names_a_person,
     predicate,
@@ -134,4 +134,4 @@ def test_a_question_about_money_wants_a_price_not_any_number() -> None:
     # "how much" of another quantity is not about money
     assert not asks_price("how much water does the tank hold?")
     assert asks_price("how much is it to rent a towel?")
-    assert not PRICE_ANSWER.search("after a free induction")
+    assert not COSTS_NOTHING.search("after a free induction")
