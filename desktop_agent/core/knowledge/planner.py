@@ -257,10 +257,11 @@ def addresses(question: str, claim: Claim, verdict: Verdict,
         return "names no one, and the question asks who"
     # A price question wants a price ("£2"), or that it costs nothing ("Dogs travel free"),
     # not any number ("Our network has two zones").
-    priced = asks_price(question) and asks_amount(q_tokens)
+    amount = asks_amount(q_tokens)
+    priced = amount and asks_price(question)
     if priced and not (AMOUNT_PATTERN.search(claim.text) or COSTS_NOTHING.search(claim.text)):
         return "states no price, and the question asks how much it costs"
-    if not priced and asks_amount(q_tokens) and not numbers(words(claim.text)):
+    if amount and not priced and not numbers(words(claim.text)):
         return "states no number, and the question asks how much or how many"
     for code in codes(q_tokens):
         if code not in c_tokens:

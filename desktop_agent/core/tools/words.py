@@ -56,8 +56,7 @@ _ADD_NOTE: Final = (
 _NOTE_TOPIC: Final = r"(?:about|on|for|mentioning|that mention|which mention|with|regarding)"
 _SEARCH_NOTES: Final = (
     _rx(rf"\bnotes?\s+{_NOTE_TOPIC}\s+(?P<x>.+)$"),
-    _rx(r"\b(?:search|look|go|check)\s+(?:through\s+)?(?:my |the )?notes\s+for\s+"
-        r"(?:anything\s+(?:on|about)\s+)?(?P<x>.+)$"),
+    _rx(r"\b(?:search|look|go|check)\s+(?:through\s+)?(?:my |the )?notes\s+for\s+(?P<x>.+)$"),
     _rx(r"\b(?:find|look for|look up)\s+(?:the |my )?notes?\s+(?P<x>.+)$"),
 )
 _ANYTHING_ON: Final = _rx(r"^(?:anything|something|stuff|everything)\s+(?:on|about|to do with"
