@@ -80,8 +80,8 @@ def offer_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
     """What a run on ``messages`` offers: the rules' candidates, else the tools by meaning.
 
     With ``meanings``, a rule's argument-less candidate that the request is not near is
-    dropped (``MeaningRouter.veto``: "what time does the shop close" is not "what time is
-    it"); without, exactly ``offered_tools``.
+    dropped (``MeaningRouter.veto``: "what's the time difference with Tokyo" is not "what
+    time is it"); without, exactly ``offered_tools``.
     """
     rules = offered_tools(messages, tools, catalog)
     own = your_tools(messages, tools, catalog)

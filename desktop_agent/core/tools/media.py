@@ -48,7 +48,8 @@ _NOW: Final = re.compile(
     rf"\bwhat(?:'s|\s+is)\s+(?:this\s+{_MEDIA}|playing|on\s+(?:right\s+)?now)\b"
     rf"|\bwhat\s+{_MEDIA}\s+is\s+(?:this|playing|on)\b|\bwho(?:'s|\s+is)\s+(?:singing|this\s+by)"
     rf"|\bname\s+of\s+(?:this|the)\s+{_MEDIA}\b|\bwhat\s+am\s+i\s+listening\s+to\b"
-    rf"|\bwho\s+(?:sings|is\s+singing)\s+this\b|\bwhich\s+{_MEDIA}\s+is\s+(?:this|playing)\b",
+    rf"|\bwho\s+(?:sings|is\s+singing)\s+this\b|\bwhich\s+{_MEDIA}\s+is\s+(?:this|playing)\b"
+    r"|\bwho(?:'s|\s+is)\s+this\s+(?:band|artist|singer|group)\b",
     re.IGNORECASE)
 _NOT_MEDIA: Final = re.compile(r"\b(?:timer|reminder|alarm|note|notes|game|volume)\b",
                                re.IGNORECASE)

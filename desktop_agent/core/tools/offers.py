@@ -27,11 +27,20 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+_OF_SOMETHING_ELSE: Final = (
+    r"(?!\s+(?:do|does|did|was|were|will|would|should|can|could|has|have|had|are|of|for)\b"
+    r"(?!\s+you\s+(?:have|got|make)\b|\s+you\s+got\b)"
+    r"|\s+is\s+(?!(?:it|today|now|tomorrow|yesterday)\b))")
+"""After "what time", "which day": a question about something else's time, not now's ("what
+time *does the shop close*", "what year *did the Titanic sink*", "what date *is Easter*");
+"what time *is it*", "what time *do you have*" still ask the clock."""
 _TIME_ASK: Final = _rx(
-    r"\bwhat(?:'s| is)?(?: the)?(?: current)? (?:time|date|day|year|month)\b"
-    r"|\btime is it\b|\bwhat day\b|\bwhich day\b|\bday (?:is it|is today)\b"
-    r"|\btoday'?s date\b|\bdate today\b|\bthe date\b|\bcurrent (?:time|date)\b"
-    r"|\b(?:tell|give) me the time\b|\bwhat year\b|\bwhat month\b|\bday of the week\b"
+    rf"\b(?:what|which)(?:'s| is)?(?: the)?(?: current)? (?:time|date|day|year|month)\b"
+    rf"{_OF_SOMETHING_ELSE}"
+    r"|\btime is it\b|\bday (?:is it|is today)\b"
+    r"|\btoday'?s date\b|\bdate today\b|\bthe date\b(?!\s+(?:of|when|that)\b)"
+    r"|\bcurrent (?:time|date)\b"
+    r"|\b(?:tell|give) me the time\b|\bday of the week\b"
     r"|\bhave the time\b|\bwhat o'?clock\b")
 _OPERATOR_WORD: Final = _rx(
     r"\b(?:times|plus|minus|divided by|multiplied by|over|percent|per cent|squared|cubed"
@@ -61,13 +70,13 @@ _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|ment
 _NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
 _NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down|memo"
                        r"|note to self|put)\b")
-_TIMER: Final = _rx(r"\btimers?\b|\bcount ?down\b|\balarm\b|\bstopwatch\b")
+_TIMER: Final = _rx(r"\btimers?\b|\bcount(?:s|ing)? ?down\b|\balarm\b|\bstopwatch\b")
 _REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b")
 _CANCEL: Final = _rx(r"\b(?:cancel|stop|delete|remove|clear|turn off|switch off|kill|abort"
                      r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off"
                      r"|forget about)\b")
 _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
-                           r"|any|do i have|show|read)\b")
+                           r"|any|anything|do i have|show|read|is (?:there|something))\b")
 _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
                             rf"|\bfor {_NUMBER}\b|\d")
 

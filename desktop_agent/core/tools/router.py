@@ -49,16 +49,16 @@ _ASKING: Final = re.compile(
     r"|compute|work out|multiply|divide|timer|remember|count|check|new"
     r"|open|launch|run|fire up|bring up|go to|go back|play|pause|resume|unpause|skip|next|previous"
     r"|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's|it's too"
-    r"|copy|type|key in|recite|speak"
+    r"|copy|type|key in|enter (?:the )?(?:words?|text|phrase)|recite|speak"
     r"|ring|ping|nudge|wake|call off|scrap|bin|drop|ditch|pull up|take me|hold|go through)\b"
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
     r"|\btimer (?:for|of) \w+|^\W*\d", re.IGNORECASE)
 """A request to the assistant: a question, an imperative (the desktop's too: 'open ...',
-'pause ...', 'turn it down', 'copy that', 'type: ...'), 'remind me ...', a timer phrase,
-or bare arithmetic. Statements ("I set a timer yesterday", "my notes are a mess") and
-sentences read aloud are not requests, so they get no tools."""
+'pause ...', 'turn it down', 'copy that', 'type: ...', 'enter the words ...'), 'remind me
+...', a timer phrase, or bare arithmetic. Statements ("I set a timer yesterday", "my notes
+are a mess") and sentences read aloud are not requests, so they get no tools."""
 
 
 def is_request(text: str) -> bool:

@@ -16,7 +16,7 @@ decision unless the user's words spell out its arguments (its ``words`` rule).
 The match also checks the rules: a rule's candidate without arguments (the time, the notes
 list) is dropped when the request is nearer to the no-tool examples (``MeaningRouter.veto``):
 the model cannot refuse such a tool, and it has no argument to check against the user's
-words ("what time does the bakery open" is not "what time is it").
+words ("what's the time difference with Tokyo" is not "what time is it").
 
 Two layers: ``ToolMeanings`` works on vectors alone (pure, tested with fake vectors);
 ``MeaningRouter`` asks the embedder for the request's vector (milliseconds, on the LLM

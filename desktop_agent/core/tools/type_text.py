@@ -31,9 +31,15 @@ _TARGET: Final = (r"(?:\s+(?:in|into|on|in\s+to)\s+(?:the|this|that|my)\s+(?:win
                   r"application|chat|message|box|field|document|editor|terminal|form|"
                   r"text\s+box|search\s+box|focused\s+window))?")
 _TYPE: Final = re.compile(
-    r"^(?:type\s+out|type\s+in|key\s+in|type)(?!\s+of\b)"
+    r"^(?:type\s+out|type\s+in|key\s+in|type|enter(?=\s+(?:the\s+)?(?:words?|text|phrase)\b))"
+    r"(?!\s+of\b)"
     r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
     rf"\s*[:,;-]?\s+(?P<text>.+?){_TARGET}(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
+_WRITE_INTO: Final = re.compile(
+    r"^write\s+(?P<text>.+?)\s+(?:in|into|in\s+to)\s+(?:the|this|that)\s+(?:box|field|form"
+    r"|text\s+box|search\s+box|chat|message|window|document|editor)"
+    r"(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
+""""Write thanks for your help in this box": "write" asks to type only with where to."""
 _QUOTES: Final = "\"'“”‘’«»"
 
 
@@ -72,8 +78,13 @@ def clean_text(text: str) -> str:
 
 
 def type_text_args(text: str) -> dict[str, Any] | None:
-    """Words rule of ``type_text``: ``{'text': <the words after 'type'>}``, or None."""
-    match = _TYPE.match(strip_lead(text.strip()))
+    """Words rule of ``type_text``: ``{'text': <the words after 'type'>}``, or None.
+
+    "type ...", "type in ...", "key in ...", "enter the words ...", and "write ... in(to)
+    this box" (a place to type into is what makes "write" ask for typing).
+    """
+    asked = strip_lead(text.strip())
+    match = _TYPE.match(asked) or _WRITE_INTO.match(asked)
     if match is None:
         return None
     words = clean_text(match.group("text"))

@@ -65,7 +65,7 @@ def test_a_paraphrase_no_rule_reads_is_called(meaning_llm: Any, text: str,
 
 
 @pytest.mark.parametrize("text", [
-    "what time does the chemist open tomorrow",  # the rule's time offer is dropped
+    "what time does the chemist open tomorrow",  # another thing's time, not the clock's
     "could you play the radio",  # no such tool: nothing is near enough
     "how far away is Jupiter",  # convert_units is offered; its invented value is dropped
 ])

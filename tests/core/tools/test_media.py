@@ -32,14 +32,14 @@ def test_the_action_is_read_from_the_request(text: str, action: str) -> None:
     "play some music", "pause the timer", "play a game", "what is the time",
     "turn the volume down", "what is this", "next Tuesday remind me to call",
     "what was the last song you played?", "how do I skip this song in Spotify",
-    "why does the music pause when I get a call",
+    "why does the music pause when I get a call", "who is this man in the photo",
 ])
 def test_other_requests_are_not_media_keys(text: str) -> None:
     assert not asks_media(text) and not asks_now_playing(text)
 
 
 @pytest.mark.parametrize("text", ["what's playing?", "what song is this", "who is singing",
-                                  "what am I listening to"])
+                                  "what am I listening to", "who is this band"])
 def test_what_is_playing_is_asked(text: str) -> None:
     assert asks_now_playing(text) and not asks_media(text)
 

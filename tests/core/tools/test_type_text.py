@@ -26,6 +26,9 @@ from desktop_agent.core.tools.write_actions import WriteContext
     ("type good morning into the chat", "good morning"),
     ("Type: Are you coming?", "Are you coming?"),
     ("key in order 5521", "order 5521"),
+    ("enter the words quarterly report draft", "quarterly report draft"),
+    ("write thanks for your help in this box", "thanks for your help"),
+    ("write hello into the search box please", "hello"),
 ])
 def test_the_words_after_type_are_the_text(said: str, text: str) -> None:
     assert asks_type_text(said) and type_text_args(said) == {"text": text}
@@ -45,6 +48,8 @@ def test_politeness_around_the_request_is_not_typed() -> None:
 @pytest.mark.parametrize("text", [
     "what type of tree is this", "types of cheese", "I can't type very fast",
     "type", "what's your blood type", "set a timer for five minutes",
+    "enter the building by the side door", "write down that the boiler is fixed",
+    "write a note about milk", "write me a poem about the sea",
 ])
 def test_other_requests_type_nothing(text: str) -> None:
     assert not asks_type_text(text)
