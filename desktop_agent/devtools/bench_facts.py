@@ -19,7 +19,8 @@ Each question's ``check`` (no LLM judge)::
     {"kind": "number", "value": 8, "tolerance": 0}     the first number said (digits or
                                                        words) is within ``tolerance`` of it
 
-``right``: the whole reply passes. ``confident_false``: the first sentence fails its check
+``right``: the whole reply passes, as said or as written (a year said "nineteen forty-five"
+is "1945"). ``confident_false``: the first sentence fails its check
 and is not a hedge ("I'm not sure", "I think", ...): a false thing said with confidence
 before anything else could correct it. Latencies are from the end of the question:
 ``first_audio`` (the first reply audio the speaker took) and ``llm_first_token``, p50/p95.
@@ -105,12 +106,19 @@ def first_sentence(text: str) -> str:
     return found[0] if found else ""
 
 
-def grade(question: Question, reply: str) -> dict[str, Any]:
-    """``right`` and ``confident_false`` of one reply."""
-    first = first_sentence(reply)
-    hedged = bool(HEDGES.search(first.lower().replace("\u2019", "'")))
-    return {"right": passes(question.check, reply),
-            "confident_false": bool(first) and not hedged and not passes(question.check, first)}
+def grade(question: Question, reply: str, written: str = "") -> dict[str, Any]:
+    """``right`` and ``confident_false`` of one reply.
+
+    ``reply`` is what was said ("nineteen forty-five", "H two O"), ``written`` the same
+    words as the model wrote them ("1945", "H2O"; '' when not known): a check passes on
+    either (a year said aloud is the year).
+    """
+    forms = [t for t in (reply, written) if t]
+    firsts = [f for f in map(first_sentence, forms) if f]
+    hedged = any(HEDGES.search(f.lower().replace("\u2019", "'")) for f in firsts)
+    return {"right": any(passes(question.check, t) for t in forms),
+            "confident_false": bool(firsts) and not hedged
+            and not any(passes(question.check, f) for f in firsts)}
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -169,8 +177,9 @@ def _ask_all(name: str, questions: Sequence[Question], as_json: bool) -> dict[st
             with HeadlessExecutor(engines.llm, engines.tts, tools, policy=policy,
                                   desk=StoreDesk(store)) as ex:
                 turn = ex.ask_text(q.question)
-            row = {"speaker": name, "id": q.qid, "reply": turn.reply,
-                   **grade(q, turn.reply), "tools": list(turn.tool_calls),
+            written = turn.heard.heard_written if turn.heard is not None else ""
+            row = {"speaker": name, "id": q.qid, "reply": turn.reply, "written": written,
+                   **grade(q, turn.reply, written), "tools": list(turn.tool_calls),
                    "first_audio_ms": turn.timings_ms.get("first_audio"),
                    "llm_first_token_ms": turn.timings_ms.get("llm_first_token"),
                    **({"error": turn.error.code} if turn.error is not None else {})}

@@ -108,7 +108,8 @@ def score_turn(task: Task, turn: Any, *, blurt: str | None = None,
         if opening and first_verdict is not None else None
     return {
         "id": task.id, "blurt": blurt, "final": final,
-        "blurt_correct": grade(task.check, blurt), "final_correct": grade(task.check, final),
+        "blurt_correct": grade(task.check, blurt, task.question),
+        "final_correct": grade(task.check, final, task.question),
         "verdicts": verdicts, "reflections": len(opening),
         "false_confession": false_confession(task.check, final, task.question),
         "added_latency_ms": added, "verdict_ms": verdict_ms,

@@ -2,7 +2,8 @@
 
 A task's ``check`` is one of::
 
-    {"kind": "number", "value": 42}                 the last number stated equals the value
+    {"kind": "number", "value": 42}                 the last number stated (not one of the
+                                                    question's own) equals the value
                                                     (digits or words; optional relative
                                                     "tolerance", e.g. 0.02)
     {"kind": "word_count", "n": 6}                  the last sentence has exactly n words
@@ -69,11 +70,18 @@ def _sentence_ok(check: Mapping[str, Any], sentence: str) -> bool:
     return all(w.lower() in lower for w in check["all"])
 
 
-def grade(check: Mapping[str, Any], text: str) -> bool:
-    """True when ``text`` (what was heard) satisfies ``check``."""
+def grade(check: Mapping[str, Any], text: str, question: str = "") -> bool:
+    """True when ``text`` (what was heard) satisfies ``check``.
+
+    A number check reads the last number stated that is not one of ``question``'s own
+    ("It will take 3.5 hours to drive 210 miles at 60 miles an hour" answers 3.5), or the
+    last number when every number stated is the question's.
+    """
     if check["kind"] == "number":
         found = numbers_in(text)
-        return bool(found) and _number_ok(check, found[-1])
+        own = set(numbers_in(question))
+        stated = [n for n in found if n not in own] or found
+        return bool(stated) and _number_ok(check, stated[-1])
     if check["kind"] == "contains":
         lower = {w.lower() for w in words_of(text)}
         return all(w.lower() in lower for w in check["all"])

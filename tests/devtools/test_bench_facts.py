@@ -54,6 +54,22 @@ def test_a_false_first_sentence_is_confident_unless_it_hedges() -> None:
     assert grade(q, "")["confident_false"] is False
 
 
+def test_a_number_said_aloud_passes_as_the_model_wrote_it() -> None:
+    # The reply is graded as said and as written: "nineteen forty-five" is the year 1945.
+    year = Question("ft-015", "what year did world war two end",
+                    {"kind": "contains", "any": ["1945"], "none": []})
+    said = "World War Two ended on September second, nineteen forty-five."
+    assert grade(year, said) == {"right": False, "confident_false": True}  # words alone
+    assert grade(year, said, "World War Two ended on September 2, 1945.") == {
+        "right": True, "confident_false": False}
+    water = Question("ft-048", "what's the chemical formula for water",
+                     {"kind": "contains", "any": ["h2o"], "none": []})
+    assert grade(water, "It is H two O.", "It is H2O.")["right"] is True
+    # Either form may carry the falsehood: a wrong year is wrong however it is written.
+    assert grade(year, "It ended in nineteen forty-four.", "It ended in 1944.") == {
+        "right": False, "confident_false": True}
+
+
 def test_totals_count_and_take_percentiles() -> None:
     rows = [{"right": r, "confident_false": f, "tools": t, "first_audio_ms": a,
              "llm_first_token_ms": a - 100}

@@ -28,6 +28,17 @@ def test_number_is_the_last_number_stated_in_digits_or_words() -> None:
     assert not grade({"kind": "number", "value": 6.21}, "About 6.2 miles.")
 
 
+def test_a_number_of_the_question_said_back_is_not_the_answer() -> None:
+    drive = "I'm driving 210 miles at 60 miles an hour. How many hours will that take?"
+    hours = {"kind": "number", "value": 3.5}
+    said = "It will take 3.5 hours to drive 210 miles at 60 miles per hour."
+    assert not grade(hours, said)  # without the question: 60 is the last number
+    assert grade(hours, said, drive)
+    assert not grade(hours, "It will take 4 hours to drive 210 miles at 60 mph.", drive)
+    # an answer that is one of the question's numbers is still read
+    assert grade({"kind": "number", "value": 7}, "7 times 1 is 7.", "what's 7 times 1")
+
+
 def test_sentence_kinds_grade_the_last_sentence() -> None:
     six = {"kind": "word_count", "n": 6}
     assert grade(six, "Sure thing. The sea is wide and deep.")
