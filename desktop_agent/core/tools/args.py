@@ -38,6 +38,10 @@ _TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you)(?
                                      re.IGNORECASE)
 
 
+_FILLER: Final = re.compile(r"[,\s]*\b(?:uh+|um+|er+|erm)\b[,\s]*", re.IGNORECASE)
+"""A hesitation inside a request, with the commas Whisper puts around it: a space."""
+
+
 def _request(text: str) -> str:
     """The request without politeness around it."""
     text = _PLEASE.sub("", text.strip())
@@ -65,7 +69,8 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
         return None if entry.takes_arguments else {}
     if entry.verbatim:
         return entry.words(_PLEASE.sub("", text.strip()))
-    clauses = _CLAUSE.split(text.strip())
+    text = _FILLER.sub(" ", text).strip()  # "start a countdown, uh, an hour and a half"
+    clauses = _CLAUSE.split(text)
     if len(clauses) > 1 and _TAKEN_BACK.match(clauses[-1]):
         return None  # "open the terminal, actually no, don't": taken back
     args = entry.words(_request(text))
@@ -79,7 +84,8 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
 
 def _clauses(text: str) -> list[str] | None:
     """The clauses of a request said in more than one; None for one clause or a question."""
-    clauses = _CLAUSE.split(text.strip())
+    text = _FILLER.sub(" ", text).strip()  # as arguments_from_words reads it
+    clauses = _CLAUSE.split(text)
     if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
         return None
     return clauses

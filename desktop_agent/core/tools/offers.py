@@ -65,7 +65,7 @@ _NOTE: Final = _rx(r"\bnotes?\b|\bjot\b|\bwrite (?:(?:this|that|it) )?down\b|\bn
 _NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe|bin|scrap"
                           r"|ditch|trash|drop|throw (?:out|away))\b")
 _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the"
-                          r"|mentioning)\b|\b(?:look|go|search|check) through\b.*\bfor\b"
+                          r"|mentioning)\b|\b(?:look|go|search|check) (?:through|in)\b.*\bfor\b"
                           r"|\bany notes?\b|\bdo i have a note\b")
 _NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
 _NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down|memo"

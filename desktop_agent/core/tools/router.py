@@ -54,7 +54,9 @@ _ASKING: Final = re.compile(
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
-    r"|\btimer (?:for|of) \w+|^\W*\d", re.IGNORECASE)
+    r"|\btimer (?:for|of) \w+|^\W*\d"
+    r"|^(?:in|into) (?:the|this|that|my) (?:\w+ )?(?:box|field|chat|message|form|window"
+    r"|document|editor),? type\b", re.IGNORECASE)
 """A request to the assistant: a question, an imperative (the desktop's too: 'open ...',
 'pause ...', 'turn it down', 'copy that', 'type: ...', 'enter the words ...'), 'remind me
 ...', a timer phrase, or bare arithmetic. Statements ("I set a timer yesterday", "my notes

@@ -30,8 +30,12 @@ MAX_TYPED_CHARS: Final = 200
 _TARGET: Final = (r"(?:\s+(?:in|into|on|in\s+to)\s+(?:the|this|that|my)\s+(?:window|app|"
                   r"application|chat|message|box|field|document|editor|terminal|form|"
                   r"text\s+box|search\s+box|focused\s+window))?")
+_PLACE_FIRST: Final = (r"(?:(?:in|into)\s+(?:the|this|that|my)\s+(?:search\s+box|text\s+box|box"
+                       r"|field|chat|message|form|window|document|editor)\s*,?\s+)?")
+"""Where to type, said first: "in the search box, type cheap flights"."""
 _TYPE: Final = re.compile(
-    r"^(?:type\s+out|type\s+in|key\s+in|type|enter(?=\s+(?:the\s+)?(?:words?|text|phrase)\b))"
+    rf"^{_PLACE_FIRST}"
+    r"(?:type\s+out|type\s+in|key\s+in|type|enter(?=\s+(?:the\s+)?(?:words?|text|phrase)\b))"
     r"(?!\s+of\b)"
     r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
     rf"\s*[:,;-]?\s+(?P<text>.+?){_TARGET}(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
@@ -80,8 +84,9 @@ def clean_text(text: str) -> str:
 def type_text_args(text: str) -> dict[str, Any] | None:
     """Words rule of ``type_text``: ``{'text': <the words after 'type'>}``, or None.
 
-    "type ...", "type in ...", "key in ...", "enter the words ...", and "write ... in(to)
-    this box" (a place to type into is what makes "write" ask for typing).
+    "type ...", "type in ...", "key in ...", "enter the words ...", "in the search box, type
+    ...", and "write ... in(to) this box" (a place to type into is what makes "write" ask
+    for typing).
     """
     asked = strip_lead(text.strip())
     match = _TYPE.match(asked) or _WRITE_INTO.match(asked)

@@ -68,9 +68,11 @@ _NAMED: Final = re.compile(
 _ASK: Final = re.compile(
     r"\b(?:what|which)(?:'s| is)?\s+(?:day\s+of\s+the\s+week|week\s*day|day)\b"
     r"|\bday\s+of\s+the\s+week\b|\bweekday\b"
-    r"|\b(?:is|be|falls?)\b.*\b(?:a|on\s+a)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
+    r"|\b(?:is|be|falls?)\b.*\b(?:a|on\s+a)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|weekend|weekday)\b",
     re.IGNORECASE)
-"""Asking for a weekday: "what day (of the week)", "which weekday", "is ... a Monday"."""
+"""Asking for a weekday: "what day (of the week)", "which weekday", "is ... a Monday", "is
+... a weekend"."""
 _HINT: Final = 'day_of_week needs "date": a day like "the 14th" or "March 3rd".'
 
 

@@ -38,7 +38,9 @@ def _clean(text: str) -> str:
 
 
 def _drop_article(text: str) -> str:
-    return re.sub(r"^(?:the|my|a|an|all of the|all of my|any)\s+", "", text, flags=re.I)
+    """``text`` without the article or pointing word it opens with ("that pizza" -> "pizza")."""
+    return re.sub(r"^(?:the|my|a|an|all of the|all of my|any|that|this|those|these)\s+", "",
+                  text, flags=re.I)
 
 
 
@@ -53,15 +55,19 @@ _ADD_NOTE: Final = (
     _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),
     _rx(r"^remember that\s+(?P<x>.+)$"),
 )
-_NOTE_TOPIC: Final = r"(?:about|on|for|mentioning|that mention|which mention|with|regarding)"
+_NOTE_TOPIC: Final = (r"(?:about|on|for|mentioning|that mentions?|which mentions?|mentions?|with"
+                      r"|regarding)")
 _SEARCH_NOTES: Final = (
     _rx(rf"\bnotes?\s+{_NOTE_TOPIC}\s+(?P<x>.+)$"),
-    _rx(r"\b(?:search|look|go|check)\s+(?:through\s+)?(?:my |the )?notes\s+for\s+(?P<x>.+)$"),
+    _rx(r"\b(?:search|look|go|check)\s+(?:through\s+|in\s+)?(?:my |the )?notes\s+for\s+"
+        r"(?P<x>.+)$"),
     _rx(r"\b(?:find|look for|look up)\s+(?:the |my )?notes?\s+(?P<x>.+)$"),
 )
 _ANYTHING_ON: Final = _rx(r"^(?:anything|something|stuff|everything)\s+(?:on|about|to do with"
                          r"|regarding|mentioning|with)\s+")
 """What a search asks for before its words: "my notes for *anything on* passwords"."""
+_VAGUE_TAIL: Final = _rx(r"(?<=\w)\s+(?:thing|things|stuff)$")
+"""What a search asks for after its words: "my notes for the dentist *thing*"."""
 _DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
                          r"(?:out\s+)?(?:all|every|everything)\b.*\bnotes?\b"
                          r"|\b(?:delete|remove|erase|clear|wipe)\s+(?:my |the )?notes\s*$")
@@ -180,6 +186,7 @@ def search_notes_args(text: str) -> Args | None:
     """search_notes: the words after "notes about", "search my notes for"..."""
     found = _first(_SEARCH_NOTES, _clean(text))
     query = _drop_article(_ANYTHING_ON.sub("", _clean(found.group("x")))) if found else ""
+    query = _VAGUE_TAIL.sub("", query)  # "the dentist thing": "dentist"
     return {"query": query} if query else None
 
 

@@ -140,3 +140,19 @@ def test_unknown_tools_and_hostile_text() -> None:
 def test_a_models_argument_must_use_the_users_words(value: str, text: str,
                                                     grounded: bool) -> None:
     assert is_grounded({"expression": value}, text) is grounded
+
+
+@pytest.mark.parametrize(("tool", "text", "args"), [
+    # a hesitation inside the request, with Whisper's commas around it
+    ("set_timer", "start a countdown, uh, an hour and a half", {"duration": "an hour and a half"}),
+    ("calculate", "what is um 12 times 4", {"expression": "12 times 4"}),
+    # a pointing word is no part of a label: "that pizza timer" is the pizza's
+    ("cancel_timer", "you can cancel that pizza timer", {"which": "pizza"}),
+    # notes looked in, notes that mention, and a vague "thing" after the words
+    ("search_notes", "Look in my notes for the dentist thing", {"query": "dentist"}),
+    ("search_notes", "which of my notes mention grandma's birthday",
+     {"query": "grandma's birthday"}),
+])
+def test_everyday_forms_give_the_arguments_said(tool: str, text: str,
+                                                args: dict[str, str]) -> None:
+    assert arguments_from_words(tool, text) == args

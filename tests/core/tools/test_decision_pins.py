@@ -33,6 +33,7 @@ NEW_OFFERS: dict[str, list[str]] = {
     "what day is the 14th": ["day_of_week"],
     "what day of the week was the 3rd of March 2021": ["day_of_week"],
     "is Christmas a Sunday this year?": ["day_of_week"],  # a day by name (issue 24)
+    "does the first of May fall on a weekend this year": ["day_of_week"],  # "a weekend"
 }
 """Pinned utterances that a tool added since is offered for too (on purpose: these ask
 for a weekday). The desktop's tools (``DESKTOP_TOOLS``) are offered for requests that ask
@@ -49,6 +50,14 @@ CLOCK_CHANGED: dict[str, list[str]] = {
 time", "which day" followed by another subject ("does Tesco close", "is the 14th") no longer
 asks the clock (before, "what year did the Titanic sink" was answered with today's date),
 and "which time" asks it as "what time" does."""
+
+
+ARGS_CHANGED: dict[tuple[str, str], dict[str, str]] = {
+    ("add_note", "write this down, um, mum wants the blue scarf not the green one"):
+        {"text": "mum wants the blue scarf not the green one"},
+}
+"""Arguments changed on purpose (issue 24, tenth session): a hesitation ("um", "uh") inside a
+request is dropped before the rules read it, so it is not saved in a note either."""
 
 
 DESKTOP_VERBS = re.compile(
@@ -97,6 +106,7 @@ def test_the_same_arguments_are_cut_from_the_words() -> None:
     for u in PINS["utterances"]:
         for tool, args in u["words"].items():
             got = arguments_from_words(tool, u["text"])
+            args = ARGS_CHANGED.get((tool, u["text"]), args)
             if got != args:
                 diffs.append(f"{tool} {u['text']!r}: {got} != {args}")
     assert not diffs, _first(diffs)

@@ -47,6 +47,8 @@ def test_chit_chat_statements_and_read_aloud_get_no_tools(text: str) -> None:
     ("cancel the pasta timer", "cancel_timer"),
     ("is anything counting down right now", "list_timers"),
     ("enter the words quarterly report draft", "type_text"),
+    ("in the chat, type see you soon", "type_text"),
+    ("Look in my notes for the dentist thing", "search_notes"),
 ])
 def test_requests_get_their_tool_among_few_candidates(text: str, tool: str) -> None:
     names = _names(text)

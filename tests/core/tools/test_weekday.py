@@ -72,6 +72,8 @@ def test_the_answer_names_the_date_in_full_and_its_tense() -> None:
     ("hey, what day does the 21st fall on", "the 21st"),
     ("is the 25th a friday?", "the 25th"),
     ("What day will the twenty first be?", "the twenty first"),
+    ("is March 3rd on a weekend", "March 3rd"),
+    ("is the 14th a weekday", "the 14th"),
 ])
 def test_a_weekday_request_is_routed_and_its_date_cut_from_the_words(text: str,
                                                                     date: str) -> None:
