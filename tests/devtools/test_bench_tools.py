@@ -200,3 +200,12 @@ def test_the_second_tuning_set_is_packaged_and_names_catalog_tools_or_future_one
     missing = {u.tool for u in utts if u.tool and u.tool not in BUILTIN}
     assert missing <= {"read_selection", "copy_last_answer", "type_text"}
     assert sum(1 for u in utts if u.tool is None) >= 25
+
+
+def test_the_third_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune3")
+    assert len(utts) == 87 and all(u.set == "tune3" for u in utts)
+    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
+    assert sum(1 for u in utts if u.tool is None) >= 15
