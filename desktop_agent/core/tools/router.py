@@ -21,6 +21,7 @@ from desktop_agent.core.ports import ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
 from desktop_agent.core.tools.tool_def import Catalog
+from desktop_agent.core.tools.type_text import asks_type_text
 
 MAX_REQUEST_CHARS: Final = 600
 """Longer text is read aloud, not asked: it gets no tools."""
@@ -54,9 +55,7 @@ _ASKING: Final = re.compile(
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
-    r"|\btimer (?:for|of) \w+|^\W*\d"
-    r"|^(?:in|into) (?:the|this|that|my) (?:\w+ )?(?:box|field|chat|message|form|window"
-    r"|document|editor),? type\b", re.IGNORECASE)
+    r"|\btimer (?:for|of) \w+|^\W*\d", re.IGNORECASE)
 """A request to the assistant: a question, an imperative (the desktop's too: 'open ...',
 'pause ...', 'turn it down', 'copy that', 'type: ...', 'enter the words ...'), 'remind me
 ...', a timer phrase, or bare arithmetic. Statements ("I set a timer yesterday", "my notes
@@ -64,6 +63,10 @@ are a mess") and sentences read aloud are not requests, so they get no tools."""
 
 
 def is_request(text: str) -> bool:
-    """True when ``text`` asks the assistant something (see ``_ASKING``)."""
+    """True when ``text`` asks the assistant something.
+
+    See ``_ASKING``; a request to type words as the typing rule reads them is one too ("in
+    the search box, type cheap flights").
+    """
     t = strip_lead(" ".join(text.replace("\u2019", "'").split()).strip())
-    return bool(_ASKING.search(t))
+    return bool(_ASKING.search(t)) or asks_type_text(t)

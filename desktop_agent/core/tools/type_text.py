@@ -27,11 +27,11 @@ FOCUS_MOVED: Final = ("The window that had the focus when you asked no longer ha
 MAX_TYPED_CHARS: Final = 200
 """The longest text typed in one request (the schema's limit too)."""
 
-_TARGET: Final = (r"(?:\s+(?:in|into|on|in\s+to)\s+(?:the|this|that|my)\s+(?:window|app|"
-                  r"application|chat|message|box|field|document|editor|terminal|form|"
-                  r"text\s+box|search\s+box|focused\s+window))?")
-_PLACE_FIRST: Final = (r"(?:(?:in|into)\s+(?:the|this|that|my)\s+(?:search\s+box|text\s+box|box"
-                       r"|field|chat|message|form|window|document|editor)\s*,?\s+)?")
+_PLACE: Final = (r"(?:the|this|that|my)\s+(?:focused\s+window|window|app|application|chat|message"
+                 r"|text\s+box|search\s+box|box|field|document|editor|terminal|form)")
+"""Where the words go: "the chat", "this box", "the search box"."""
+_TARGET: Final = rf"(?:\s+(?:in|into|on|in\s+to)\s+{_PLACE})?"
+_PLACE_FIRST: Final = rf"(?:(?:in|into)\s+{_PLACE}\s*,?\s+)?"
 """Where to type, said first: "in the search box, type cheap flights"."""
 _TYPE: Final = re.compile(
     rf"^{_PLACE_FIRST}"
@@ -40,8 +40,7 @@ _TYPE: Final = re.compile(
     r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
     rf"\s*[:,;-]?\s+(?P<text>.+?){_TARGET}(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
 _WRITE_INTO: Final = re.compile(
-    r"^write\s+(?P<text>.+?)\s+(?:in|into|in\s+to)\s+(?:the|this|that)\s+(?:box|field|form"
-    r"|text\s+box|search\s+box|chat|message|window|document|editor)"
+    rf"^write\s+(?P<text>.+?)\s+(?:in|into|in\s+to)\s+{_PLACE}"
     r"(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
 """"Write thanks for your help in this box": "write" asks to type only with where to."""
 _QUOTES: Final = "\"'“”‘’«»"
