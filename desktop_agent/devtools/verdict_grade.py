@@ -70,6 +70,12 @@ def _sentence_ok(check: Mapping[str, Any], sentence: str) -> bool:
     return all(w.lower() in lower for w in check["all"])
 
 
+def _answers(text: str, question: str) -> list[Fraction]:
+    """The numbers ``text`` states that are not one of ``question``'s own, in order."""
+    own = set(numbers_in(question))
+    return [n for n in numbers_in(text) if n not in own]
+
+
 def grade(check: Mapping[str, Any], text: str, question: str = "") -> bool:
     """True when ``text`` (what was heard) satisfies ``check``.
 
@@ -78,9 +84,7 @@ def grade(check: Mapping[str, Any], text: str, question: str = "") -> bool:
     last number when every number stated is the question's.
     """
     if check["kind"] == "number":
-        found = numbers_in(text)
-        own = set(numbers_in(question))
-        stated = [n for n in found if n not in own] or found
+        stated = _answers(text, question) or numbers_in(text)
         return bool(stated) and _number_ok(check, stated[-1])
     if check["kind"] == "contains":
         lower = {w.lower() for w in words_of(text)}
@@ -102,8 +106,7 @@ def confession_at(text: str) -> int | None:
 def wrong_audible(check: Mapping[str, Any], heard: str, question: str) -> bool:
     """True when ``heard`` states a wrong answer (what a confession may refer to)."""
     if check["kind"] == "number":
-        own = set(numbers_in(question))
-        stated = [n for n in numbers_in(heard) if n not in own]
+        stated = _answers(heard, question)
         return bool(stated) and not _number_ok(check, stated[-1])
     done = [s for s in sentences(heard) if re.search(r"[.!?][\"')\]]*$", s)]
     if not done:
