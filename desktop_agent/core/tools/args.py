@@ -18,7 +18,7 @@ politeness around it. Pure and stdlib-only. Values keep the user's words ("tomor
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from desktop_agent.core.tools.calc_words import replace_number_words
@@ -75,6 +75,9 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
         return None  # "open the terminal, actually no, don't": taken back
     args = entry.words(_request(text))
     if args is not None:
+        first = None if entry.keeps_later_clauses else first_clause(text)
+        if first is not None and (own := entry.words(_request(first))):
+            return own  # "open the tax folder, I need last year's return": "tax folder"
         return args
     for clause in (last_clause(text), first_clause(text)):
         if clause is not None and (args := entry.words(_request(clause))) is not None:
@@ -99,6 +102,8 @@ def first_clause(text: str) -> str | None:
     installed"), takes it back, or the first clause reports someone else's words.
     """
     clauses = _clauses(text)
+    while clauses and len(clauses) > 2 and _INTERJECTION.match(clauses[0]):
+        clauses = clauses[1:]  # "Actually, scrap the reminder about mum, I've called her"
     if clauses is None:
         return None
     first, *context = clauses
@@ -120,16 +125,29 @@ def last_clause(text: str) -> str | None:
     if clauses is None:
         return None
     *context, last = [_JOINER.sub("", c) for c in clauses]
-    if any(_CONDITION_FIRST.match(c) for c in clauses) or _REPORTED.search(context[-1]) \
-            or any(_NOT_NOW.search(c) for c in context) or _RETRACTED.search(last) \
+    if defers(context) or _CONDITION_FIRST.match(last) or _RETRACTED.search(last) \
             or asks_about(last):
         return None
     return last
 
 
-_CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+")
+def defers(context: Sequence[str]) -> bool:
+    """True when the clauses said before a request make it none for now.
+
+    A condition ("if it freezes again, open ..."), a story or a dream ("in my dream, cancel
+    the timer"), or someone else's words just before it ("the error message says, open ...").
+    """
+    return any(_CONDITION_FIRST.match(c) or _NOT_NOW.search(c) for c in context) \
+        or bool(context and _REPORTED.search(context[-1]))
+
+
+_CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+|(?<=[.?!])\s+")
 """Where a request's clauses part: context first, then the request ("I need to write an
-email, open my mail program")."""
+email, open my mail program"), or the other way round, in one sentence or two ("Could you
+bring up the calculator? I want to do a few sums myself")."""
+_INTERJECTION: Final = re.compile(r"^\W*(?:actually|sorry|okay|ok|oh|right|alright|well|great"
+                                  r"|cool|hey|hi|so|please)\W*$", re.IGNORECASE)
+"""A clause that only opens the request ("Actually, ...", "Sorry, ...")."""
 _JOINER: Final = re.compile(r"^(?:or|and|but|so|then)\s+", re.IGNORECASE)
 _CONDITION_FIRST: Final = re.compile(r"^\s*(?:(?:so\s+)?(?:yeah\s+)?)?(?:if|when|whenever|once|"
                                      r"in case|after|before|unless|until|till|as soon as|"

@@ -211,7 +211,7 @@ BUILTIN: Final = Catalog([
         parameters=_obj({"text": _TEXT}), risk=Risk.WRITE,
         offered=picked_by(note_tools, "add_note"), words=words.add_note_args,
         executor=_BUILTIN, read_back=wa.add_note_action, hint=wa.ADD_NOTE_HINT,
-        confirm_verb="add it", revised="text",
+        confirm_verb="add it", revised="text", keeps_later_clauses=True,
         examples=(
             "make a note that the boiler man comes Wednesday", "take a note pick up stamps",
             "write down ring the school about the trip", "note that the car needs an MOT",
@@ -284,7 +284,7 @@ BUILTIN: Final = Catalog([
         parameters=_obj({"text": _TEXT, "when": _SHORT}), risk=Risk.WRITE,
         offered=picked_by(alarm_tools, "set_reminder"), words=words.set_reminder_args,
         executor=_BUILTIN, read_back=wa.set_reminder_action, hint=wa.SET_REMINDER_HINT,
-        confirm_verb="set it", revised="when",
+        confirm_verb="set it", revised="when", keeps_later_clauses=True,
         examples=(
             "remind me to ring grandma on Sunday at 11", "remind me to lock the shed at 9 pm",
             "remind me in 30 minutes to turn the oven off",

@@ -41,7 +41,12 @@ from desktop_agent.core.privacy import said
 from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded, last_clause
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
-from desktop_agent.core.tools.router import MAX_REQUEST_CHARS, candidate_tools, is_request
+from desktop_agent.core.tools.router import (
+    MAX_REQUEST_CHARS,
+    asked_after_context,
+    candidate_tools,
+    is_request,
+)
 from desktop_agent.core.tools.semantic import MeaningRouter
 from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 
@@ -251,11 +256,13 @@ class Decision:
 
 
 def _asks(user: str) -> bool:
-    """The user's words are a request: all of them, or their last clause after context.
+    """The user's words are a request: all of them, or what they ask after some context.
 
-    "I need to write an email, open my mail program" asks through its last clause.
+    "I need to write an email, open my mail program" asks through its last clause, "Sorry,
+    what time is it?" after its first (``router.asked_after_context``).
     """
-    return is_request(user) or ((last := last_clause(user)) is not None and is_request(last))
+    return is_request(user) or asked_after_context(user) is not None or (
+        (last := last_clause(user)) is not None and is_request(last))
 
 
 def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool = True,

@@ -30,9 +30,10 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _OF_SOMETHING_ELSE: Final = (
     r"(?!\s+(?:do|does|did|was|were|will|would|should|can|could|has|have|had|are|of|for)\b"
     r"(?!\s+you\s+(?:have|got|make)\b|\s+you\s+got\b)"
-    r"|\s+is\s+(?!(?:it|today|now|tomorrow|yesterday)\b))")
+    r"|(?:\s+is|'s)\s+(?!(?:it|today|now|tomorrow|yesterday)\b))")
 """After "what time", "which day": a question about something else's time, not now's ("what
-time *does the shop close*", "what year *did the Titanic sink*", "what date *is Easter*");
+time *does the shop close*", "what year *did the Titanic sink*", "what date *is Easter*",
+"what day*'s that*");
 "what time *is it*", "what time *do you have*" still ask the clock."""
 _TIME_ASK: Final = _rx(
     rf"\b(?:what|which)(?:'s| is)?(?: the)?(?: current)? (?:time|date|day|year|month)\b"

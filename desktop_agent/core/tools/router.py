@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from desktop_agent.core.ports import ToolSpec
+from desktop_agent.core.tools.args import defers
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
 from desktop_agent.core.tools.tool_def import Catalog
@@ -32,14 +33,47 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
     """The tools among ``specs`` that ``text`` (one user request) could need, in spec order.
 
     Empty for chit-chat, statements, questions the model answers from knowledge and
-    sentences read aloud. A spec with no entry in ``catalog`` is never a candidate: an
+    sentences read aloud. A request said after some context counts ("Sorry, what time is
+    it?", ``asked_after_context``). A spec with no entry in ``catalog`` is never a candidate: an
     entry's ``offered`` rule is what lets the model be offered a tool.
     """
     t = " ".join(text.replace("\u2019", "'").split())
-    if len(t) > MAX_REQUEST_CHARS or not is_request(t):
-        return ()  # statements and long read-aloud text are not requests
+    if len(t) > MAX_REQUEST_CHARS:
+        return ()  # long read-aloud text is not a request
+    asked = t if is_request(t) else asked_after_context(t)
+    if asked is None:
+        return ()  # a statement
+    # A rule may need the context ("my birthday's on June the 3rd, what day does that fall
+    # on?") or read only the request ("I need to write something up, can you open ...").
     return tuple(s for s in specs if (entry := catalog.get(s.name)) is not None
-                 and entry.offered(t))
+                 and (entry.offered(t) or entry.offered(asked)))
+
+
+_PARTS: Final = re.compile(r"(?<=[.?!])\s+|\s*[,;:]\s+|\s+[-\u2013\u2014]\s+")
+"""Where context and a request said after it part: a sentence's end, a comma, a dash."""
+_RELATIVE: Final = re.compile(r"(?:which|who|whom|whose|when|where|while)\b", re.IGNORECASE)
+"""After a comma these open a relative clause ("my timer went off, which was annoying"),
+not a question."""
+
+
+def asked_after_context(text: str) -> str | None:
+    """The request said after some context, from there to the end; None when there is none.
+
+    "Sorry, what time is it right now?" -> "what time is it right now?"; "I need to write
+    something up, can you open a text editor?" -> "can you open a text editor?". None when
+    the context before it makes it wait, is a story or reports someone else's words
+    (``args.defers``: "if it freezes again, open the settings"), or when all that follows a
+    comma is a relative clause.
+    """
+    cuts = list(_PARTS.finditer(text))
+    starts = [0, *(m.end() for m in cuts)]
+    for i, cut in enumerate(cuts):
+        if defers([text[starts[j]:cuts[j].start()] for j in range(i + 1)]):
+            return None
+        rest = text[cut.end():]
+        if is_request(rest) and not (cut.group().strip() and _RELATIVE.match(rest)):
+            return rest
+    return None
 
 
 _ASKING: Final = re.compile(

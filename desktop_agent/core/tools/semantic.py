@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from desktop_agent.core.embed.nearest import ExampleIndex
 from desktop_agent.core.ports import Embedder, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES
-from desktop_agent.core.tools.router import is_request
+from desktop_agent.core.tools.router import asked_after_context, is_request
 from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 
 _LOGGER = logging.getLogger(__name__)
@@ -201,7 +201,8 @@ class MeaningRouter:
         if t is None:
             return ()
         by_name = {s.name: s for s in specs}
-        names = self.meanings.choose(self.last_scores, by_name, asked=is_request(t), read=read)
+        asked = is_request(t) or asked_after_context(t) is not None  # "Sorry, what's ..."
+        names = self.meanings.choose(self.last_scores, by_name, asked=asked, read=read)
         if names:
             _LOGGER.info("turn=0 tools by meaning: %s", ", ".join(
                 f"{n} {self.last_scores[n]:.2f}" for n in names))

@@ -87,6 +87,11 @@ class ToolDef:
     verbatim: bool = False
     """Its ``words`` rule gets the request with only the politeness it opens with removed:
     a closing "thank you" may be part of its text ("type thank you")."""
+    keeps_later_clauses: bool = False
+    """Its text is the user's own words to keep (a note, a reminder): a clause said after
+    the request may be part of it ("note that the milk is off, it smells"). Other tools'
+    arguments name something (a timer, a folder, the notes to find), so context said after
+    the request is left out of them ("cancel the pasta timer, it's done already": "pasta")."""
     alone_is_sure: bool = False
     """Offered alone and with no arguments said, it is called without asking the model: its
     router rule is specific enough, and a decision run costs ~1.3 s on two cores."""

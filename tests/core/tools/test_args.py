@@ -156,3 +156,24 @@ def test_a_models_argument_must_use_the_users_words(value: str, text: str,
 def test_everyday_forms_give_the_arguments_said(tool: str, text: str,
                                                 args: dict[str, str]) -> None:
     assert arguments_from_words(tool, text) == args
+
+
+@pytest.mark.parametrize(("tool", "text", "args"), [
+    ("delete_notes", "Delete the note about the printer ink, I've bought some now.",
+     {"query": "printer ink"}),
+    ("open_location", "Open the tax folder, I need to dig out last year's return.",
+     {"target": "tax folder"}),
+    ("set_timer", "Um, set a seven-minute timer for the eggs, I've just put them on.",
+     {"duration": "seven-minute", "label": "eggs"}),
+    ("open_app", "Could you bring up the calculator? I want to do a few sums myself.",
+     {"app": "calculator"}),
+    ("cancel_timer", "Sorry, cancel the pasta timer, it's done.", {"which": "pasta"}),
+])
+def test_context_said_after_the_request_is_not_part_of_a_name(
+        tool: str, text: str, args: dict[str, str]) -> None:
+    assert arguments_from_words(tool, text) == args
+
+
+def test_context_said_after_a_note_stays_in_the_note() -> None:
+    assert arguments_from_words("add_note", "note that the milk is off, it smells") == {
+        "text": "the milk is off, it smells"}

@@ -114,3 +114,36 @@ def test_a_question_about_another_time_is_not_the_clock_s(text: str) -> None:
     # The time of something else: the rule leaves it (the meaning layer and the model
     # still see it); before, "what year did the Titanic sink" was answered with today's date.
     assert "get_current_time" not in _names(text)
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    ("Sorry, what time is it right now?", "get_current_time"),
+    ("Uh, I've completely lost track, what's today's date?", "get_current_time"),
+    ("I need to write something up, can you open a text editor?", "open_app"),
+    ("My birthday's on June the 3rd, what day does that fall on?", "day_of_week"),
+    ("The recipe says 350 degrees Fahrenheit, uh, what's that in Celsius?", "convert_units"),
+    ("I'm trying to plan a party. What day is the 22nd?", "day_of_week"),
+])
+def test_a_request_after_some_context_gets_its_tool(text: str, tool: str) -> None:
+    assert tool in _names(text)
+
+
+@pytest.mark.parametrize("text", [
+    "My timer went off earlier but I didn't hear it, which was annoying.",
+    "The oven beeped for ages, who knew it could be so loud.",
+    "If the music gets too loud, turn it down.",
+    "In my dream, cancel the timer.",
+    "The error message says, open the settings.",
+    "I set a timer yesterday. It was for the eggs.",
+])
+def test_context_that_defers_or_tells_a_story_asks_nothing(text: str) -> None:
+    assert _names(text) == []
+
+
+def test_the_request_after_context_is_what_follows_the_context() -> None:
+    from desktop_agent.core.tools.router import asked_after_context
+
+    assert asked_after_context("Sorry, what time is it?") == "what time is it?"
+    assert asked_after_context("I ran out of milk. Add it to my notes.") == "Add it to my notes."
+    assert asked_after_context("I had a long day.") is None
+    assert asked_after_context("When I get home, open spotify") is None
