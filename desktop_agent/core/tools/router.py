@@ -40,9 +40,11 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
     t = " ".join(text.replace("\u2019", "'").split())
     if len(t) > MAX_REQUEST_CHARS:
         return ()  # long read-aloud text is not a request
-    asked = t if is_request(t) else asked_after_context(t)
+    asked = asked_after_context(t)
     if asked is None:
-        return ()  # a statement
+        if not is_request(t):
+            return ()  # a statement
+        asked = t
     # A rule may need the context ("my birthday's on June the 3rd, what day does that fall
     # on?") or read only the request ("I need to write something up, can you open ...").
     return tuple(s for s in specs if (entry := catalog.get(s.name)) is not None
@@ -89,11 +91,14 @@ _ASKING: Final = re.compile(
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
-    r"|\btimer (?:for|of) \w+|^\W*\d", re.IGNORECASE)
+    r"|\btimer (?:for|of) \w+|^\W*\d"
+    r"|\b(?:can|could|would|will) you (?!believe\b|imagine\b)|\bplease\W*$", re.IGNORECASE)
 """A request to the assistant: a question, an imperative (the desktop's too: 'open ...',
 'pause ...', 'turn it down', 'copy that', 'type: ...', 'enter the words ...'), 'remind me
-...', a timer phrase, or bare arithmetic. Statements ("I set a timer yesterday", "my notes
-are a mess") and sentences read aloud are not requests, so they get no tools."""
+...', a timer phrase, bare arithmetic, or "could you" anywhere and "please" at the end ("my
+glasses are upstairs could you read the selected text", "five stone in kilos please").
+Statements ("I set a timer yesterday", "my notes are a mess") and sentences read aloud are
+not requests, so they get no tools."""
 
 
 def is_request(text: str) -> bool:

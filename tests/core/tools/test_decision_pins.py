@@ -63,6 +63,15 @@ AFTER_CONTEXT: dict[str, list[str]] = {
 counts (issue 24, eleventh session: ``router.asked_after_context``); they got none before."""
 
 
+POLITE: dict[str, list[str]] = {
+    "stick that on the clipboard please": [],
+    "current time in Berlin please": ["get_current_time"],
+    "twelve ounces to grams please": ["convert_units"],
+}
+"""Pinned utterances that are requests on purpose since "please" at the end or "could you"
+inside makes one (issue 24, eleventh session), with the tools now offered."""
+
+
 ARGS_CHANGED: dict[tuple[str, str], dict[str, str]] = {
     ("add_note", "write this down, um, mum wants the blue scarf not the green one"):
         {"text": "mum wants the blue scarf not the green one"},
@@ -101,8 +110,10 @@ def test_the_router_offers_the_same_tools() -> None:
         got = [s.name for s in candidate_tools(u["text"], BUILTIN_SPECS)]
         old = [name for name in got if name in _OLD]
         request = is_request(u["text"])
-        newly = request and not u["is_request"] and DESKTOP_VERBS.match(strip_lead(u["text"]))
-        pinned = CLOCK_CHANGED.get(u["text"], AFTER_CONTEXT.get(u["text"], u["candidates"]))
+        newly = request and not u["is_request"] and (
+            DESKTOP_VERBS.match(strip_lead(u["text"])) or u["text"] in POLITE)
+        pinned = CLOCK_CHANGED.get(u["text"], AFTER_CONTEXT.get(
+            u["text"], POLITE.get(u["text"], u["candidates"])))
         if old != pinned or (request != u["is_request"] and not newly):
             diffs.append(f"{u['text']!r}: {old} != {u['candidates']}")
         new = [name for name in got if name not in _OLD and name not in DESKTOP_TOOLS]

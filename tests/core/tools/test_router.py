@@ -147,3 +147,19 @@ def test_the_request_after_context_is_what_follows_the_context() -> None:
     assert asked_after_context("I ran out of milk. Add it to my notes.") == "Add it to my notes."
     assert asked_after_context("I had a long day.") is None
     assert asked_after_context("When I get home, open spotify") is None
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    ("five and a half stone in kilos please", "convert_units"),
+    ("my glasses are upstairs could you read the selected text to me", "read_selection"),
+    ("um, can you bring up LibreOffice Writer", "open_app"),
+])
+def test_a_polite_request_anywhere_is_one(text: str, tool: str) -> None:
+    assert tool in _names(text)
+
+
+@pytest.mark.parametrize("text", [
+    "can you believe the timer went off twice", "I always say please to my alarm clock",
+])
+def test_politeness_words_alone_ask_nothing(text: str) -> None:
+    assert _names(text) == []
