@@ -304,6 +304,9 @@ def find_dates(question: str) -> NumberCheck | None:
 _EXACTLY: Final = re.compile(r"(?:exactly|of) (\d+) words?")
 _IN_WORDS: Final = re.compile(r"\b(?:in|using|with) (?:exactly |just |only )?(\d+) words\b"
                               r"(?! or| at most| at least| max)")
+_EXACTLY_N: Final = re.compile(r"\bexactly (\d+) words\b(?! or| at most| at least| max)")
+"""'a title for a mystery novel, exactly three words', 'a line that's exactly seven words
+long' (no "sentence" said)."""
 _N_WORD: Final = re.compile(r"\b(\d+) word (?:sentence|motto|slogan|phrase|summary|"
                             r"description|title|headline|tagline|answer|reply|line)s?\b")
 """'a five-word sentence', 'a four-word motto' (hyphens read as spaces)."""
@@ -324,7 +327,7 @@ def find_words(question: str) -> SentenceCheck | None:
     "today"', and 'describe the moon in exactly six words' (no "sentence" needed).
     """
     text = " ".join(replace_quantity_words(clean_spoken(question)).split())
-    within = _IN_WORDS.search(text) or _N_WORD.search(text)
+    within = _IN_WORDS.search(text) or _N_WORD.search(text) or _EXACTLY_N.search(text)
     if "sentence" not in text:
         if within is None:
             return None

@@ -5,7 +5,7 @@ times ("how many minutes / hours", "how long", "how much time") and says nothing
 changes the span, and returns a ``SpanCheck`` that knows the answer. The times may be written
 or spoken:
 
-- '9:40', '10:20 am', '5 pm', 'eight o'clock', 'noon', 'midnight', '14:00';
+- '9:40', '10:20 am', '5 pm', 'eight o'clock', 'noon', 'midnight', '14:00', 'ten forty five';
 - 'quarter to eight', 'ten past eleven', 'half past midnight', 'twenty five after six';
 - a bare hour with its part of the day: 'five in the afternoon', '8 in the morning';
 - followed by 'in the morning', 'that afternoon', 'in the evening', 'at night' (or am/pm).
@@ -46,8 +46,9 @@ _MINUTE_WORDS: Final = {"five": 5, "ten": 10, "quarter": 15, "a quarter": 15, "t
                         "twenty five": 25, "half": 30}
 _HOUR: Final = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(_HOUR_WORDS, key=len, reverse=True)) + ")"
 _PART_SAID: Final = (r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
-                     r"|\s+(?:in the|this|that|at)\s+(morning|afternoon|evening|night))")
-"""A part of the day after a time: am/pm, 'in the morning', 'that afternoon', 'at night'."""
+                     r"|\s+(?:in the|this|that|at|last)\s+(morning|afternoon|evening|night))")
+"""A part of the day after a time: am/pm, 'in the morning', 'that afternoon', 'at night',
+'last night'."""
 _PART: Final = _PART_SAID + "?"
 _SAID_END: Final = (r"(?=\s*(?:[.,;:!?]|$|and\b|to\b|until\b|till\b|then\b|in the\b|this\b"
                     r"|that\b|at night\b|a\.?m|p\.?m|o'?clock))")
@@ -64,9 +65,10 @@ _TIME: Final = re.compile(
 _ASKS_SPAN: Final = re.compile(r"\bhow (?:many (minutes|hours)|long|much time)\b")
 _IN_UNIT: Final = re.compile(r"\bin (minutes|hours)\b")
 _START_WORDS: Final = (r"(?:leaves?|leaving|departs?|starts?|starting|begins?|beginning|"
-                       r"takes? off|opens?|opening|from|between|gets? up|wake up)")
+                       r"takes? off|opens?|opening|from|between|gets? up|wake up|asleep|"
+                       r"(?:go|went|going) to (?:bed|sleep))")
 _END_WORDS: Final = (r"(?:arrives?|arriving|gets? (?:in|there|back)|ends?|ending|finish(?:es)?|"
-                     r"lands?|landing|closes?|closing|until|till|to|and|stops?)")
+                     r"lands?|landing|closes?|closing|until|till|to|and|stops?|woke(?: up)?)")
 _OTHER: Final = re.compile(
     r"\b(?:per|each|every|week|weeks|weekly|days|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|tomorrow|yesterday|next day|local|zone|break|breaks|lunch|pause|"
@@ -290,9 +292,38 @@ def _number(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{float(value):.2f}".rstrip("0")
 
 
+_UNITS: Final = "one two three four five six seven eight nine".split()
+_TENS: Final = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_TEENS: Final = {w: i for i, w in enumerate(
+    "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(), 10)}
+_SPOKEN_CLOCK: Final = re.compile(
+    r"\b(" + "|".join(sorted(_HOUR_WORDS, key=len, reverse=True)) + r") "
+    r"(oh (?:" + "|".join(_UNITS) + r")|(?:" + "|".join(_TENS) + r")(?: (?:" + "|".join(_UNITS)
+    + r"))?|" + "|".join(_TEENS) + r")(?=" + _PART_SAID + r"|\s*(?:[.,;:!?]|$)|\s+(?:and|to|"
+    r"until|till)\b)")
+"""A time said as its hour and minutes: 'ten forty five', 'one twenty', 'nine oh five',
+followed by its part of the day or the end of the phrase ('two twenty dollar bills' is not)."""
+
+
+def _minutes_word(text: str) -> int:
+    """The minutes of a spoken clock time: 'forty five' -> 45, 'oh five' -> 5, 'ten' -> 10."""
+    words = text.split()
+    if words[0] == "oh":
+        return _UNITS.index(words[1]) + 1
+    if words[0] in _TEENS:
+        return _TEENS[words[0]]
+    return _TENS[words[0]] + (_UNITS.index(words[1]) + 1 if len(words) > 1 else 0)
+
+
+def _digits_for_spoken_times(text: str) -> str:
+    """``text`` with each spoken clock time as digits: 'ten forty five' -> '10:45'."""
+    return _SPOKEN_CLOCK.sub(
+        lambda m: f"{_HOUR_WORDS[m.group(1)]}:{_minutes_word(m.group(2)):02d}", text)
+
+
 def find_clock_span(question: str) -> SpanCheck | None:
     """The span check of ``question`` (module docstring), or None."""
-    text = " ".join(clean_spoken(question).split())
+    text = _digits_for_spoken_times(" ".join(clean_spoken(question).split()))
     asked = _ASKS_SPAN.search(text)
     if asked is None:
         return None

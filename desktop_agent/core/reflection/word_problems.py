@@ -77,13 +77,16 @@ _ASKS_NUMBER: Final = re.compile(
 """The question asks for a number (on the lower-case text, quantities as digits)."""
 _ASKS_NUMBER_OF_TWO: Final = re.compile(
     r"\bwhat(?:'s| is| are| was| will be| would be| does| do| did| should)\b[^.?!]*?\b(?:"
-    r"pay|owe|earn|spend|save|share|balance|interest|savings|salary|wage|bill|score|ratio|"
-    r"weight|length|width|height|budget|mileage|(?:pace|rate) in [a-z]+ (?:per|an?|each))\b"
-    r"|\bhow fast\b")
+    r"pay|paying|pays|owe|earn|spend|spent|save|share|balance|interest|savings|salary|wage|"
+    r"bill|score|ratio|weight|length|width|height|budget|mileage|"
+    r"(?:pace|rate) in [a-z]+ (?:per|an?|each))\b"
+    r"|\bhow fast\b|\b(?:what|which) year\b")
 """With two numbers stated or more, these ask for a number too ("three friends split a 42
 dollar fare and a 6 dollar tip: what does each pay?", "5 km in 27.5 minutes: what was my
 pace in minutes per kilometer?"); with one, a fact ("what do I pay in taxes on 50,000
-dollars?", "what was my pace?": minutes and seconds, not one number)."""
+dollars?", "what was my pace?": minutes and seconds, not one number). "What year": "she
+turned 82 in 2020, what year was she born?" (with one number, "what year did the war end
+after 1939" is a fact)."""
 _ASKS_HOW_LONG: Final = re.compile(r"\bhow long\b")
 _RATE: Final = re.compile(r"\b(?:per|an? (?:second|minute|hour|day|week|month|year|meal|serving)"
                           r"|each|every)\b|/")

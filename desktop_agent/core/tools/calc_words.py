@@ -191,6 +191,18 @@ _BEFORE_NUMBERS: Final = (
     (re.compile(r"\bthree quarters of an? (?=[a-z])"), "0.75 "),
 )
 _DOZENS: Final = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?) dozen\b")
+_CURRENCY: Final = r"(dollar|pound|euro|buck|quid)s?"
+_CENTS_END: Final = (r"([0-9]{2})(?!\d|\.\d)(?!\s*(?:%|percent|cents?|pence|p\b|grams?|g\b|kilos?"
+                     r"|kg|minutes?|hours?|seconds?|days?|weeks?|months?|years?|miles?|km"
+                     r"|people|times|items?|[a-z]+s\b))")
+_MONEY_AND_CENTS: Final = re.compile(r"(?<![\d.])(\d+) " + _CURRENCY + " " + _CENTS_END)
+"""An amount said with its cents after the currency: "2 dollars 40" -> "2.40 dollars",
+"126 pounds 40" -> "126.40 pounds" (not "5 dollars 20 people")."""
+_A_MONEY_AND_CENTS: Final = re.compile(r"\b(?:a|one) " + _CURRENCY + " " + _CENTS_END)
+"""'a dollar 95' -> '1.95 dollars'."""
+_PRICE_EACH: Final = re.compile(r"\b(at|for|costs?|is|are) (\d{1,3}) ([0-9]{2}) "
+                                r"(each|apiece|a piece|a pop)\b")
+"""A price said as its units and cents: "3 coffees at 4 50 each" -> "at 4.50 each"."""
 
 
 def replace_quantity_words(text: str) -> str:
@@ -199,8 +211,10 @@ def replace_quantity_words(text: str) -> str:
     "three and a half" -> "3.5", "one and a quarter" -> "1.25", "two and three quarters"
     -> "2.75", "a dozen" -> "12", "3 dozen" -> "36", "half a dozen" -> "6", "a couple of"
     and "a pair of" -> "2", "half an hour" -> "0.5 hour", "a quarter of a mile" -> "0.25
-    mile". "half of 80" and "a quarter of 80" are left to the calculator (operators), and
-    "half past" / "quarter to" to the time phrases (this function does not touch them).
+    mile", "2 dollars 40" -> "2.40 dollars", "a pound 95" -> "1.95 pounds", "at 4 50 each"
+    -> "at 4.50 each". "half of 80" and "a quarter of 80" are left to the calculator
+    (operators), and "half past" / "quarter to" to the time phrases (this function does
+    not touch them).
 
     Args:
         text: Lower-case text; hyphens between words should already be spaces.
@@ -213,7 +227,10 @@ def replace_quantity_words(text: str) -> str:
     text = replace_number_words(text)
     text = _AND_FRACTION.sub(lambda m: decimal_text(
         (Fraction(m.group(1)) + _FRACTION_WORDS[m.group(2)]) * int(m.group(3) or 1)), text)
-    return _DOZENS.sub(lambda m: decimal_text(Fraction(m.group(1)) * 12), text)
+    text = _DOZENS.sub(lambda m: decimal_text(Fraction(m.group(1)) * 12), text)
+    text = _A_MONEY_AND_CENTS.sub(lambda m: f"1.{m.group(2)} {m.group(1)}s", text)
+    text = _PRICE_EACH.sub(r"\1 \2.\3 \4", text)
+    return _MONEY_AND_CENTS.sub(lambda m: f"{m.group(1)}.{m.group(3)} {m.group(2)}s", text)
 
 
 def clean_spoken(text: str) -> str:

@@ -78,6 +78,10 @@ def test_word_constraints_are_read_from_the_question() -> None:
     assert find_check("Describe a forest in nine words.") == SentenceCheck("words", 9)
     assert find_check("Describe a forest in ten words or fewer.") is None  # not exact
     assert find_check("Give me a five-word sentence about coffee.") == SentenceCheck("words", 5)
+    assert find_check("Suggest a title for a mystery novel, exactly three words.") == \
+        SentenceCheck("words", 3)
+    assert find_check("A motivational line that's exactly seven words long.") == \
+        SentenceCheck("words", 7)
     assert find_check("Give me a four-word motto for a running club.") == \
         SentenceCheck("words", 4)
     assert find_check("Tell me about the ocean using exactly six words.") == \

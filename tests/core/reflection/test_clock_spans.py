@@ -130,3 +130,19 @@ def test_a_repair_says_the_span_in_the_questions_unit_and_flags_the_wrong_number
     late = find_clock_span("How many minutes is it from 14:00 to 16:30?")
     assert late is not None and late.judge("150 minutes, from 2:00 to 4:30.").verdict \
         is Verdict.GOOD
+
+
+@pytest.mark.parametrize(("question", "minutes"), [
+    ("How many minutes are there from ten forty-five in the morning to one twenty in the "
+     "afternoon?", 155),
+    ("I fell asleep at eleven thirty last night and woke up at seven fifteen this morning. "
+     "How many minutes did I sleep?", 465),
+    ("how long is it from nine oh five to ten fifteen?", 70),
+])
+def test_times_said_as_hour_and_minutes(question: str, minutes: int) -> None:
+    check = find_clock_span(question)
+    assert check is not None and check.minutes == minutes
+
+
+def test_a_spoken_number_pair_that_is_no_time_is_no_span() -> None:
+    assert find_clock_span("how many minutes from two twenty dollar bills") is None

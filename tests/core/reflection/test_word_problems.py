@@ -103,6 +103,15 @@ def test_other_questions_are_not_word_problems(question: str) -> None:
     assert find_word_problem(question) is None
 
 
+@pytest.mark.parametrize("question", [
+    "My grandmother turned eighty-two on her birthday in 2020. What year was she born?",
+    "A shirt costs forty dollars, it's twenty percent off, then eight percent tax. What do I "
+    "end up paying?",
+])
+def test_a_year_or_what_i_end_up_paying_from_two_numbers_is_a_word_problem(question: str) -> None:
+    assert find_word_problem(question) is not None
+
+
 def test_an_expression_is_worked_out_exactly_with_its_steps() -> None:
     worked = expression_value("8 - 3 * 2")
     assert worked is not None and worked.value == 2

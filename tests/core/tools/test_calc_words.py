@@ -29,6 +29,12 @@ from desktop_agent.core.tools.calc_words import (
     ("a quarter of an hour", "0.25 hour"),
     ("three quarters of a mile", "0.75 mile"),
     ("twenty-five percent off", "25 percent off"),
+    ("two dollars forty each", "2.40 dollars each"),
+    ("a bill of 126 pounds 40", "a bill of 126.40 pounds"),
+    ("a pen for a dollar ninety-five.", "a pen for 1.95 dollars."),
+    ("three coffees at four fifty each", "3 coffees at 4.50 each"),
+    ("five dollars twenty people", "5 dollars 20 people"),  # not an amount
+    ("two dollars forty cents", "2 dollars 40 cents"),
     # Left alone: the calculator's operators and the time phrases read these.
     ("half of 80", "half of 80"),
     ("a quarter of 120", "a quarter of 120"),
