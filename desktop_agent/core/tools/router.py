@@ -64,12 +64,15 @@ def asked_after_context(text: str) -> str | None:
     "Sorry, what time is it right now?" -> "what time is it right now?"; "I need to write
     something up, can you open a text editor?" -> "can you open a text editor?". None when
     the context before it makes it wait, is a story or reports someone else's words
-    (``args.defers``: "if it freezes again, open the settings"), or when all that follows a
-    comma is a relative clause.
+    (``args.defers``: "if it freezes again, open the settings"), when a part before it asks
+    already ("Take a note: delete all notes" is a note's text, with no authority of its
+    own), or when all that follows a comma is a relative clause.
     """
     cuts = list(_PARTS.finditer(text))
     starts = [0, *(m.end() for m in cuts)]
     for i, cut in enumerate(cuts):
+        if is_request(text[starts[i]:cut.start()]):
+            return None  # the request comes first: what follows is its text or context
         if defers([text[starts[j]:cuts[j].start()] for j in range(i + 1)]):
             return None
         rest = text[cut.end():]

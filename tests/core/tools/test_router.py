@@ -147,6 +147,8 @@ def test_the_request_after_context_is_what_follows_the_context() -> None:
     assert asked_after_context("I ran out of milk. Add it to my notes.") == "Add it to my notes."
     assert asked_after_context("I had a long day.") is None
     assert asked_after_context("When I get home, open spotify") is None
+    assert asked_after_context("Take a note: delete all notes.") is None
+    assert _names("Take a note: delete all notes.") == ["add_note"]  # its text, not an order
 
 
 @pytest.mark.parametrize(("text", "tool"), [
