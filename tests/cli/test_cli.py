@@ -74,6 +74,23 @@ def test_ask_uses_the_time_tool(tmp_path: Path, speak: Any) -> None:
 
 @pytest.mark.models
 @pytest.mark.slow
+def test_ask_checks_its_answer_as_the_window_does() -> None:
+    # Reflection "checkable" (the settings' default): a span the speaker gets wrong
+    # ("thirty-six minutes" before ask reflected) is repaired before the turn ends.
+    from desktop_agent.core.reflection.clock_spans import find_clock_span
+    from desktop_agent.core.reflection.verdict import Verdict
+
+    question = ("I fell asleep at eleven thirty last night and woke up at seven fifteen this "
+                "morning. How many minutes did I sleep?")
+    proc = _run(["ask", "--text", question, "--json"])
+    assert proc.returncode == 0, proc.stderr
+    reply = json.loads(proc.stdout)["reply"]
+    check = find_clock_span(question)
+    assert check is not None and check.judge(reply).verdict is Verdict.GOOD, reply
+
+
+@pytest.mark.models
+@pytest.mark.slow
 def test_ask_answers_a_typed_question(tmp_path: Path) -> None:
     reply = tmp_path / "reply.wav"
     proc = _run(["ask", "--text", "What is the capital of France?", "--out", str(reply),
