@@ -70,7 +70,7 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
     if entry.verbatim:
         return entry.words(_PLEASE.sub("", text.strip()))
     text = _FILLER.sub(" ", text).strip()  # "start a countdown, uh, an hour and a half"
-    clauses = _CLAUSE.split(text)
+    clauses = CLAUSE.split(text)
     if len(clauses) > 1 and _TAKEN_BACK.match(clauses[-1]):
         return None  # "open the terminal, actually no, don't": taken back
     args = entry.words(_request(text))
@@ -88,7 +88,7 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
 def _clauses(text: str) -> list[str] | None:
     """The clauses of a request said in more than one; None for one clause or a question."""
     text = _FILLER.sub(" ", text).strip()  # as arguments_from_words reads it
-    clauses = _CLAUSE.split(text)
+    clauses = CLAUSE.split(text)
     if len(clauses) < 2 or asks_about(text) or text.rstrip().endswith("?"):
         return None
     return clauses
@@ -102,10 +102,10 @@ def first_clause(text: str) -> str | None:
     installed"), takes it back, or the first clause reports someone else's words.
     """
     clauses = _clauses(text)
-    while clauses and len(clauses) > 2 and _INTERJECTION.match(clauses[0]):
-        clauses = clauses[1:]  # "Actually, scrap the reminder about mum, I've called her"
     if clauses is None:
         return None
+    while len(clauses) > 2 and _INTERJECTION.match(clauses[0]):
+        clauses = clauses[1:]  # "Actually, scrap the reminder about mum, I've called her"
     first, *context = clauses
     if any(not _AFTER_REQUEST.match(c) or _NOT_AFTER_REQUEST.search(c)
            or _REPORTED_IN.search(c) or _NOT_NOW.search(c) for c in context) \
@@ -141,7 +141,7 @@ def defers(context: Sequence[str]) -> bool:
         or bool(context and _REPORTED.search(context[-1]))
 
 
-_CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+|(?<=[.?!])\s+")
+CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+|(?<=[.?!])\s+")
 """Where a request's clauses part: context first, then the request ("I need to write an
 email, open my mail program"), or the other way round, in one sentence or two ("Could you
 bring up the calculator? I want to do a few sums myself")."""

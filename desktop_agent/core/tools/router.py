@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from desktop_agent.core.ports import ToolSpec
-from desktop_agent.core.tools.args import defers
+from desktop_agent.core.tools.args import CLAUSE, defers
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
 from desktop_agent.core.tools.tool_def import Catalog
@@ -48,11 +48,9 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
     # A rule may need the context ("my birthday's on June the 3rd, what day does that fall
     # on?") or read only the request ("I need to write something up, can you open ...").
     return tuple(s for s in specs if (entry := catalog.get(s.name)) is not None
-                 and (entry.offered(t) or entry.offered(asked)))
+                 and (entry.offered(t) or (asked is not t and entry.offered(asked))))
 
 
-_PARTS: Final = re.compile(r"(?<=[.?!])\s+|\s*[,;:]\s+|\s+[-\u2013\u2014]\s+")
-"""Where context and a request said after it part: a sentence's end, a comma, a dash."""
 _RELATIVE: Final = re.compile(r"(?:which|who|whom|whose|when|where|while)\b", re.IGNORECASE)
 """After a comma these open a relative clause ("my timer went off, which was annoying"),
 not a question."""
@@ -68,7 +66,7 @@ def asked_after_context(text: str) -> str | None:
     already ("Take a note: delete all notes" is a note's text, with no authority of its
     own), or when all that follows a comma is a relative clause.
     """
-    cuts = list(_PARTS.finditer(text))
+    cuts = list(CLAUSE.finditer(text))  # a comma, a dash, a sentence's end
     starts = [0, *(m.end() for m in cuts)]
     for i, cut in enumerate(cuts):
         if is_request(text[starts[i]:cut.start()]):
