@@ -35,7 +35,7 @@ def _ask(args: argparse.Namespace) -> int:
     from desktop_agent.compose.knowledge import check_folders, make_proposer, open_index
     from desktop_agent.compose.ledger import open_store
     from desktop_agent.compose.mcp import wire_mcp
-    from desktop_agent.compose.reflection import grammar_writer_for, verdict_judge_for
+    from desktop_agent.compose.reflection import reflectors_for
     from desktop_agent.core.turns.policy import TurnPolicy
     from desktop_agent.runtime.headless import HeadlessExecutor
 
@@ -70,8 +70,7 @@ def _ask(args: argparse.Namespace) -> int:
     # Checked as in the window (Settings: reflection, "checkable" by default): the model
     # judge and the constrained writing on the small model, as the app's LLM worker builds.
     reflection = settings.interaction.reflection
-    judge = verdict_judge_for(engines.llm) if reflection == "on" else None
-    writer = grammar_writer_for(engines.llm) if reflection != "off" else None
+    judge, writer = reflectors_for(engines.llm, reflection)
     with HeadlessExecutor(engines.llm, engines.tts, tools, engines.asr,
                           policy=TurnPolicy(reflection=reflection), judge=judge, writer=writer,
                           max_tokens=args.max_tokens, desk=desk,

@@ -96,3 +96,16 @@ def grammar_writer_for(engine: Any) -> GrammarWriter | Writers | None:
     if large is None or large is small:
         return sentences
     return Writers(computations=LlamaGrammarWriter(large), sentences=sentences)
+
+
+def reflectors_for(engine: Any, reflection: str
+                   ) -> tuple[VerdictJudge | None, GrammarWriter | Writers | None]:
+    """The model judge and the grammar writers a ``reflection`` mode uses on ``engine``.
+
+    The judge only for 'on' (every reply), the writers for 'on' and 'checkable'; neither
+    for 'off'. For a headless loop (``ask``, ``bench verdicts``); the window's LLM worker
+    builds the same from its factories on its own thread.
+    """
+    judge = verdict_judge_for(engine) if reflection == "on" else None
+    writer = grammar_writer_for(engine) if reflection != "off" else None
+    return judge, writer

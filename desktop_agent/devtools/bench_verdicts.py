@@ -154,7 +154,7 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
               plain: int) -> int:
     """Ask every task through the headless loop and print the scoreboard."""
     from desktop_agent.compose.engines import load_engines
-    from desktop_agent.compose.reflection import grammar_writer_for, verdict_judge_for
+    from desktop_agent.compose.reflection import reflectors_for
     from desktop_agent.core.reflection.verdict import writer_for
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.turns.policy import TurnPolicy
@@ -166,8 +166,7 @@ def run_bench(tasks_path: Path, *, as_json: bool, reflection: str, barge_in: boo
     assert engines.llm is not None and engines.tts is not None
     # As in the app: the model judge and the constrained sentences on the small model
     # (beside a speaking model: the composite's decider), the computations by the speaker.
-    judge = verdict_judge_for(engines.llm) if reflection == "on" else None
-    writer = grammar_writer_for(engines.llm) if reflection != "off" else None
+    judge, writer = reflectors_for(engines.llm, reflection)
     policy = TurnPolicy(reflection=reflection, llm_first_token_timeout_s=LLM_TIMEOUT_S)
     rows = []
     for task in tasks:
