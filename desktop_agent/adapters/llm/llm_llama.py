@@ -278,6 +278,7 @@ class LlamaLlm:
         half. Runs on: the LLM worker thread."""
         payload = [_to_openai(m) for m in _tool_results_as_notes(messages)]
         words = 0
+        stream = None
         try:
             stream = self._llm.create_chat_completion(
                 payload, stream=True, max_tokens=max_tokens,
@@ -299,6 +300,9 @@ class LlamaLlm:
             raise LlmError("llm_failed", f"The language model failed: {exc}.",
                            "Try again; if it repeats, run `desktop-agent doctor`.") from exc
         finally:
+            if stream is not None:
+                stream.close()  # a reply cut short: the generation ends here, not at GC
+            _release_sampler(self._llm)
             if words >= OPENING_WORDS:
                 self._generation_threads(self.n_threads)
 
@@ -355,6 +359,21 @@ class LlamaLlm:
             llama_set_n_threads(self._llm._ctx.ctx, n, self.n_threads)
         except Exception as exc:  # only a lost optimisation
             _LOGGER.debug("turn=0 cannot set llama.cpp threads: %s", exc)
+
+
+def _release_sampler(llm: Any) -> None:
+    """Free the sampler chain of the generation that has just ended, now.
+
+    llama-cpp-python builds a new chain for every generation, with a buffer for the whole
+    vocabulary (1.7 MiB for Qwen2.5's 151,936 tokens), and the old chain is freed only when
+    Python's cycle collector reaches it (its closer refers back to it). In the app, whose
+    objects are many and long-lived, that comes seldom: the soak's memory crept by about a
+    chain a reply (docs/notes/soak.md).
+    """
+    sampler = getattr(llm, "_sampler", None)
+    if sampler is not None:
+        sampler.close()
+        llm._sampler = None
 
 
 def _tool_results_as_notes(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
