@@ -181,7 +181,8 @@ _NOT_AFTER_REQUEST: Final = re.compile(
     r"\b(?:mean|meant|sorry|wait|not yet|nah|later|tomorrow|tonight|next|in a (?:minute|sec|"
     r"second|bit|while)|maybe|perhaps|not sure|unsure|keep|leave|changed my mind|ignore|"
     r"joking|kidding|hold on|or not|provided|assuming|what|who|why|how|should|could|would|"
-    r"can|did|does|is that|name|called|no|not|don't|never|instead|also|too|and|or)\b|\?",
+    r"can|did|does|is that|name|(?<!i )(?<!i've )(?<!already )(?<!just )called|no|not|don't|never|"
+    r"instead|also|too|and|or)\b|\?",
     re.IGNORECASE)
 """What a later clause must not say for the first clause to be acted on now: a correction
 ("I mean the egg timer"), a delay, a hedge, a question, more requests ("and the pasta")."""

@@ -265,6 +265,18 @@ def _asks(user: str) -> bool:
         (last := last_clause(user)) is not None and is_request(last))
 
 
+def _words_of(tool: str, user: str, asked: str | None, catalog: Catalog) -> Args | None:
+    """``tool``'s arguments from the words of the request, from the part that asks first.
+
+    When some context comes before the request ("I've got a meeting at three, so can you
+    remind me at quarter to three to prep the slides?": the meeting is not the reminder),
+    the request alone is read; else, or when it spells out nothing, all of it.
+    """
+    if asked is not None and (args := arguments_from_words(tool, asked, catalog)) is not None:
+        return args
+    return arguments_from_words(tool, user, catalog)
+
+
 def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool = True,
                   catalog: Catalog = BUILTIN, by_meaning: bool = False) -> Decision:
     """What the user's words decide about a call to one of ``candidates``.
@@ -281,8 +293,9 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
             words of a request spell out the arguments of the nearest candidate (the
             first), all of them or their last clause after some context.
     """
+    asked = asked_after_context(user) if use_words else None
     from_words = {t.name: args for t in candidates if use_words
-                  and (args := arguments_from_words(t.name, user, catalog)) is not None}
+                  and (args := _words_of(t.name, user, asked, catalog)) is not None}
     explicit = [name for name, args in from_words.items() if args and (not by_meaning or (
         name == candidates[0].name and _asks(user)))]
     if not explicit and len(candidates) == 1 and not by_meaning:

@@ -210,12 +210,18 @@ def open_app_args(text: str) -> dict[str, Any] | None:
     return {"app": " ".join(words)} if words else None
 
 
+_CALLED: Final = re.compile(r"^(?:file|folder|document|directory)\s+(?:called|named)\s+",
+                            re.IGNORECASE)
+
+
 def open_location_args(text: str) -> dict[str, Any] | None:
     """Words rule of ``open_location``: ``{'target': <address or folder as said>}``, or None."""
     what = _target(text)
     if not what or not (spoken_address(what) or _LOCATION.search(what)):
         return None
-    return {"target": re.sub(r"^(?:the|my|a)\s+", "", what, flags=re.IGNORECASE)}
+    what = re.sub(r"^(?:the|my|a)\s+", "", what, flags=re.IGNORECASE)
+    named = _CALLED.sub("", what)  # "the file called budget 2024": the name is looked for
+    return {"target": named if named and not spoken_address(named) else what}
 
 
 def asks_open_app(text: str) -> bool:

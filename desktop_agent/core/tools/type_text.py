@@ -38,12 +38,15 @@ _TYPE: Final = re.compile(
     r"(?:type\s+out|type\s+in|key\s+in|type|enter(?=\s+(?:the\s+)?(?:words?|text|phrase)\b))"
     r"(?!\s+of\b)"
     r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
+    r"(?:\s+for\s+me)?"
     rf"\s*[:,;-]?\s+(?P<text>.+?){_TARGET}(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
 _WRITE_INTO: Final = re.compile(
     rf"^write\s+(?P<text>.+?)\s+(?:in|into|in\s+to)\s+{_PLACE}"
     r"(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
 """"Write thanks for your help in this box": "write" asks to type only with where to."""
 _QUOTES: Final = "\"'“”‘’«»"
+_HESITATION: Final = re.compile(r"^(?:(?:uh+|um+|erm|er)\b[,.]?\s*)+", re.IGNORECASE)
+"""A hesitation before the words ("type, uh, thanks so much"): not part of them."""
 
 
 class Typist(Protocol):
@@ -91,7 +94,7 @@ def type_text_args(text: str) -> dict[str, Any] | None:
     match = _TYPE.match(asked) or _WRITE_INTO.match(asked)
     if match is None:
         return None
-    words = clean_text(match.group("text"))
+    words = clean_text(_HESITATION.sub("", match.group("text")))
     return {"text": words} if words else None
 
 

@@ -151,6 +151,9 @@ def _take_time(text: str, parts: _Parts) -> str:
     if m:
         minute = {"half": 30, "quarter": 15}.get(m.group(1)) or int(m.group(1))
         return _set_clock(text, parts, int(m.group(2)), minute, m.group(3))
+    m, text = _take(rf"\bhalf (\d{{1,2}}){ampm}\b", text)
+    if m:  # British "half nine": half past nine
+        return _set_clock(text, parts, int(m.group(1)), 30, m.group(2))
     m, text = _take(rf"\b(quarter|\d{{1,2}})(?: minutes?)? (?:to|till|til|before) (\d{{1,2}})"
                     rf"{ampm}\b", text)
     if m:

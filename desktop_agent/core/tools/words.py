@@ -48,10 +48,11 @@ def _drop_article(text: str) -> str:
 
 _ADD_NOTE: Final = (
     _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another )?(?:note|memo)"
-        r"(?:\s+(?:that says|that reads|which says|saying|to say|that|of|about|:))?[:,]?\s+"
+        r"(?:\s+(?:to (?:self|myself)|that says|that reads|which says|saying|to say|that|of|about"
+        r"|:))?[:,]?\s+"
         r"(?P<x>.+)$"),
     _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?:that\s+)?(?P<x>.+)$"),
-    _rx(r"^note(?: that)?[:,]?\s+(?P<x>.+)$"),
+    _rx(r"^note(?:\s+to\s+(?:self|myself))?(?: that)?[:,]?\s+(?P<x>.+)$"),
     _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),
     _rx(r"^remember that\s+(?P<x>.+)$"),
 )

@@ -43,6 +43,11 @@ from desktop_agent.core.tools.args import arguments_from_words, is_grounded
     # ... or in the first clause, before some context.
     ("cancel_timer", "cancel the tea timer, I've already made it", {"which": "tea"}),
     ("cancel_timer", "cancel the tea timer, because I'm done", {"which": "tea"}),
+    # "called" as in a phone call, not a name ("the one called pasta")
+    ("cancel_timer", "Actually, scrap the reminder about ringing my mum, I've already called "
+     "her.", {"which": "ringing my mum"}),
+    ("add_note", "Note to self, buy more printer ink.", {"text": "buy more printer ink"}),
+    ("add_note", "make a note to self: call the bank", {"text": "call the bank"}),
     ("media_control", "hold the music a sec, my phone's ringing", {"action": "pause"}),
     ("media_control", "pause whatever is playing", {"action": "pause"}),
     ("set_volume", "I can barely hear anything, turn the volume up", {"setting": "up"}),

@@ -44,6 +44,16 @@ def test_spelled_out_arguments_decide_without_the_model() -> None:
     assert plan_decision(text, (TIMERS, REMIND), use_words=False).call is None
 
 
+def test_arguments_come_from_the_part_that_asks_when_context_comes_first() -> None:
+    text = ("I've got a meeting with Sarah at three, so can you remind me at quarter to three "
+            "to prep the slides?")
+    assert plan_decision(text, (REMIND,)).call == ToolCall(
+        "set_reminder", {"text": "prep the slides", "when": "at quarter to three"}, "call_1")
+    # a request with nothing before it is read whole, as before
+    assert plan_decision("remind me at 5 to call mum", (REMIND,)).call == ToolCall(
+        "set_reminder", {"text": "call mum", "when": "at 5"}, "call_1")
+
+
 def test_a_sure_tool_alone_is_called_without_the_model_even_without_word_rules() -> None:
     for spec in (TIME, NOTES):
         assert plan_decision("what time is it", (spec,)).call == ToolCall(spec.name, {},

@@ -75,9 +75,13 @@ inside makes one (issue 24, eleventh session), with the tools now offered."""
 ARGS_CHANGED: dict[tuple[str, str], dict[str, str]] = {
     ("add_note", "write this down, um, mum wants the blue scarf not the green one"):
         {"text": "mum wants the blue scarf not the green one"},
+    ("add_note", "note to self, never buy that brand of coffee again"):
+        {"text": "never buy that brand of coffee again"},
 }
-"""Arguments changed on purpose (issue 24, tenth session): a hesitation ("um", "uh") inside a
-request is dropped before the rules read it, so it is not saved in a note either."""
+"""Arguments changed on purpose: a hesitation ("um", "uh") inside a request is dropped before
+the rules read it, so it is not saved in a note either (issue 24, tenth session); "note to
+self" opens a note and is not in it (twelfth session, found on the tuning set's "Note to
+self, buy more printer ink.")."""
 
 
 DESKTOP_VERBS = re.compile(

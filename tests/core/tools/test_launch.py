@@ -96,6 +96,8 @@ def test_spoken_addresses(said: str, url: str | None) -> None:
     ("Could you open the calculator for me?", {"app": "calculator"}, None),
     ("Open example dot org in the browser.", None, {"target": "example dot org"}),
     ("open my tax folder", None, {"target": "tax folder"}),
+    ("open the file called budget 2024", None, {"target": "budget 2024"}),
+    ("open the folder named invoices", None, {"target": "invoices"}),
     ("open the door", None, None), ("start a conversation", None, None),
     ("open my notes", None, None), ("what time is it", None, None),
 ])

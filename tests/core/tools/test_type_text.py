@@ -30,6 +30,8 @@ from desktop_agent.core.tools.write_actions import WriteContext
     ("write thanks for your help in this box", "thanks for your help"),
     ("write hello into the search box please", "hello"),
     ("In the search box type cheap flights to lisbon", "cheap flights to lisbon"),
+    ("type this for me: see you at six", "see you at six"),
+    ("type, uh, thanks so much", "thanks so much"),
 ])
 def test_the_words_after_type_are_the_text(said: str, text: str) -> None:
     assert asks_type_text(said) and type_text_args(said) == {"text": text}

@@ -72,6 +72,7 @@ def test_parse_duration_non_string() -> None:
     ("wednesday at 5", at(11, 17)), ("next wednesday", at(18, 9)),
     ("wednesday at 1 pm", at(18, 13)),
     ("at half past 6", at(11, 18, 30)), ("at quarter to 7", at(11, 18, 45)),
+    ("tomorrow morning at half nine", at(12, 9, 30)), ("at half 6", at(11, 18, 30)),
     ("at quarter past 8 tonight", at(11, 20, 15)), ("at 10 past 4", at(11, 16, 10)),
     ("December 24 at 10 am", at(24, 10, month=12)), ("december 24th", at(24, 9, month=12)),
     ("the twenty fourth of december", at(24, 9, month=12)),
