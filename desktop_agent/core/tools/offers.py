@@ -131,8 +131,16 @@ _ADD_FIRST: Final = _rx(r"^(?:(?:take|make|add|create|save|write|jot)\b.{0,20}?\
 when it says "delete all notes" (its words have no authority)."""
 
 
+_REMEMBER_THAT: Final = _rx(r"^remember that\s+(?!(?:time|day|night|one|thing|place|guy|girl|"
+                           r"song|film|movie|show|trip|bit|moment)\b)\w[^?]*$")
+"""Something to keep, said as "remember that ..." ("remember that the spare key is under the
+mat"): a new note. Not "remember that time we ...", and not a question."""
+
+
 def note_tools(t: str) -> set[str]:
     """The note tools a request could need (none unless it mentions a note)."""
+    if _REMEMBER_THAT.match(strip_lead(t)):
+        return {"add_note"}
     if not _NOTE.search(t):
         return set()
     if _ADD_FIRST.search(strip_lead(t)):

@@ -72,6 +72,14 @@ POLITE: dict[str, list[str]] = {
 inside makes one (issue 24, eleventh session), with the tools now offered."""
 
 
+REMEMBER_THAT: dict[str, list[str]] = {
+    "remember that the wifi password is blue giraffe 42": ["add_note"],
+}
+"""A pinned utterance offered a note on purpose since "remember that ..." asks for one (issue
+24, twelfth session: the issue's own example and two lines of the tuning sets; this pinned
+line, which got no tool before, is in the held-out set and was seen only here)."""
+
+
 ARGS_CHANGED: dict[tuple[str, str], dict[str, str]] = {
     ("add_note", "write this down, um, mum wants the blue scarf not the green one"):
         {"text": "mum wants the blue scarf not the green one"},
@@ -117,7 +125,7 @@ def test_the_router_offers_the_same_tools() -> None:
         newly = request and not u["is_request"] and (
             DESKTOP_VERBS.match(strip_lead(u["text"])) or u["text"] in POLITE)
         pinned = CLOCK_CHANGED.get(u["text"], AFTER_CONTEXT.get(
-            u["text"], POLITE.get(u["text"], u["candidates"])))
+            u["text"], POLITE.get(u["text"], REMEMBER_THAT.get(u["text"], u["candidates"]))))
         if old != pinned or (request != u["is_request"] and not newly):
             diffs.append(f"{u['text']!r}: {old} != {u['candidates']}")
         new = [name for name in got if name not in _OLD and name not in DESKTOP_TOOLS]

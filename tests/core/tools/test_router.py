@@ -80,6 +80,7 @@ def test_the_desktop_s_imperatives_are_requests(text: str) -> None:
     ("go through my notes for anything on the car", "search_notes"),
     ("save a memo saying ring the school", "add_note"),
     ("ugh, skip this song", "media_control"),
+    ("remember that the spare key is under the mat", "add_note"),
 ])
 def test_everyday_verbs_reach_their_tool(text: str, tool: str) -> None:
     assert is_request(text)
@@ -91,6 +92,8 @@ def test_everyday_verbs_reach_their_tool(text: str, tool: str) -> None:
     "drops of rain on the window",
     "the bin men come on Tuesdays",
     "the kids are counting down to Christmas",
+    "remember that time we went to Paris",  # a memory, not something to keep
+    "remember that the shop shuts at five?",
 ])
 def test_new_verbs_do_not_make_statements_requests(text: str) -> None:
     assert _names(text) == []
