@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from desktop_agent.core.tools.calc_words import money_with_cents
+
 _MONEY: Final = re.compile(
     r"(?<=\d)\s*(?:dollars?|bucks|euros?|pounds?|quid|pence|cents?)\b"
     r"|[$£€](?=\s*\d)", re.IGNORECASE)
@@ -66,6 +68,11 @@ _SHAPES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...
         (r"^(?:divide|split|share) (?P<a>.+?) (?:by|between|among|amongst|into)"
          rf" (?P<b>.+?){_TAIL}$",
          lambda m: f"{m['a']} divided by {m['b']}"),
+        (r"^(?:so )?(?:if |when )?(?:we|i|you|they)(?: need to| want to| have to| are going to"
+         r"| 're going to)? (?:split|share|divide)(?: up)? (?:(?:a|the) (?:bill|cost|total"
+         r"|check|tab|price|fare|meal)(?: of)? )?(?P<a>.+?) (?:between|among|amongst|by)"
+         rf" (?P<b>\S+?){_TAIL}(?: evenly| equally)?,? (?:how much|what)\b.*$",
+         lambda m: f"{m['a']} divided by {m['b']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<a>.+?) (?:to|onto) (?P<b>.+)$",
          lambda m: f"{m['b']} plus {m['a']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<x>.+?)(?: together)?$",
@@ -94,7 +101,7 @@ def verbs_as_operators(text: str) -> str:
     minus 20 percent of 45". Text of no known shape
     is returned as it was, money words after numbers dropped.
     """
-    text = _MONEY.sub("", text)
+    text = _MONEY.sub("", money_with_cents(text))  # "126 pounds 40": 126.40, not 126 40
     text = _MONEY_AFTER_NUMBER.sub(" ", text)
     text = " ".join(text.split())
     for pattern, rewrite in _SHAPES:

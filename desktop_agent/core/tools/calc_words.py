@@ -228,8 +228,16 @@ def replace_quantity_words(text: str) -> str:
     text = _AND_FRACTION.sub(lambda m: decimal_text(
         (Fraction(m.group(1)) + _FRACTION_WORDS[m.group(2)]) * int(m.group(3) or 1)), text)
     text = _DOZENS.sub(lambda m: decimal_text(Fraction(m.group(1)) * 12), text)
+    return money_with_cents(_PRICE_EACH.sub(r"\1 \2.\3 \4", text))
+
+
+def money_with_cents(text: str) -> str:
+    """An amount said with its cents after the currency, written as one number.
+
+    "2 dollars 40" -> "2.40 dollars", "a pound 95" -> "1.95 pounds" (lower-case text); not
+    "5 dollars 20 people".
+    """
     text = _A_MONEY_AND_CENTS.sub(lambda m: f"1.{m.group(2)} {m.group(1)}s", text)
-    text = _PRICE_EACH.sub(r"\1 \2.\3 \4", text)
     return _MONEY_AND_CENTS.sub(lambda m: f"{m.group(1)}.{m.group(3)} {m.group(2)}s", text)
 
 

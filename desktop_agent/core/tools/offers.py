@@ -45,7 +45,8 @@ _TIME_ASK: Final = _rx(
     r"|\bhave the time\b|\bwhat o'?clock\b")
 _OPERATOR_WORD: Final = _rx(
     r"\b(?:times|plus|minus|divided by|multiplied by|over|percent|per cent|squared|cubed"
-    r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b|%")
+    r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b|%"
+    r"|\b(?:split|share|divide)\b[^.?!]{1,40}\b(?:between|among|amongst)\b")
 _OPERATOR_SIGN: Final = re.compile(r"\d\s*[-+*/x×^]\s*\d")
 _HAS_NUMBER: Final = _rx(rf"\b{_NUMBER}\b|\d")
 _HAS_DIGIT_OR_WORD_NUMBER: Final = _rx(

@@ -93,11 +93,14 @@ _ASKING: Final = re.compile(
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
     r"|\btimer (?:for|of) \w+|^\W*\d"
-    r"|\b(?:can|could|would|will) you (?!believe\b|imagine\b)|\bplease\W*$", re.IGNORECASE)
+    r"|\b(?:can|could|would|will) you (?!believe\b|imagine\b)|\bplease\W*$"
+    r"|\bhow much\b[^.?!]{0,30}\b(?:each|apiece|per (?:person|head))\b", re.IGNORECASE)
 """A request to the assistant: a question, an imperative (the desktop's too: 'open ...',
 'pause ...', 'turn it down', 'copy that', 'type: ...', 'enter the words ...'), 'remind me
 ...', a timer phrase, bare arithmetic, or "could you" anywhere and "please" at the end ("my
-glasses are upstairs could you read the selected text", "five stone in kilos please").
+glasses are upstairs could you read the selected text", "five stone in kilos please"), and
+"how much ... each" anywhere ("if we split 186 pounds between 4 of us, how much does each
+person pay").
 Statements ("I set a timer yesterday", "my notes are a mess") and sentences read aloud are
 not requests, so they get no tools."""
 

@@ -26,6 +26,10 @@ from desktop_agent.core.tools.calc_verbs import fractions_as_numbers, verbs_as_o
     ("a 15 percent tip on 62 dollars", "15 percent of 62", Fraction(93, 10)),
     ("share 90 between 3 people", "90 divided by 3", 30),
     ("split 250 pounds between 5 of us", "250 divided by 5", 50),
+    ("if we split 148 dollars between 4 people how much does each of us pay",
+     "148 divided by 4", 37),
+    ("we need to split a bill of 126 pounds 40 between four of us, how much is that each?",
+     "126.40 divided by four", Fraction(158, 5)),  # its cents, not "126 40"
     ("add two hundred and five and three", "two hundred and five plus three", 208),
 ])
 def test_a_verb_becomes_its_operator(said: str, operators: str, value: Fraction) -> None:
@@ -51,3 +55,12 @@ def test_the_words_rule_gives_the_expression_in_operator_words() -> None:
         "expression": "1,250 divided by 16"}
     assert arguments_from_words("calculate", "multiply 36 by 7") == {"expression": "36 times 7"}
     assert arguments_from_words("calculate", "add the flour to the butter") is None
+
+
+def test_a_bill_split_between_people_is_a_request_for_the_calculator() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+    from desktop_agent.core.tools.router import candidate_tools
+
+    asked = "So if we split 148 dollars between 4 people how much does each of us pay"
+    assert [s.name for s in candidate_tools(asked, BUILTIN.specs)] == ["calculate"]
+    assert candidate_tools("we split the bill between 4 of us last night", BUILTIN.specs) == ()

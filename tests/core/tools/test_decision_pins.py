@@ -80,6 +80,11 @@ REMEMBER_THAT: dict[str, list[str]] = {
 line, which got no tool before, is in the held-out set and was seen only here)."""
 
 
+EACH_ASKED: frozenset[str] = frozenset({"if we split 96 quid six ways how much is that each"})
+"""A pinned utterance that is a request on purpose since "how much ... each" anywhere asks
+(issue 24, twelfth session, for a bill split "between" some people); no tool offered."""
+
+
 ARGS_CHANGED: dict[tuple[str, str], dict[str, str]] = {
     ("add_note", "write this down, um, mum wants the blue scarf not the green one"):
         {"text": "mum wants the blue scarf not the green one"},
@@ -123,7 +128,8 @@ def test_the_router_offers_the_same_tools() -> None:
         old = [name for name in got if name in _OLD]
         request = is_request(u["text"])
         newly = request and not u["is_request"] and (
-            DESKTOP_VERBS.match(strip_lead(u["text"])) or u["text"] in POLITE)
+            DESKTOP_VERBS.match(strip_lead(u["text"])) or u["text"] in POLITE
+            or u["text"] in EACH_ASKED)
         pinned = CLOCK_CHANGED.get(u["text"], AFTER_CONTEXT.get(
             u["text"], POLITE.get(u["text"], REMEMBER_THAT.get(u["text"], u["candidates"]))))
         if old != pinned or (request != u["is_request"] and not newly):
