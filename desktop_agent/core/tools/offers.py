@@ -64,6 +64,13 @@ _UNIT_ASK: Final = _rx(
     rf"|\b{_UNIT}\b.*\b(?:in|to|into|as)\s+(?:a\s+|an\s+)?{_UNIT}\b")
 _NOTE: Final = _rx(r"\bnotes?\b|\bjot\b|\bwrite (?:(?:this|that|it) )?down\b|\bnotepad\b"
                    r"|\bmemos?\b|\bnotebook\b")
+_SAVED: Final = _rx(r"\b(?:everything|anything|all|what|thing|things|stuff) (?:i've|i have|i) "
+                    r"(?:saved|noted"
+                    r"|written down|wrote down|jotted down)\b|\b(?:save|saved|noted)\s+"
+                    r"(?:anything|something)\b|\b(?:write|wrote|written|jot|jotted)\s+"
+                    r"(?:anything|something)\s+down\b")
+"""Notes named by what the user saved ("wipe everything I've saved", "did I save anything
+about the plumber", "did I write anything down about the boiler")."""
 _NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe|bin|scrap"
                           r"|ditch|trash|drop|throw (?:out|away))\b")
 _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the"
@@ -142,7 +149,7 @@ def note_tools(t: str) -> set[str]:
     """The note tools a request could need (none unless it mentions a note)."""
     if _REMEMBER_THAT.match(strip_lead(t)):
         return {"add_note"}
-    if not _NOTE.search(t):
+    if not (_NOTE.search(t) or _SAVED.search(t)):
         return set()
     if _ADD_FIRST.search(strip_lead(t)):
         return {"add_note"}

@@ -63,14 +63,22 @@ _SEARCH_NOTES: Final = (
     _rx(r"\b(?:search|look|go|check)\s+(?:through\s+|in\s+)?(?:my |the )?notes\s+for\s+"
         r"(?P<x>.+)$"),
     _rx(r"\b(?:find|look for|look up)\s+(?:the |my )?notes?\s+(?P<x>.+)$"),
+    _rx(rf"\b(?:save|saved|noted|write|wrote|written|jot|jotted)\s+(?:down\s+)?(?:anything"
+        rf"|something)\s+(?:down\s+)?{_NOTE_TOPIC}\s+(?P<x>.+)$"),
+    _rx(rf"\b(?:thing|things|stuff)\s+i(?:'ve| have)?\s+(?:saved|noted|wrote down|jotted down)"
+        rf"\s+{_NOTE_TOPIC}\s+(?P<x>.+)$"),
 )
 _ANYTHING_ON: Final = _rx(r"^(?:anything|something|stuff|everything)\s+(?:on|about|to do with"
                          r"|regarding|mentioning|with)\s+")
 """What a search asks for before its words: "my notes for *anything on* passwords"."""
+_SENTENCE_END: Final = re.compile(r"[.?!](?:\s|$)")
 _VAGUE_TAIL: Final = _rx(r"(?<=\w)\s+(?:thing|things|stuff)$")
 """What a search asks for after its words: "my notes for the dentist *thing*"."""
 _DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
                          r"(?:out\s+)?(?:all|every|everything)\b.*\bnotes?\b"
+                         r"|\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
+                         r"(?:out\s+)?(?:all|everything)\s+(?:that\s+)?(?:i've|i have)\s+"
+                         r"(?:saved|noted)\W*$"
                          r"|\b(?:delete|remove|erase|clear|wipe)\s+(?:my |the )?notes\s*$")
 _DELETE_SOME: Final = (
     _rx(rf"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
@@ -187,6 +195,7 @@ def search_notes_args(text: str) -> Args | None:
     """search_notes: the words after "notes about", "search my notes for"..."""
     found = _first(_SEARCH_NOTES, _clean(text))
     query = _drop_article(_ANYTHING_ON.sub("", _clean(found.group("x")))) if found else ""
+    query = _SENTENCE_END.split(query, maxsplit=1)[0]  # "the plumber? Have a look in ..."
     query = _VAGUE_TAIL.sub("", query)  # "the dentist thing": "dentist"
     return {"query": query} if query else None
 

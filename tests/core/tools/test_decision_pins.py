@@ -74,10 +74,15 @@ inside makes one (issue 24, eleventh session), with the tools now offered."""
 
 REMEMBER_THAT: dict[str, list[str]] = {
     "remember that the wifi password is blue giraffe 42": ["add_note"],
+    # notes named by what was saved ("did I save anything about the plumber"; the tuning
+    # sets' "wipe everything I've saved", "have I saved anything about insurance")
+    "did I write anything down about the plumber": ["search_notes", "add_note"],
+    "did I write anything down about the car": ["search_notes", "add_note"],
 }
-"""A pinned utterance offered a note on purpose since "remember that ..." asks for one (issue
-24, twelfth session: the issue's own example and two lines of the tuning sets; this pinned
-line, which got no tool before, is in the held-out set and was seen only here)."""
+"""Pinned utterances offered note tools on purpose (issue 24, twelfth session): "remember that
+..." asks for a new note (the issue's own example and two lines of the tuning sets), and notes
+are named by what was saved or written down (lines of the tuning sets). These pinned lines,
+which got no tool before, were seen only here, when the pins failed."""
 
 
 EACH_ASKED: frozenset[str] = frozenset({"if we split 96 quid six ways how much is that each"})
@@ -90,6 +95,8 @@ ARGS_CHANGED: dict[tuple[str, str], dict[str, str]] = {
         {"text": "mum wants the blue scarf not the green one"},
     ("add_note", "note to self, never buy that brand of coffee again"):
         {"text": "never buy that brand of coffee again"},
+    ("search_notes", "did I write anything down about the plumber"): {"query": "plumber"},
+    ("search_notes", "did I write anything down about the car"): {"query": "car"},
 }
 """Arguments changed on purpose: a hesitation ("um", "uh") inside a request is dropped before
 the rules read it, so it is not saved in a note either (issue 24, tenth session); "note to

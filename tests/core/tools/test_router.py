@@ -81,6 +81,9 @@ def test_the_desktop_s_imperatives_are_requests(text: str) -> None:
     ("save a memo saying ring the school", "add_note"),
     ("ugh, skip this song", "media_control"),
     ("remember that the spare key is under the mat", "add_note"),
+    ("wipe everything I've saved", "delete_notes"),
+    ("have I saved anything about insurance", "search_notes"),
+    ("what was that thing I noted about the boiler", "search_notes"),
 ])
 def test_everyday_verbs_reach_their_tool(text: str, tool: str) -> None:
     assert is_request(text)
@@ -93,6 +96,7 @@ def test_everyday_verbs_reach_their_tool(text: str, tool: str) -> None:
     "the bin men come on Tuesdays",
     "the kids are counting down to Christmas",
     "remember that time we went to Paris",  # a memory, not something to keep
+    "can you write something about dogs",  # prose, not a note
     "remember that the shop shuts at five?",
 ])
 def test_new_verbs_do_not_make_statements_requests(text: str) -> None:
