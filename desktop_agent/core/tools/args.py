@@ -156,7 +156,8 @@ _CONDITION_FIRST: Final = re.compile(r"^\s*(?:(?:so\s+)?(?:yeah\s+)?)?(?:if|when
 _SPEECH_VERBS: Final = (r"says|said|say|told (?:me|us|him|her|them)|tells (?:me|us)|wrote|writes|"
                         r"reads|asked|asks|yell(?:s|ed)?|shout(?:s|ed)?|whisper(?:s|ed)?|"
                         r"scream(?:s|ed)?|mutter(?:s|ed)?|cr(?:y|ies|ied)|repl(?:y|ies|ied)|"
-                        r"answer(?:s|ed)|goes|went|(?:was|is|were|are) like|keeps? saying")
+                        r"answer(?:s|ed)|goes|(?<!already )(?<!just )went|(?:was|is|were|are) like"
+                        r"|keeps? saying")
 _REPORTED: Final = re.compile(rf"\b(?:{_SPEECH_VERBS})\s*$", re.IGNORECASE)
 """Context that reports someone else's words ("the error message says, open the settings")."""
 _TAKEN_BACK: Final = re.compile(r"^\s*(?:never\s*mind|just kidding|kidding|forget it|forget that|"

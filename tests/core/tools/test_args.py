@@ -52,6 +52,9 @@ from desktop_agent.core.tools.args import arguments_from_words, is_grounded
     ("search_notes", "Did I write anything down about the plumber? Have a look in my notes.",
      {"query": "plumber"}),
     ("search_notes", "what was that thing I noted about the boiler", {"query": "boiler"}),
+    # "went" as in going somewhere, not as in "and he went, ..."
+    ("delete_notes", "get rid of my shopping list note, I already went",
+     {"query": "shopping list"}),
     ("media_control", "hold the music a sec, my phone's ringing", {"action": "pause"}),
     ("media_control", "pause whatever is playing", {"action": "pause"}),
     ("set_volume", "I can barely hear anything, turn the volume up", {"setting": "up"}),
