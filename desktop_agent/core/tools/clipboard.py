@@ -32,7 +32,7 @@ NOTHING_TO_COPY: Final = "I haven't said anything yet that I could copy."
 _READ: Final = r"(?:read|say|speak|recite|tell\s+me|what(?:'s|\s+is|\s+does|\s+do)?)"
 _SELECTED: Final = (r"\b(?:(?:selected|highlighted|marked)\s+(?:text|words?|bit|part|"
                     r"passage|paragraph|sentences?|lines?)|selection|highlighted|clipboard|"
-                    r"copied|pasted)\b")
+                    r"copied|pasted|i(?:'ve| have)?\s+(?:just\s+)?(?:got\s+)?selected)\b")
 _READ_THIS: Final = re.compile(
     r"^(?:read|speak|recite)\s+(?:me\s+)?(?:this|that|it)(?:\s+(?:bit|part|text|passage|"
     r"paragraph|one))?(?:\s+(?:out\s+)?(?:to|for)\s+me|\s+out(?:\s+loud)?|\s+aloud)*[.!?]*$",
@@ -42,13 +42,15 @@ _READ_SELECTED: Final = re.compile(rf"\b{_READ}\b.*{_SELECTED}|{_SELECTED}.*\b(?
 _NOT_SELECTION: Final = re.compile(
     r"\b(?:notes?|news|e-?mails?|messages?|timers?|reminders?|book|story|poem|files?|"
     r"folders?|volume|song|music)\b", re.IGNORECASE)
-_ANSWER: Final = (r"(?:that|this|it|what\s+you\s+(?:just\s+)?said|(?:your|the)\s+(?:last\s+)?"
-                  r"(?:answer|reply|response|sentence)|the\s+last\s+thing\s+you\s+said)")
+_ANSWER: Final = (r"(?:(?:your|the|that|this)\s+(?:last\s+)?(?:answer|reply|response|sentence"
+                  r"|result)|that|this|it|what\s+you\s+(?:just\s+)?said"
+                  r"|the\s+last\s+thing\s+you\s+said)")
 _CLIPBOARD: Final = r"(?:the\s+|my\s+)?clipboard"
 _COPY: Final = re.compile(
     rf"^(?:copy|copy\s+down)\s+{_ANSWER}(?:\s+(?:to|into|onto|on)\s+{_CLIPBOARD})?"
     r"(?:\s+(?:please|for\s+me|now))*[.!?]*$"
-    rf"|^(?:put|save|send|place)\s+{_ANSWER}\s+(?:on|in|to|into|onto)\s+{_CLIPBOARD}[.!?]*$"
+    rf"|^(?:put|save|send|place|stick)\s+{_ANSWER}\s+(?:on|in|to|into|onto)\s+{_CLIPBOARD}"
+    r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$"
     rf"|^copy\s+(?:it\s+|that\s+)?to\s+{_CLIPBOARD}[.!?]*$",
     re.IGNORECASE)
 

@@ -87,7 +87,7 @@ _ASKING: Final = re.compile(
     r"|compute|work out|multiply|divide|timer|remember|count|check|new"
     r"|open|launch|run|fire up|bring up|go to|go back|play|pause|resume|unpause|skip|next|previous"
     r"|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's|it's too"
-    r"|copy|type|key in|enter (?:the )?(?:words?|text|phrase)|recite|speak"
+    r"|copy|type|key in|enter (?:the )?(?:words?|text|phrase)|recite|speak|say what"
     r"|ring|ping|nudge|wake|call off|scrap|bin|drop|ditch|pull up|take me|hold|go through)\b"
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"

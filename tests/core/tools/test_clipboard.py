@@ -20,6 +20,8 @@ from desktop_agent.core.tools.clipboard import (
     "read this to me", "Read this.", "read me the selected text", "Read the selection, please.",
     "what does the highlighted text say", "read what I copied", "read this out loud",
     "what's on my clipboard?", "What did I just copy?", "read it aloud",
+    "read out what I've selected", "say what I've got highlighted",
+    "I've selected a bit of this article, can you read it to me?",
 ])
 def test_reading_the_selection_is_asked(text: str) -> None:
     assert asks_read_selection(text) and not asks_copy_answer(text)
@@ -29,6 +31,7 @@ def test_reading_the_selection_is_asked(text: str) -> None:
     "read my notes out", "read the news headlines", "read me a story", "read this email",
     "copy that", "what does this word mean", "read the timer", "say something funny",
     "what's the selected team for Saturday like", "I read this book last year",
+    "I selected the wrong file yesterday, what do I do",
 ])
 def test_other_requests_are_not_the_selection(text: str) -> None:
     assert not asks_read_selection(text)
@@ -37,7 +40,9 @@ def test_other_requests_are_not_the_selection(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "copy that", "Copy that.", "copy that to the clipboard", "copy your answer",
     "put that on the clipboard", "copy what you just said", "copy it please",
-    "save your last reply to my clipboard",
+    "save your last reply to my clipboard", "copy that result for me",
+    "put that last answer on the clipboard",
+    "put that answer on my clipboard so I can paste it in the email",
 ])
 def test_copying_the_answer_is_asked(text: str) -> None:
     assert asks_copy_answer(text) and not asks_read_selection(text)
