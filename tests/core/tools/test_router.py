@@ -82,6 +82,8 @@ def test_the_desktop_s_imperatives_are_requests(text: str) -> None:
     ("ugh, skip this song", "media_control"),
     ("remember that the spare key is under the mat", "add_note"),
     ("wipe everything I've saved", "delete_notes"),
+    ("could you bring the volume down to twenty percent", "set_volume"),
+    ("okay you can resume playing now", "media_control"),
     ("have I saved anything about insurance", "search_notes"),
     ("what was that thing I noted about the boiler", "search_notes"),
 ])
