@@ -8,7 +8,8 @@ thread stopped, or an exception escaped to a last-resort handler), ``overrun_rep
 ``rss_loaded_mb`` (engines loaded), ``rss_start_mb`` (after two warm-up turns that are not
 counted), ``rss_mid_mb`` (after half the turns: growth that stops is warm-up, growth
 that goes on is a leak), ``rss_end_mb``, ``memory_first_last`` (anonymous and file-backed
-RSS and live Python objects after the first and the last turn: which kind grows),
+RSS, live Python objects and Python's object arenas of 1 MiB after the first and the last
+turn: which kind grows),
 ``p50``/``p95_first_audio_ms`` (from the endpoint), the faults injected and how the turns
 ended; ``--details`` adds each stuck, overrun or crashed turn. Figures and counts, not
 asserts: the test (tests/devtools/test_bench_soak.py) asserts on the counts.
@@ -71,7 +72,7 @@ def summarize(lines: list[dict[str, Any]], child_status: int | None) -> dict[str
         "rss_mid_mb": turns[len(turns) // 2].get("rss_mb") if turns else None,
         "rss_end_mb": summary.get("rss_end_mb"),
         "memory_first_last": [{k: r.get(k) for k in ("turn", "rss_anon_mb", "rss_file_mb",
-                                                     "py_objects")}
+                                                     "py_objects", "py_arenas")}
                               for r in (turns[:1] + turns[-1:])],
         "p50_first_audio_ms": _percentile(firsts, 0.5),
         "p95_first_audio_ms": _percentile(firsts, 0.95),

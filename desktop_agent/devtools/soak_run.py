@@ -46,12 +46,82 @@ def _rss_mb(field: str = "VmRSS") -> float:
     return float("nan")
 
 
-def _memory() -> dict[str, float]:
+def _memory() -> dict[str, Any]:
     """Where the resident memory is: anonymous (heaps, arenas: a leak grows this) or mapped
     files (model weights), and how many Python objects are alive (a Python-level leak grows
     this too; native buffers do not)."""
     return {"rss_anon_mb": _rss_mb("RssAnon"), "rss_file_mb": _rss_mb("RssFile"),
-            "py_objects": len(gc.get_objects()), "anon_maps": _anon_maps()}
+            "py_objects": len(gc.get_objects()), "py_arenas": _py_arenas(),
+            "anon_maps": _anon_maps(),
+            **({"numpy_held": _numpy_held()} if os.environ.get(NUMPY_ENV) else {})}
+
+
+NUMPY_ENV: Final = "DESKTOP_AGENT_SOAK_NUMPY"
+"""Set (to anything) to list, after each turn, which objects' attributes hold the most numpy
+memory (``_numpy_held``): a slow walk over every live object, for finding a holder."""
+
+
+def _numpy_held(top: int = 6) -> dict[str, float]:
+    """MiB of numpy data held by each ``Class.attribute`` (an array, or a list, tuple or
+    deque of arrays), the ``top`` largest; each array's memory is counted once."""
+    import collections
+
+    import numpy as np
+
+    seen: set[int] = set()
+    held: dict[str, int] = {}
+
+    def owned(value: object) -> int:
+        if not isinstance(value, np.ndarray):
+            return 0
+        base = value
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        if id(base) in seen:
+            return 0
+        seen.add(id(base))
+        return base.nbytes
+
+    for obj in gc.get_objects():
+        try:  # any object: a proxy may raise on attribute access, a deque may be mid-append
+            attrs = getattr(obj, "__dict__", None)
+            if not isinstance(attrs, dict):
+                continue
+            for name, value in list(attrs.items()):
+                size = owned(value)
+                if isinstance(value, (list, tuple, collections.deque)):
+                    size += sum(owned(v) for v in list(value)[:100_000])
+                if size:
+                    key = f"{type(obj).__name__}.{name}"
+                    held[key] = held.get(key, 0) + size
+        except Exception:  # noqa: BLE001 - a diagnostic skips what it cannot read
+            continue
+    biggest = sorted(held.items(), key=lambda kv: -kv[1])[:top]
+    return {key: round(size / 2**20, 1) for key, size in biggest}
+
+
+def _py_arenas() -> int | None:
+    """Python's object arenas now (1 MiB each, mapped directly, not through malloc, and
+    returned only when every object in them is gone); None when it cannot be read.
+
+    ``sys._debugmallocstats`` writes to the C stderr: it is caught in a file for the call
+    (between turns, when the app is idle).
+    """
+    stats = getattr(sys, "_debugmallocstats", None)
+    if stats is None:
+        return None
+    with tempfile.TemporaryFile() as out:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(out.fileno(), 2)
+            stats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        found = re.search(rb"# arenas allocated current\s*=\s*([\d,]+)", out.read())
+    return int(found.group(1).replace(b",", b"")) if found else None
 
 
 TRACE_ENV: Final = "DESKTOP_AGENT_SOAK_TRACEMALLOC"

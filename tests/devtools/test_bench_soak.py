@@ -165,3 +165,6 @@ def test_short_soak_every_fault_no_stuck_turn_no_crash(models: Any) -> None:
     assert report["crashes"] == 0, report["details"]
     # Every engine fault reached its engine (a fault that never fired tested nothing).
     assert set(report["injected"]) == set(soak_faults.ENGINE_FAULTS), report["injected"]
+    # Python's object arenas are read in the child (sys._debugmallocstats caught from fd 2)
+    assert all(m["py_arenas"] > 0 for m in report["memory_first_last"]), report
+
