@@ -69,14 +69,16 @@ def test_a_tool_request_is_decided_by_the_small_model(engines: Any) -> None:
 
 def test_a_request_the_small_model_declines_gets_the_large_models_second_opinion(
         engines: Any) -> None:
-    """From the tuning set (tune2): the 0.5B says "none" to the notes search it was offered
-    by meaning; the 1.5B, asked among the same candidates, makes the call."""
+    """From the tuning set (tune3): the 0.5B says "none" to the timer cancel it was offered
+    by meaning; the 1.5B, asked among the same candidates, makes the call. (The tune2 line
+    this test used, "have I written anything down about the garden", is read by the words'
+    rules since the twelfth session: no model decides it.)"""
     llm = engines.llm
-    calls, spoken = _ask(llm, ChatMessage("user",
-                                          "have I written anything down about the garden"))
+    calls, spoken = _ask(llm, ChatMessage(
+        "user", "I already took the pizza out so you can cancel that pizza timer"))
     assert llm.asked_speaker, llm.last_decision
-    assert [c.name for c in calls] == ["search_notes"], llm.last_decision
-    assert "garden" in str(calls[0].arguments.get("query", ""))
+    assert [c.name for c in calls] == ["cancel_timer"], llm.last_decision
+    assert "pizza" in str(calls[0].arguments.get("which", ""))
     assert llm.last_model == llm.speaker.model_path and not spoken.strip()
 
 
