@@ -8,8 +8,13 @@ the holes fragment. ``malloc_trim(0)`` returns every free page of every arena. M
 with ``bench soak`` (docs/notes/soak.md): most of the growth was such freed memory.
 
 Each thread that allocates also gets an arena of its own (up to eight per core), and each
-keeps its own high-water mark and its own holes: ``limit_arenas`` caps them (glibc's
-``M_ARENA_MAX``, as ``MALLOC_ARENA_MAX`` would) before the workers start.
+keeps its own high-water mark and its own holes; ``malloc_trim`` gives back the free pages
+inside every arena but the unused top of the main one only, so what a worker freed at the
+top of its own arena stayed resident (the soak's step, docs/notes/soak.md).
+``limit_arenas`` keeps every thread in the main arena (glibc's ``M_ARENA_MAX``, as
+``MALLOC_ARENA_MAX=1`` would). It must run before any thread allocates: a thread keeps the
+arena it has, and numpy's and the engines' thread pools start when they are imported, so
+the package calls it when it is imported (``desktop_agent/__init__.py``).
 
 On a C library without ``malloc_trim``/``mallopt`` (musl, macOS) there is nothing to do:
 ``trimmer`` returns None and ``limit_arenas`` False.
@@ -23,8 +28,9 @@ from collections.abc import Callable
 
 M_ARENA_MAX = -8
 """glibc's mallopt parameter for the most arenas (malloc.h)."""
-ARENAS = 2
-"""Arenas the app allows: the main one and one shared by every worker thread."""
+ARENAS = 1
+"""Arenas the app allows: the main one, shared by every thread, whose top ``malloc_trim``
+gives back (two, the main one and one for the workers, left 30-50 MiB at the workers' top)."""
 
 
 def _libc() -> ctypes.CDLL | None:

@@ -90,7 +90,7 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     """
     from desktop_agent.adapters.desktop.desktop_desk import DesktopDesk
     from desktop_agent.adapters.desktop.desktop_tools import LastReply, add_desktop_tools
-    from desktop_agent.adapters.heap_trim import limit_arenas, trimmer
+    from desktop_agent.adapters.heap_trim import trimmer
     from desktop_agent.adapters.listening.speex import SpeexEchoCanceller
     from desktop_agent.adapters.listening.turn_smart import load_turn_detector
     from desktop_agent.adapters.listening.vad_silero import SileroVad
@@ -118,7 +118,6 @@ def build_runtime(settings: Settings, backend: AudioBackend | None = None, *,
     from desktop_agent.runtime.worker_link import Engines
     from desktop_agent.runtime.workers import AsrWorker, ToolWorker, TtsWorker, start_worker
 
-    limit_arenas()  # before the workers start: one malloc arena for all of them (heap_trim)
     models = resolve_models(settings, llm_roles(settings, ("asr", "llm", "tts", "vad")))
     store, store_note = open_store(store_path or default_store_path())  # never raises
     last_reply = LastReply()  # "copy that": bound to the history below
