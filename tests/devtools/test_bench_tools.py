@@ -218,3 +218,12 @@ def test_the_fourth_tuning_set_is_packaged_and_names_only_catalog_tools() -> Non
     assert len(utts) == 80 and all(u.set == "tune4" for u in utts)
     assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
     assert sum(1 for u in utts if u.tool is None) == 31
+
+
+def test_the_fifth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune5")
+    assert len(utts) == 86 and all(u.set == "tune5" for u in utts)
+    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
+    assert sum(1 for u in utts if u.tool is None) == 31
