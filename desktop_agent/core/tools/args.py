@@ -104,7 +104,7 @@ def first_clause(text: str) -> str | None:
     clauses = _clauses(text)
     if clauses is None:
         return None
-    while len(clauses) > 2 and _INTERJECTION.match(clauses[0]):
+    while len(clauses) > 2 and INTERJECTION.match(clauses[0]):
         clauses = clauses[1:]  # "Actually, scrap the reminder about mum, I've called her"
     first, *context = clauses
     if any(not _AFTER_REQUEST.match(c) or _NOT_AFTER_REQUEST.search(c)
@@ -145,9 +145,9 @@ CLAUSE: Final = re.compile(r"\s*[,;:]\s+|\s+[-\u2013\u2014]\s+|(?<=[.?!])\s+")
 """Where a request's clauses part: context first, then the request ("I need to write an
 email, open my mail program"), or the other way round, in one sentence or two ("Could you
 bring up the calculator? I want to do a few sums myself")."""
-_INTERJECTION: Final = re.compile(r"^\W*(?:actually|sorry|okay|ok|oh|right|alright|well|great"
-                                  r"|cool|hey|hi|so|please)\W*$", re.IGNORECASE)
-"""A clause that only opens the request ("Actually, ...", "Sorry, ...")."""
+INTERJECTION: Final = re.compile(r"^\W*(?:actually|sorry|okay|ok|oh|right|alright|well|great"
+                                  r"|cool|hey|hi|so|please|um+|uh+|er+m*)\W*$", re.IGNORECASE)
+"""A clause that only opens the request ("Actually, ...", "Sorry, ...", "erm, ...")."""
 _JOINER: Final = re.compile(r"^(?:or|and|but|so|then)\s+", re.IGNORECASE)
 _CONDITION_FIRST: Final = re.compile(r"^\s*(?:(?:so\s+)?(?:yeah\s+)?)?(?:if|when|whenever|once|"
                                      r"in case|after|before|unless|until|till|as soon as|"

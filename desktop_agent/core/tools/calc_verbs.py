@@ -42,6 +42,8 @@ _FRACTIONS: Final = {"fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth":
 _FRACTION_OF: Final = re.compile(
     r"\b(?:(?P<n>\d+|two|three|four|five|six|seven|eight|nine)\s+)?(?:a\s+|one\s+)?"
     r"(?P<f>" + "|".join(_FRACTIONS) + r")s?\s+of\b", re.IGNORECASE)
+_FILLER: Final = re.compile(r"\b(?:um+|uh+|erm+|er)\b,?", re.IGNORECASE)
+"""A hesitation ("erm, if I've got 23 and I spend, um, 7.49"): not part of the sum."""
 _SMALL: Final = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9}
 _TAIL: Final = r"(?:\s+(?:of us|people|persons|ways|friends|each))?"
@@ -73,6 +75,18 @@ _SHAPES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...
          r"|check|tab|price|fare|meal)(?: of)? )?(?P<a>.+?) (?:between|among|amongst|by)"
          rf" (?P<b>\S+?){_TAIL}(?: evenly| equally)?,? (?:how much|what)\b.*$",
          lambda m: f"{m['a']} divided by {m['b']}"),
+        # "if I've got 23 and I spend 7.49, how much have I got left?"
+        (r"^(?:so )?(?:if |say )?(?:i|we|you)(?:'ve| have)?(?: got| had)? (?P<a>.+?),? and"
+         r"(?: then)?(?: i| we| you)? (?:spend|spent|pay|paid|use|used|give away|gave away"
+         r"|lose|lost|eat|ate|sell|sold)(?: out)?,? (?P<b>.+?),? (?:how much|how many|what)\b"
+         r"[^,]*\b(?:left|remaining|left over)\b.*$",
+         lambda m: f"{m['a']} minus {m['b']}"),
+        # "if I have 3 boxes of 24, how many is that"
+        (r"^(?:so )?(?:if |say )?(?:i|we|you|there)(?:'ve| have| are| is)?(?: got)?(?: bought"
+         r"| buy| ordered| order| need)? (?P<a>\S+) (?:boxes|packs|packets|bags|crates|cartons"
+         r"|rows|trays|sets|cases|bottles|tins|jars|batches|groups|teams|shelves|bundles|rolls)"
+         r" of (?P<b>[^\s,]+)(?: [a-z]+)?,? (?:how many|what(?:'s| is) that)\b.*$",
+         lambda m: f"{m['a']} times {m['b']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<a>.+?) (?:to|onto) (?P<b>.+)$",
          lambda m: f"{m['b']} plus {m['a']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<x>.+?)(?: together)?$",
@@ -93,6 +107,22 @@ _SHAPES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...
     ))
 
 
+_WORD_PROBLEM: Final = re.compile(
+    r"\b(?:spend|spent|pay|paid|use|used|give away|gave away|lose|lost|eat|ate|sell|sold)\b"
+    r".*\bhow (?:much|many)\b.*\b(?:left|remaining|left over)\b"
+    r"|\b(?:boxes|packs|packets|bags|crates|cartons|rows|trays|sets|cases|bottles|tins|jars"
+    r"|batches|groups|teams|shelves|bundles|rolls) of \S+.*\b(?:how many|what(?:'s| is) that)\b",
+    re.IGNORECASE)
+
+
+def word_problem(text: str) -> bool:
+    """True for a word problem that ``verbs_as_operators`` reads.
+
+    "I've got 23 and spend 7.49, how much is left", "3 boxes of 24, how many is that".
+    """
+    return bool(_WORD_PROBLEM.search(text))
+
+
 def verbs_as_operators(text: str) -> str:
     """``text`` (one arithmetic request, lower case, without "what is") in operator words.
 
@@ -103,7 +133,7 @@ def verbs_as_operators(text: str) -> str:
     """
     text = _MONEY.sub("", money_with_cents(text))  # "126 pounds 40": 126.40, not 126 40
     text = _MONEY_AFTER_NUMBER.sub(" ", text)
-    text = " ".join(text.split())
+    text = " ".join(_FILLER.sub(" ", text).split())
     for pattern, rewrite in _SHAPES:
         found = pattern.match(text)
         if found and all(_NUMBERISH.search(v) for v in found.groupdict().values()):

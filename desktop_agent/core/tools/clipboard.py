@@ -48,7 +48,7 @@ _ANSWER: Final = (r"(?:(?:your|the|that|this)\s+(?:last\s+)?(?:answer|reply|resp
 _CLIPBOARD: Final = r"(?:the\s+|my\s+)?clipboard"
 _COPY: Final = re.compile(
     rf"^(?:copy|copy\s+down)\s+{_ANSWER}(?:\s+(?:to|into|onto|on)\s+{_CLIPBOARD})?"
-    r"(?:\s+(?:please|for\s+me|now))*[.!?]*$"
+    r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$"
     rf"|^(?:put|save|send|place|stick)\s+{_ANSWER}\s+(?:on|in|to|into|onto)\s+{_CLIPBOARD}"
     r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$"
     rf"|^copy\s+(?:it\s+|that\s+)?to\s+{_CLIPBOARD}[.!?]*$",

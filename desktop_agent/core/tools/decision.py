@@ -44,6 +44,7 @@ from desktop_agent.core.tools.offers import strip_lead
 from desktop_agent.core.tools.router import (
     MAX_REQUEST_CHARS,
     asked_after_context,
+    asked_before_context,
     candidate_tools,
     is_request,
 )
@@ -293,7 +294,7 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
             words of a request spell out the arguments of the nearest candidate (the
             first), all of them or their last clause after some context.
     """
-    asked = asked_after_context(user) if use_words else None
+    asked = (asked_after_context(user) or asked_before_context(user)) if use_words else None
     from_words = {t.name: args for t in candidates if use_words
                   and (args := _words_of(t.name, user, asked, catalog)) is not None}
     explicit = [name for name, args in from_words.items() if args and (not by_meaning or (

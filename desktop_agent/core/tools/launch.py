@@ -35,7 +35,8 @@ _PLACE_VERBS: Final = frozenset({"go to", "take me to", "navigate to", "browse t
 _POLITE: Final = r"^(?:(?:please|hey|ok|okay|so|now)[, ]+)*(?:(?:can|could|would|will)\s+you\s+" \
                  r"(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like)\s+to\s+)?"
 _OPEN: Final = re.compile(rf"{_POLITE}{_VERB}\s+(?:up\s+)?(?P<what>.+?)"
-                          r"(?:\s+(?:for\s+me|please|now|app|application|program))*[.!?]*$",
+                          r"(?:,?\s+(?:for\s+me|please|now|app|application|program"
+                          r"|(?:would|could|can|will)\s+you))*[.!?]*$",
                           re.IGNORECASE)
 _WEB: Final = re.compile(r"\s+(?:in|with|on)\s+(?:the|my|a)\s+(?:web\s+)?browser$|\s+website$"
                          r"|\s+web\s*site$|\s+page$", re.IGNORECASE)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from desktop_agent.core.tools.offers import asks_about
+from desktop_agent.core.tools.offers import asks_about_it
 
 ACTIONS: Final = {"play": "Play", "pause": "Pause", "next": "Next", "previous": "Previous"}
 """Each action and the MPRIS method it calls."""
@@ -103,7 +103,7 @@ def asks_media(text: str) -> bool:
 def media_args(text: str) -> dict[str, Any] | None:
     """Words rule: ``{'action': 'play'|'pause'|'next'|'previous'}``, or None."""
     text = text.strip().replace("\u2019", "'")
-    if _NOT_MEDIA.search(text) or asks_about(text):
+    if _NOT_MEDIA.search(text) or asks_about_it(text):
         return None  # "how do I skip a song in Spotify?" is answered, not done
     for action, rule in (("previous", _PREVIOUS), ("next", _NEXT), ("pause", _PAUSE),
                          ("play", _PLAY)):

@@ -17,6 +17,10 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.calc import evaluate
+from desktop_agent.core.tools.calc_verbs import word_problem
+
 _NUMBER: Final = (r"(?:\d+(?:[.,]\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
                   r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
                   r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
@@ -75,7 +79,8 @@ _NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wip
                           r"|ditch|trash|drop|throw (?:out|away))\b")
 _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the"
                           r"|mentioning)\b|\b(?:look|go|search|check) (?:through|in)\b.*\bfor\b"
-                          r"|\bany notes?\b|\bdo i have a note\b")
+                          r"|\bany notes?\b|\bdo i have a note\b"
+                          r"|\b(?:dig|fish|hunt|pull|track)\s+(?:it|that|them)\s+(?:out|up|down)\b")
 _NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
 _NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down|memo"
                        r"|note to self|put)\b")
@@ -89,7 +94,8 @@ _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|
 _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
                             rf"|\bfor {_NUMBER}\b|\d")
 
-_LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+|ugh|well|oh|and|alright|all right|right"
+_LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+m*|ugh|well|oh|and|alright"
+                   r"|all right|right"
                    r"|please|assistant|computer|can you|could you|would you|will you"
                    r"|i want you to|i need you to|i'd like you to|i would like you to"
                    r"|go ahead and|quickly|quick)[,.!]?\s+)+")
@@ -117,15 +123,47 @@ def asks_about(t: str) -> bool:
     return bool(_ASKS_ABOUT.search(strip_lead(" ".join(t.replace("\u2019", "'").split()))))
 
 
+_LAST_QUESTION: Final = _rx(r"(?:[,;:]|[.?!]|\s[-\u2013\u2014])\s+([^,;:.?!]+\?\s*)$")
+
+
+def asks_about_it(t: str) -> bool:
+    """``asks_about``, or a question about it after what was said.
+
+    "she keeps turning the volume right up, is that bad for her ears?" asks about the
+    volume, not to turn it.
+    """
+    last = _LAST_QUESTION.search(t)
+    return asks_about(t) or (last is not None and asks_about(last.group(1)))
+
+
+_ASKED_OF: Final = _rx(r"(?<!\bi )\bask(?:s|ed|ing)?\s+(?:you|me|him|her|them|us|people)\s+"
+                      r"(?:what|which)\b")
+"""Someone else's question reported ("people asking you what time it is"); "can I ask you
+what time it is?" asks."""
+
+
 def asks_time(t: str) -> bool:
-    """get_current_time: "what time is it", "what's today's date"."""
-    return bool(_TIME_ASK.search(t))
+    """get_current_time: "what time is it", "what's today's date"; not a question reported."""
+    return bool(_TIME_ASK.search(t)) and not _ASKED_OF.search(t)
 
 
 def asks_calculation(t: str) -> bool:
-    """calculate: an operator (word or sign) and a number."""
-    return bool((_OPERATOR_SIGN.search(t) or _OPERATOR_WORD.search(t))
-                and _HAS_DIGIT_OR_WORD_NUMBER.search(t))
+    """calculate: an operator (word or sign) and a number, or a word problem it reads whole.
+
+    A word problem is offered only when the calculator reads it as said ("if I have 3 boxes
+    of 24, how many is that"): one it cannot ("3 friends eat 2 slices each, how many are
+    left?") is the model's to answer, and the verdicts' to check.
+    """
+    if (_OPERATOR_SIGN.search(t) or _OPERATOR_WORD.search(t)) \
+            and _HAS_DIGIT_OR_WORD_NUMBER.search(t):
+        return True
+    if not word_problem(t):
+        return False
+    try:
+        evaluate(t)
+    except AgentError:
+        return False
+    return True
 
 
 def asks_conversion(t: str) -> bool:
@@ -165,9 +203,34 @@ def note_tools(t: str) -> set[str]:
     return picked or {"add_note", "list_notes", "search_notes"}
 
 
+_BARE_TIMER: Final = _rx(
+    rf"^(?:(?:just\s+)?(?:give me|stick|put|pop|set)\s+(?:on\s+)?)?(?:another\s+)?"
+    rf"(?:{_NUMBER}(?:[ -]{_NUMBER})?|a couple of|a few)[ -]"
+    r"(?:hours?|minutes?|mins?|seconds?|secs?)"
+    rf"(?:\s+and\s+a\s+(?:half|quarter))?"
+    rf"(?:\s+on\s+the\s+clock|\s+for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?)?"
+    rf"(?:,?\s+(?:please|yeah|ta|thanks|cheers|for me|would you|could you|will you|ok(?:ay)?))*"
+    r"\W*$")
+"""A timer asked for by its duration alone, the whole request ("seven minutes for the eggs,
+yeah?", "just stick ninety seconds on the clock for me", "give me seven minutes")."""
+
+
+_DURATION_ONLY: Final = _rx(rf"^(?:another\s+)?{_NUMBER}(?:[ -]{_NUMBER})?[ -]"
+                           r"(?:hours?|minutes?|mins?|seconds?|secs?)\W*$")
+"""A duration said alone ("five minutes") may answer something asked: no timer by itself."""
+
+
+def bare_timer(t: str) -> bool:
+    """True when ``t`` (one request) is a duration alone: a timer (``_BARE_TIMER``)."""
+    said = strip_lead(" ".join(t.replace("\u2019", "'").split()))
+    return bool(_BARE_TIMER.match(said)) and not _DURATION_ONLY.match(said)
+
+
 def alarm_tools(t: str) -> set[str]:
     """The timer and reminder tools a request could need (none unless it mentions one)."""
     out: set[str] = set()
+    if bare_timer(t):
+        return {"set_timer"}
     timer, remind = bool(_TIMER.search(t)), bool(_REMIND.search(t))
     if timer or remind:
         if _CANCEL.search(t):

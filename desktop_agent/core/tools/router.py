@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from desktop_agent.core.ports import ToolSpec
-from desktop_agent.core.tools.args import CLAUSE, defers
+from desktop_agent.core.tools.args import CLAUSE, INTERJECTION, defers
 from desktop_agent.core.tools.catalog import BUILTIN
-from desktop_agent.core.tools.offers import strip_lead
+from desktop_agent.core.tools.offers import bare_timer, strip_lead
 from desktop_agent.core.tools.tool_def import Catalog
 from desktop_agent.core.tools.type_text import asks_type_text
 
@@ -41,9 +41,17 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
     if len(t) > MAX_REQUEST_CHARS:
         return ()  # long read-aloud text is not a request
     asked = asked_after_context(t)
+    if asks_no_tool(asked or t):
+        return ()  # a story, a memory shared, how the world works: no tool's to answer
     if asked is None:
         if not is_request(t):
             return ()  # a statement
+        first = asked_before_context(t)
+        if first is not None:  # "remind me at six to ring mum? She'll kill me if I forget"
+            read = tuple(s for s in specs if (entry := catalog.get(s.name)) is not None
+                         and entry.offered(first))
+            if read:
+                return read
         asked = t
     # A rule may need the context ("my birthday's on June the 3rd, what day does that fall
     # on?") or read only the request ("I need to write something up, can you open ...").
@@ -51,9 +59,45 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
                  and (entry.offered(t) or (asked is not t and entry.offered(asked))))
 
 
+_NO_TOOL_ASKED: Final = re.compile(
+    r"(?:tell|give|write|make up|sing|read|invent)(?: me| us| my \w+)? (?:a|an|another)"
+    r"(?: \w+){0,2}? (?:story|joke|poem|song|limerick|riddle|haiku|fairy ?tale|bedtime story)\b"
+    r"|(?:do you |you )?remember (?:that|the|when|how) \w+(?: \w+)? (?:i|we|you|they)\b"
+    r"|(?:how|why) (?:does|do|did|is|are|was|were|would) (?!i\b|you\b|my\b|our\b|it\b)"
+    r"|what does (?:\w+ ){1,3}mean\b|what(?:'s| is) the difference between\b"
+    r"|i (?:really )?(?:hate|love|like|can't stand) (?:it )?(?:that|when|how)\b",
+    re.IGNORECASE)
+"""Asked of the assistant itself, whatever it mentions: a story or a joke ("tell me a short
+story about a cat who sets timers"), a memory shared ("remember that timer I set for the
+cake last week?"; not "remember that the spare key is under the mat"), how the world works
+("how does a microwave know when to stop?"; "how do I ...", "how does my ..." may still
+ask), what a word means ("what does mute mean in music?"), an opinion ("I hate that
+reminder apps always nag me")."""
+
+
+_PAST: Final = re.compile(r"\b(?:yesterday|earlier|last (?:night|week|month|year|time)|lately"
+                         r"|the other day|ago)\b", re.IGNORECASE)
+"""A time gone by: a statement that tells of it ("I wrote a note to my landlord yesterday")
+tells a story; nothing is asked to be done now."""
+
+
+def asks_no_tool(text: str) -> bool:
+    """True when ``text`` asks what no tool answers, or tells of the past and asks nothing.
+
+    ``_NO_TOOL_ASKED``, or a statement of a time gone by (``_PAST``): whatever tools its
+    words mention, neither the rules nor the meaning match offer one.
+    """
+    t = " ".join(text.replace("\u2019", "'").split())
+    return bool(_NO_TOOL_ASKED.match(strip_lead(t))) or (
+        "?" not in t and _PAST.search(t) is not None and not is_request(t))
 _RELATIVE: Final = re.compile(r"(?:which|who|whom|whose|when|where|while)\b", re.IGNORECASE)
 """After a comma these open a relative clause ("my timer went off, which was annoying"),
 not a question."""
+
+
+_AMOUNT_ASK: Final = re.compile(r"(?:how (?:much|many)|what(?:'s| is| does) (?:that|it|the total)"
+                                r")\b", re.IGNORECASE)
+"""A question of an amount, which a condition before it sets up rather than puts off."""
 
 
 def asked_after_context(text: str) -> str | None:
@@ -68,17 +112,63 @@ def asked_after_context(text: str) -> str | None:
     """
     cuts = list(CLAUSE.finditer(text))  # a comma, a dash, a sentence's end
     starts = [0, *(m.end() for m in cuts)]
+    # "if I've got 23 quid and I spend 7.49, how much have I got left?": the condition is
+    # the question's premise, not a reason to wait
+    premised = bool(_AMOUNT_ASK.match(strip_lead(text[starts[-1]:])))
     for i, cut in enumerate(cuts):
         if is_request(text[starts[i]:cut.start()]):
             return None  # the request comes first: what follows is its text or context
-        if defers([text[starts[j]:cuts[j].start()] for j in range(i + 1)]):
+        if not premised and defers([text[starts[j]:cuts[j].start()] for j in range(i + 1)]):
             return None
         rest = text[cut.end():]
+        if i + 1 < len(cuts) and INTERJECTION.match(text[cut.end():cuts[i + 1].start()]):
+            continue  # "..., erm, open Word": the request begins after the filler
         if is_request(rest) and not (cut.group().strip() and _RELATIVE.match(rest)):
-            return rest
+            return _own_start(text, cuts[i + 1:], rest)
     return None
 
 
+def _own_start(text: str, later: Sequence[re.Match[str]], rest: str) -> str:
+    """``rest`` from the clause where its asking starts.
+
+    "so I've got the dentist on Thursday, could you remind me Wednesday evening to ..." is a
+    request by its "remind me", but its first clause is more context: the request starts
+    at "could you". ``rest`` as it is when its first clause asks, or no later part does.
+    """
+    start = len(text) - len(rest)
+    for cut in later:
+        if is_request(text[start:cut.start()]):
+            return text[start:]
+        if _SENTENCE_END.search(cut.group()) is None and is_request(text[cut.end():]) \
+                and not _RELATIVE.match(text[cut.end():]):
+            start = cut.end()
+        else:
+            break
+    return text[start:]
+
+
+_SENTENCE_END: Final = re.compile(r"(?<=[.?!])\s+")
+
+
+def asked_before_context(text: str) -> str | None:
+    """The request's own sentence when the sentences after it only tell why; else None.
+
+    "Can you remind me to ring my mum at half six tonight? She'll kill me if I forget
+    again." -> the first sentence: the tools are the request's, not those its reasons
+    mention ("kill" is no timer to cancel). None for one sentence, when the first does
+    not ask, or when a later one asks too ("Set a timer. Make it ten minutes.").
+    """
+    first, *rest = _SENTENCE_END.split(text.strip())
+    if not rest or not is_request(first) or any(is_request(s) for s in rest):
+        return None
+    return first
+
+
+_WORD_NUMBER: Final = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+                      r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty"
+                      r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|a thousand")
+"""A number said in words, as bare arithmetic opens ("three hundred and twelve divided by
+eight?")."""
 _ASKING: Final = re.compile(
     r"^(?:what|what's|whats|how|how's|when|where|which|who|do|does|did|can|could|would|will"
     r"|is|are|any|have|has|should|shall|set|start|begin|make|take|add|write|jot|note|put"
@@ -89,17 +179,20 @@ _ASKING: Final = re.compile(
     r"|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's|it's too"
     r"|copy|type|key in|enter (?:the )?(?:words?|text|phrase)|recite|speak|say what"
     r"|ring|ping|nudge|wake|call off|scrap|bin|drop|ditch|pull up|take me|hold|go through"
-    r"|bring (?:it|the volume|the sound|the music) (?:up|down)"
+    r"|bring (?:it|the volume|the sound|the music) (?:up|down)|bump|crank|carry on|keep going"
     r"|you can (?:resume|play|pause|stop|continue|carry on|unpause|skip|turn))\b"
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
     r"|\btimer (?:for|of) \w+|^\W*\d"
-    r"|\b(?:can|could|would|will) you (?!believe\b|imagine\b)|\bplease\W*$"
+    r"|\b(?:can|could|would|will) you(?:\s+(?!believe\b|imagine\b)|\W*$)|\bplease\W*$"
+    rf"|^(?:{_WORD_NUMBER})\b[^.?!]{{0,40}}?\b(?:times|plus|minus|divided by|multiplied by)"
+    rf"\s+(?:{_WORD_NUMBER}|\d)(?![^?]*\b(?:is|equals|makes|was)\s+\S)"
     r"|\bhow much\b[^.?!]{0,30}\b(?:each|apiece|per (?:person|head))\b", re.IGNORECASE)
 """A request to the assistant: a question, an imperative (the desktop's too: 'open ...',
 'pause ...', 'turn it down', 'copy that', 'type: ...', 'enter the words ...'), 'remind me
-...', a timer phrase, bare arithmetic, or "could you" anywhere and "please" at the end ("my
+...', a timer phrase, bare arithmetic (in words too), or "could you" anywhere (at the end too:
+"bump the volume up would you?") and "please" at the end ("my
 glasses are upstairs could you read the selected text", "five stone in kilos please"), and
 "how much ... each" anywhere ("if we split 186 pounds between 4 of us, how much does each
 person pay").
@@ -114,4 +207,4 @@ def is_request(text: str) -> bool:
     the search box, type cheap flights").
     """
     t = strip_lead(" ".join(text.replace("\u2019", "'").split()).strip())
-    return bool(_ASKING.search(t)) or asks_type_text(t)
+    return bool(_ASKING.search(t)) or asks_type_text(t) or bare_timer(t)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from desktop_agent.core.embed.nearest import ExampleIndex
 from desktop_agent.core.ports import Embedder, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN, NO_TOOL_EXAMPLES
-from desktop_agent.core.tools.router import asked_after_context, is_request
+from desktop_agent.core.tools.router import asked_after_context, asks_no_tool, is_request
 from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 
 _LOGGER = logging.getLogger(__name__)
@@ -198,7 +198,7 @@ class MeaningRouter:
         ``read``: the tools whose ``words`` rule reads the request's arguments.
         """
         t = self._scored(text)
-        if t is None:
+        if t is None or asks_no_tool(asked_after_context(t) or t):
             return ()
         by_name = {s.name: s for s in specs}
         asked = is_request(t) or asked_after_context(t) is not None  # "Sorry, what's ..."

@@ -30,7 +30,6 @@ MAX_TYPED_CHARS: Final = 200
 _PLACE: Final = (r"(?:the|this|that|my)\s+(?:focused\s+window|window|app|application|chat|message"
                  r"|text\s+box|search\s+box|box|field|document|editor|terminal|form)")
 """Where the words go: "the chat", "this box", "the search box"."""
-_TARGET: Final = rf"(?:\s+(?:in|into|on|in\s+to)\s+{_PLACE})?"
 _PLACE_FIRST: Final = rf"(?:(?:in|into)\s+{_PLACE}\s*,?\s+)?"
 """Where to type, said first: "in the search box, type cheap flights"."""
 _TYPE: Final = re.compile(
@@ -39,7 +38,10 @@ _TYPE: Final = re.compile(
     r"(?!\s+of\b)"
     r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
     r"(?:\s+for\s+me)?"
-    rf"\s*[:,;-]?\s+(?P<text>.+?){_TARGET}(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
+    rf"\s*[:,;-]?\s+(?P<text>.+?)(?:\s+(?:in|into|on|in\s+to)\s+{_PLACE}"
+    r"(?:,?\s+(?:for\s+me|please))*[?.!]?|(?:,?\s+(?:for\s+me|please))*)\s*$", re.IGNORECASE)
+"""The words to type; where, said last, may close the request's question ("can you type
+'running late' into the chat?": the question mark is the request's, not the words')."""
 _WRITE_INTO: Final = re.compile(
     rf"^write\s+(?P<text>.+?)\s+(?:in|into|in\s+to)\s+{_PLACE}"
     r"(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)

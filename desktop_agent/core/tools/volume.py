@@ -16,7 +16,7 @@ from typing import Any, Final, Protocol
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.calc_words import replace_number_words
-from desktop_agent.core.tools.offers import asks_about
+from desktop_agent.core.tools.offers import asks_about_it
 
 STEP: Final = 10
 """Points a plain "up" or "down" moves the volume ("turn it down": 40 -> 30 percent)."""
@@ -97,7 +97,7 @@ def asks_volume(text: str) -> bool:
     A question about the volume ("is 80 percent safe for headphones?") does not: it is
     answered, not done.
     """
-    if _NOT_VOLUME.search(text) or asks_about(text):
+    if _NOT_VOLUME.search(text) or asks_about_it(text):
         return False
     return bool(_LOUDNESS.search(text) or (_VOLUME.search(text) and (
         _UP.search(text) or _DOWN.search(text) or _MUTE.search(text) or _UNMUTE.search(text)

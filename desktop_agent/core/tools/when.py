@@ -100,6 +100,12 @@ _HALF_PHRASES: Final = (
      lambda m: f"{_count(m.group(1)) + 0.5} {m.group(2)}"),
     # "1 and a half hours", "one and a half minutes"
     (rf"\b({_NUM}) and a half ({_UNIT_RE})\b", lambda m: f"{float(m.group(1)) + 0.5} {m.group(2)}"),
+    # "an hour and a quarter", "2 hours and three quarters"
+    (rf"\b(?:(an?|{_NUM}) )?({_UNIT_RE}) and (a|3) quarters?\b",
+     lambda m: f"{_count(m.group(1)) + (0.25 if m.group(3) == 'a' else 0.75)} {m.group(2)}"),
+    # "one and a quarter hours", "2 and 3 quarter hours"
+    (rf"\b({_NUM}) and (a|3) quarters? ({_UNIT_RE})\b",
+     lambda m: f"{float(m.group(1)) + (0.25 if m.group(2) == 'a' else 0.75)} {m.group(3)}"),
     (rf"\ba half ({_UNIT_RE})\b", lambda m: f"0.5 {m.group(1)}"),
     (rf"\bhalf (?:an? )?({_UNIT_RE})\b", lambda m: f"0.5 {m.group(1)}"),
     (r"\b3 quarters? (?:of )?(?:an? )?hour\b", lambda m: "45 minutes"),

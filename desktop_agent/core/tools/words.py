@@ -48,6 +48,7 @@ def _drop_article(text: str) -> str:
 
 _ADD_NOTE: Final = (
     _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another )?(?:note|memo)"
+        r"(?:\s+for me)?"
         r"(?:\s+(?:to (?:self|myself)|that says|that reads|which says|saying|to say|that|of|about"
         r"|:))?[:,]?\s+"
         r"(?P<x>.+)$"),
@@ -67,11 +68,18 @@ _SEARCH_NOTES: Final = (
         rf"|something)\s+(?:down\s+)?{_NOTE_TOPIC}\s+(?P<x>.+)$"),
     _rx(rf"\b(?:thing|things|stuff)\s+i(?:'ve| have)?\s+(?:saved|noted|wrote down|jotted down)"
         rf"\s+{_NOTE_TOPIC}\s+(?P<x>.+)$"),
+    # "I saved a recipe for banana bread somewhere in my notes, can you dig it out?"
+    _rx(r"^i(?:'ve| have)?\s+(?:saved|put|wrote|written|jotted|noted)\s+(?:down\s+)?"
+        r"(?:a|an|the|some|that)\s+(?P<x>.+?)\s+(?:down\s+)?(?:somewhere\s+)?"
+        r"(?:in|into|to)\s+(?:my|the)\s+notes\b"),
 )
 _ANYTHING_ON: Final = _rx(r"^(?:anything|something|stuff|everything)\s+(?:on|about|to do with"
                          r"|regarding|mentioning|with)\s+")
 """What a search asks for before its words: "my notes for *anything on* passwords"."""
 _SENTENCE_END: Final = re.compile(r"[.?!](?:\s|$)")
+_ASKED_AFTER: Final = _rx(r"(?:\s+(?:somewhere|in there|in here))?(?:,\s+(?:can|could|would|will)"
+                         r"\s+you\b.*)?$")
+"""What follows the words searched for: "the wifi password *somewhere, can you find it*"."""
 _VAGUE_TAIL: Final = _rx(r"(?<=\w)\s+(?:thing|things|stuff)$")
 """What a search asks for after its words: "my notes for the dentist *thing*"."""
 _DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
@@ -95,8 +103,8 @@ _NUM: Final = (rf"(?:\d+(?:\.\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|ei
                r"|sixteen|seventeen|eighteen|nineteen|a hundred|half an?|a half|a quarter"
                r"|quarter of an|couple of|few)")
 _UNIT_T: Final = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)"
-_DURATION: Final = (rf"(?:{_NUM}[ -]{_UNIT_T}(?:\s+(?:and\s+)?(?:a half|{_NUM}[ -]{_UNIT_T}))?"
-                    rf"|an? hour and a half|half an hour)")
+_DURATION: Final = (rf"(?:{_NUM}[ -]{_UNIT_T}(?:\s+(?:and\s+)?(?:a half|a quarter|three quarters"
+                    rf"|{_NUM}[ -]{_UNIT_T}))?|an? hour and a (?:half|quarter)|half an hour)")
 _TIMER: Final = (
     _rx(rf"^(?:(?:set|start|make)\s+(?:an?|the|my)\s+)?(?P<l>[a-z]+)\s+timer\s+(?:for|of)\s+"
         rf"(?P<d>{_DURATION})$"),
@@ -106,6 +114,12 @@ _TIMER: Final = (
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
         r"(?:\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
     _rx(rf"\b(?:count down|countdown)\s+(?:from\s+)?(?P<d>{_DURATION})"),
+    # a duration alone ("seven minutes for the eggs, yeah", "stick ninety seconds on the clock")
+    _rx(rf"^(?!(?:another\s+)?{_DURATION}$)"
+        rf"(?:(?:just\s+)?(?:give me|stick|put|pop|set)\s+(?:on\s+)?)?(?:another\s+)?"
+        rf"(?P<d>{_DURATION})(?:\s+on\s+the\s+clock)?(?:\s+for\s+(?:the\s+|my\s+|our\s+)?"
+        rf"(?P<l>(?!me\b|us\b)[a-z]+(?: [a-z]+)?))?(?:,?\s+(?:please|yeah|ta|thanks|cheers"
+        rf"|for me|would you|could you|will you|ok(?:ay)?))*$"),
 )
 _WHEN: Final = (r"(?:at|on|in|by|tomorrow|tonight|today|this|next|noon|midnight|"
                 r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
@@ -196,7 +210,7 @@ def search_notes_args(text: str) -> Args | None:
     found = _first(_SEARCH_NOTES, _clean(text))
     query = _drop_article(_ANYTHING_ON.sub("", _clean(found.group("x")))) if found else ""
     query = _SENTENCE_END.split(query, maxsplit=1)[0]  # "the plumber? Have a look in ..."
-    query = _VAGUE_TAIL.sub("", query)  # "the dentist thing": "dentist"
+    query = _VAGUE_TAIL.sub("", _ASKED_AFTER.sub("", query))  # "the dentist thing": "dentist"
     return {"query": query} if query else None
 
 

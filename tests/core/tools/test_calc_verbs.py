@@ -64,3 +64,22 @@ def test_a_bill_split_between_people_is_a_request_for_the_calculator() -> None:
     asked = "So if we split 148 dollars between 4 people how much does each of us pay"
     assert [s.name for s in candidate_tools(asked, BUILTIN.specs)] == ["calculate"]
     assert candidate_tools("we split the bill between 4 of us last night", BUILTIN.specs) == ()
+
+
+@pytest.mark.parametrize(("said", "expression", "value"), [
+    ("if I have 3 boxes of 24, how many is that", "3 times 24", 72),
+    ("we have 40 and spend 12, how much is left", "40 minus 12", 28),
+    ("Erm, if I've got 23 quid and I spend, um, 7.49, how much have I got left?",
+     "23 minus 7.49", Fraction(1551, 100)),
+])
+def test_word_problems_of_a_spend_or_of_boxes_are_read(said: str, expression: str,
+                                                       value: object) -> None:
+    assert arguments_from_words("calculate", said) == {"expression": expression}
+    assert evaluate(said) == value
+
+
+def test_spending_without_asking_what_is_left_is_no_word_problem() -> None:
+    from desktop_agent.core.tools.calc_verbs import word_problem
+
+    assert not word_problem("I spent 40 quid on shoes yesterday")
+    assert word_problem("I had 40 and spent 12, how much have I got left")

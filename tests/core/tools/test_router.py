@@ -174,3 +174,114 @@ def test_a_polite_request_anywhere_is_one(text: str, tool: str) -> None:
 ])
 def test_politeness_words_alone_ask_nothing(text: str) -> None:
     assert _names(text) == []
+
+
+def test_the_request_before_its_reasons_is_read_alone() -> None:
+    from desktop_agent.core.tools.decision import plan_decision
+    from desktop_agent.core.tools.router import asked_before_context
+
+    said = "Can you remind me to ring my mum at half six tonight? She'll kill me if I forget."
+    assert asked_before_context(said) == "Can you remind me to ring my mum at half six tonight?"
+    assert _names(said) == ["set_reminder"]  # "kill" in the reason cancels nothing
+    call = plan_decision(said, candidate_tools(said, BUILTIN_SPECS)).call
+    assert call is not None and call.arguments == {"text": "ring my mum",
+                                                   "when": "at half six tonight"}
+    assert asked_before_context("Set a timer. Make it ten minutes.") is None  # both ask
+    assert asked_before_context("Set a timer for ten minutes") is None  # one sentence
+
+
+def test_a_filler_after_the_context_is_not_part_of_the_request() -> None:
+    from desktop_agent.core.tools.router import asked_after_context
+
+    said = "I need to write a letter to the council, erm, open Word for me would you?"
+    assert asked_after_context(said) == "open Word for me would you?"
+    assert _names(said) == ["open_app"]
+
+
+@pytest.mark.parametrize(("text", "tool"), [
+    ("Quick one, uh, three hundred and twelve divided by eight?", "calculate"),
+    ("Okay, I'm back, carry on playing the music.", "media_control"),
+    ("I can barely hear this, bump the volume up would you?", "set_volume"),
+    ("Oh hang on, the eggs! Uh, seven minutes for the eggs, yeah?", "set_timer"),
+    ("Uh, just stick ninety seconds on the clock for me, would you.", "set_timer"),
+    ("Erm, if I've got twenty-three quid and I spend, um, seven pounds forty-nine, how much "
+     "have I got left?", "calculate"),
+])
+def test_everyday_requests_of_the_fifth_tuning_set_are_requests(text: str, tool: str) -> None:
+    assert tool in _names(text)
+
+
+@pytest.mark.parametrize("text", [
+    "five minutes",  # may answer something asked: no timer by itself
+    "it takes twenty minutes for the pasta",
+    "Do you ever get bored of people asking you what time it is?",
+    "My daughter keeps turning the volume right up on her tablet, is that bad for her ears?",
+    "if it rains tomorrow, open the weather app",  # a condition still makes an order wait
+])
+def test_durations_reported_questions_and_questions_about_it_ask_no_tool(text: str) -> None:
+    from desktop_agent.core.tools.decision import plan_decision
+
+    names = _names(text)
+    assert names == [] or plan_decision(text, candidate_tools(text, BUILTIN_SPECS)).call is None
+
+
+@pytest.mark.parametrize("text", [
+    "Tell me a short story about a cat who sets timers for absolutely everything.",
+    "Remember that timer I set for the cake last week? It came out perfect, by the way.",
+    "How does a microwave know when to stop? Like, what's the timer inside actually doing?",
+    "how do the timers on microwaves work",
+    "What does mute mean in music, like when a trumpet player puts that thing in?",
+    "I hate that reminder apps always nag me at the worst possible moment.",
+    "what's the difference between a mile and a kilometre",
+])
+def test_stories_memories_and_how_things_work_get_no_tool(text: str) -> None:
+    assert _names(text) == []
+
+
+def test_a_note_to_remember_and_the_users_own_timers_still_get_theirs() -> None:
+    assert _names("remember that the spare key is under the mat") == ["add_note"]
+    assert _names("how long is left on my timer") == ["list_timers"]
+    assert _names("how do I set a timer for ten minutes") == ["set_timer"]
+
+
+def test_the_request_starts_where_its_asking_does_not_at_its_context() -> None:
+    from desktop_agent.core.tools.decision import plan_decision
+    from desktop_agent.core.tools.router import asked_after_context
+
+    said = ("Hey, so I've got the dentist on Thursday, could you remind me Wednesday evening "
+            "to confirm the appointment?")
+    assert asked_after_context(said) == (
+        "could you remind me Wednesday evening to confirm the appointment?")
+    call = plan_decision(said, candidate_tools(said, BUILTIN_SPECS)).call
+    assert call is not None and call.arguments == {"text": "confirm the appointment",
+                                                   "when": "Wednesday evening"}
+
+
+def test_typed_words_in_quotes_and_a_note_for_me_keep_only_the_words() -> None:
+    from desktop_agent.core.tools.args import arguments_from_words
+    from desktop_agent.core.tools.decision import plan_decision
+
+    said = "My hands are covered in flour, can you type 'running late, sorry' into the chat?"
+    call = plan_decision(said, candidate_tools(said, BUILTIN_SPECS)).call
+    assert call is not None and call.arguments == {"text": "running late, sorry"}
+    assert arguments_from_words("type_text", "type: are you coming?") == {
+        "text": "are you coming?"}  # a question typed keeps its mark
+    assert arguments_from_words("add_note", "Save a note for me, uh, the bins go out Tuesday.") \
+        == {"text": "the bins go out Tuesday"}
+
+
+def test_a_story_of_something_past_asks_nothing_of_the_meaning_match_either() -> None:
+    from desktop_agent.core.tools.router import asks_no_tool
+
+    assert asks_no_tool("I wrote a note to my landlord yesterday about the boiler.")
+    assert asks_no_tool("I've been listening to a lot of Taylor Swift lately")
+    assert not asks_no_tool("remind me what I did yesterday")  # asks
+    assert not asks_no_tool("I can't hear a thing")  # now: may ask for the volume
+
+
+def test_a_search_leaves_out_where_and_the_question_after_its_words() -> None:
+    from desktop_agent.core.tools.args import arguments_from_words
+
+    assert arguments_from_words(
+        "search_notes", "I know I saved a note with the wifi password somewhere, can you find it?"
+    ) == {"query": "wifi password"}

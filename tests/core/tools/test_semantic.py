@@ -164,6 +164,15 @@ def test_the_router_embeds_the_request_and_offers_only_the_given_specs() -> None
     assert router.offer("in ten minutes give me a shout", no_timer) == ()
 
 
+def test_what_no_tool_answers_is_offered_none_however_near_a_tool() -> None:
+    near = (1.0, 0.1, 0.0, 0.0)  # as near set_timer as the request above
+    asked = "How does a microwave know when to stop? Like, what's the timer doing?"
+    router, _ = _router({asked: near, "could you set one for me": near})
+    assert router.offer(asked, BUILTIN.specs) == ()
+    assert [s.name for s in router.offer("could you set one for me", BUILTIN.specs)] == [
+        "set_timer"]
+
+
 def test_long_or_empty_text_is_never_embedded() -> None:
     router, fake = _router({})
     assert router.offer("word " * 100, BUILTIN.specs) == ()

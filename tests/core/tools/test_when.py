@@ -179,3 +179,11 @@ def test_say_duration_rejects(value: object) -> None:
 def test_round_trip_through_speech() -> None:
     assert say_duration(parse_duration("an hour and a half")) == "1 hour and 30 minutes"
     assert say_time(parse_when("tomorrow at 9", NOW), NOW) == "at 9 AM tomorrow"
+
+
+@pytest.mark.parametrize(("said", "seconds"), [
+    ("an hour and a quarter", 4500), ("2 hours and three quarters", 9900),
+    ("one and a quarter hours", 4500), ("an hour and a half", 5400),
+])
+def test_quarters_of_an_hour_are_read(said: str, seconds: float) -> None:
+    assert parse_duration(said) == seconds
