@@ -96,7 +96,8 @@ _NOT: Final = re.compile(r"\b(?:not|never|can't|cannot|can\s+not|couldn't|unable
                          r"|do\s+you\s+want|want\s+me\s+to|could\s+you|you\s+can)\b",
                          re.IGNORECASE)
 """Refusals, questions and instructions to the user: they claim nothing."""
-_POLITE: Final = re.compile(r"^(?:(?:please|hey|ok|okay|so|now|um|uh)[, ]+)*"
+_POLITE: Final = re.compile(r"^(?:(?:please|hey|ok|okay|so|now|um|uh|sure|alright|all right|right"
+                            r"|of course|certainly|absolutely|no problem|yes|yeah)[,.! ]+)*"
                             r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
                             r"|i(?:'d|\s+would)\s+like\s+you\s+to\s+|i\s+(?:want|need)\s+you\s+to\s+"
                             r"|go\s+ahead\s+and\s+)?(?:please\s+)?",

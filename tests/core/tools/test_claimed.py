@@ -71,6 +71,16 @@ def test_a_parroted_request_is_a_claim() -> None:
     assert not claims_action("What is the capital of France?", "what is the capital of France")
 
 
+def test_a_request_parroted_after_an_acknowledgement_is_a_claim() -> None:
+    # the 0.5B in a fresh-clone CI run, with no volume tool: "Sure, set the volume to thirty
+    # percent." was heard whole, its first clause "Sure," claiming nothing alone
+    request = "Set the volume to thirty percent."
+    assert claims_action("Sure, set the volume to thirty percent.", request)
+    assert claims_action("Of course! Set the volume to thirty percent.", request)
+    assert claims_action("Okay, sure, set the volume to thirty percent", request)
+    assert not claims_action("Sure, open the sound settings and drag the slider.", request)
+
+
 def test_the_request_s_own_words_say_what_cannot_be_done() -> None:
     assert request_verb_phrase("Set the volume to thirty percent.") == \
         "set the volume to thirty percent"
