@@ -127,6 +127,11 @@ def delete_notes_action(args: Mapping[str, Any], ctx: WriteContext) -> PreparedA
     return PreparedAction("delete_notes", {"query": query, "count": count}, read_back)
 
 
+def _article(word: str) -> str:
+    """The article before ``word``: "an eggs timer", "a pasta timer", "a uniform timer"."""
+    return "an" if re.match(r"(?i)[aeio]|u(?!ni|s[eu])", word) else "a"
+
+
 def set_timer_action(args: Mapping[str, Any], ctx: WriteContext) -> PreparedAction:
     """set_timer: "Set a timer for 5 minutes, ending at 6:05 PM?"."""
     now = ctx.now
@@ -145,7 +150,7 @@ def set_timer_action(args: Mapping[str, Any], ctx: WriteContext) -> PreparedActi
                                           "for anything later.")
     label = _label(args.get("label", ""))
     ends = say_clock(now + dt.timedelta(seconds=seconds))
-    what = f"a {label} timer" if label else "a timer"
+    what = f"{_article(label)} {label} timer" if label else "a timer"
     return PreparedAction(
         "set_timer", {"duration": duration, "duration_s": seconds, "label": label},
         f"Set {what} for {say_duration(seconds)}, ending at {ends}?")

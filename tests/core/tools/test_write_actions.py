@@ -82,6 +82,10 @@ def test_set_timer_normalises_the_duration_and_reads_back_the_end() -> None:
     pasta = _prep("set_timer", duration="ten minutes", label="the pasta timer")
     assert pasta.args["label"] == "pasta" and pasta.args["duration_s"] == 600
     assert pasta.read_back == "Set a pasta timer for 10 minutes, ending at 6:10 PM?"
+    eggs = _prep("set_timer", duration="7 minutes", label="eggs")
+    assert eggs.read_back == "Set an eggs timer for 7 minutes, ending at 6:07 PM?"  # not "a eggs"
+    assert _prep("set_timer", duration="5 minutes", label="uniform").read_back.startswith(
+        "Set a uniform timer")
 
 
 def test_set_reminder_reads_back_the_parsed_time() -> None:
