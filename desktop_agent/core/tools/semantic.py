@@ -198,10 +198,13 @@ class MeaningRouter:
         ``read``: the tools whose ``words`` rule reads the request's arguments.
         """
         t = self._scored(text)
-        if t is None or asks_no_tool(asked_after_context(t) or t):
+        if t is None:
+            return ()
+        after = asked_after_context(t)  # "Sorry, what's ..."
+        if asks_no_tool(after or t):
             return ()
         by_name = {s.name: s for s in specs}
-        asked = is_request(t) or asked_after_context(t) is not None  # "Sorry, what's ..."
+        asked = is_request(t) or after is not None
         names = self.meanings.choose(self.last_scores, by_name, asked=asked, read=read)
         if names:
             _LOGGER.info("turn=0 tools by meaning: %s", ", ".join(
