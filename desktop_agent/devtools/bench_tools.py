@@ -40,7 +40,10 @@ another set's or to a catalog example dropped; tuned on), ``tune4`` (80 lines, 4
 and 31 none, mostly near misses, written the same way in the eleventh session; the 10 lines
 equal to another set's or to a catalog example dropped; tuned on), ``tune5`` (86 lines,
 55 a tool and 31 none, written the same way in the thirteenth session; 4 lines equal to
-another set's or to a catalog example dropped; tuned on), ``desktop``
+another set's or to a catalog example dropped; tuned on), ``tune6`` (79 lines, 51 a tool
+and 28 none, written the same way in the fourteenth session, its speakers varied on
+purpose: older, terse, rambling, self-correcting, non-native; 11 lines equal to another
+set's or to a catalog example dropped; tuned on), ``desktop``
 (the desktop tools' held-out set, ``heldout/desktop_tools.jsonl``, read in the catalog's
 names); totals are printed for each and for all. ``--llm-only`` turns the argument rules
 off, so the figures are the model's own (its grammar-constrained calls). ``--semantic``
@@ -71,6 +74,7 @@ SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl",
         "tune": "tool_utterances_tune.jsonl", "blind": "tool_utterances_blind.jsonl",
         "tune2": "tool_utterances_tune2.jsonl", "tune3": "tool_utterances_tune3.jsonl",
         "tune4": "tool_utterances_tune4.jsonl", "tune5": "tool_utterances_tune5.jsonl",
+        "tune6": "tool_utterances_tune6.jsonl",
         "desktop": "heldout/desktop_tools.jsonl",
         "blind3": "heldout/tools_blind3.jsonl"}
 HELDOUT_NAMES = {"open_target": "open_location", "volume": "set_volume"}

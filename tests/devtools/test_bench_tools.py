@@ -227,3 +227,12 @@ def test_the_fifth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None
     assert len(utts) == 86 and all(u.set == "tune5" for u in utts)
     assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
     assert sum(1 for u in utts if u.tool is None) == 31
+
+
+def test_the_sixth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune6")
+    assert len(utts) == 79 and all(u.set == "tune6" for u in utts)
+    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
+    assert sum(1 for u in utts if u.tool is None) == 28
