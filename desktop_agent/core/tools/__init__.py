@@ -6,7 +6,8 @@ from the user's words, the decision protocol every LLM backend shares (note, cal
 parsing), the registry rules, the write path (read back, confirm), the calculator, units
 and time phrases, the desktop tools' rules (volume, media keys, open an application or a
 place, read the selection, copy the last answer, type into the focused window), and the
-rule that no reply claims an action no tool took.
+rule that no reply claims an action no tool took, and a request mended while it was said
+("a timer for ten, no, fifteen minutes").
 """
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "media",
     "offers",
     "registry",
+    "repair",
     "router",
     "semantic",
     "specs",

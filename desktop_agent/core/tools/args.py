@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from desktop_agent.core.tools.calc_words import replace_number_words
+from desktop_agent.core.tools.calc_words import replace_number_words, replace_quantity_words
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import asks_about
 from desktop_agent.core.tools.tool_def import Catalog
@@ -30,8 +30,9 @@ Args = dict[str, Any]
 MAX_REQUEST_CHARS: Final = 300
 """Longer text is never parsed for arguments (and the patterns stay fast)."""
 
-_PLEASE: Final = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|please|can you|could you|would you|"
-                            r"will you|i want you to|i'd like you to|i need you to)[, ]+)+",
+_PLEASE: Final = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|please to|please|kindly|can you|"
+                            r"you can|could you|would you|will you|i want you to|i'd like you to"
+                            r"|i need you to)[, ]+)+",
                             re.IGNORECASE)
 _TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you)(?:[, ]+please)?"
                                      r"\s*[.!?]*$",
@@ -46,6 +47,16 @@ def _request(text: str) -> str:
     """The request without politeness around it."""
     text = _PLEASE.sub("", text.strip())
     return _TRAILING_PLEASE.sub("", text).strip()
+
+
+def adds_to(whole: Args | None, part: Args) -> bool:
+    """True when ``whole`` reads ``part``'s arguments the same and adds one to them.
+
+    The rest of a request can name what its first clause or its asking part leaves out:
+    "time an hour and a half for me, the roast has just gone in" names the timer.
+    """
+    return whole is not None and len(whole) > len(part) and all(
+        whole.get(k) == v for k, v in part.items())
 
 
 def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Args | None:
@@ -76,7 +87,8 @@ def arguments_from_words(tool: str, text: str, catalog: Catalog = BUILTIN) -> Ar
     args = entry.words(_request(text))
     if args is not None:
         first = None if entry.keeps_later_clauses else first_clause(text)
-        if first is not None and (own := entry.words(_request(first))):
+        if first is not None and (own := entry.words(_request(first))) and not adds_to(
+                args, own):
             return own  # "open the tax folder, I need last year's return": "tax folder"
         return args
     for clause in (last_clause(text), first_clause(text)):
@@ -196,13 +208,14 @@ _STOP: Final = frozenset("a an the my me to of for in on at and or is are be it 
 
 
 _SAID_AS: Final = {
-    "*": {"times", "multiply", "multiplied", "x"},
+    "*": {"times", "multiply", "multiplied", "x", "percent", "%"},
     "/": {"divided", "divide", "over", "split", "share", "per"},
     "+": {"plus", "add", "added", "sum", "total"},
     "-": {"minus", "subtract", "take", "away", "less", "off"},
     "%": {"percent", "percentage"},
 }
-"""The words a calculator symbol stands for: "36 * 7" copies "multiply 36 by 7"."""
+"""The words a calculator symbol stands for: "36 * 7" copies "multiply 36 by 7", "15% * 80"
+copies "15 percent of 80"."""
 
 
 def _words(text: str) -> set[str]:
@@ -215,10 +228,12 @@ def is_grounded(args: Mapping[str, Any], text: str) -> bool:
 
     A model that invents an argument ("20 minutes" for "I set a timer yesterday") has
     not understood a request; such a call is dropped and the turn answered in prose.
-    Numbers count in digits or words, a calculator symbol as one of its words ("*" for
-    "times" or "multiply"); little words (a, the, to...) are not checked.
+    Numbers count in digits or words ("17.5" for "seventeen and a half", "12" for "a
+    dozen"), a calculator symbol as one of its words ("*" for "times" or "multiply"); little
+    words (a, the, to...) are not checked.
     """
-    said = _words(text)
+    said = _words(text) | _words(replace_quantity_words(
+        re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text.lower())))  # "and a half" said is ".5"
     for value in args.values():
         if isinstance(value, str) and any(
                 w not in said and not (_SAID_AS.get(w, set()) & said) for w in _words(value)):

@@ -38,9 +38,16 @@ from desktop_agent.core.mcp.config import SEPARATOR
 from desktop_agent.core.mcp.retrieval import ToolIndex
 from desktop_agent.core.ports import ChatMessage, ToolCall, ToolSpec
 from desktop_agent.core.privacy import said
-from desktop_agent.core.tools.args import Args, arguments_from_words, is_grounded, last_clause
+from desktop_agent.core.tools.args import (
+    Args,
+    adds_to,
+    arguments_from_words,
+    is_grounded,
+    last_clause,
+)
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
+from desktop_agent.core.tools.repair import self_corrected
 from desktop_agent.core.tools.router import (
     MAX_REQUEST_CHARS,
     asked_after_context,
@@ -271,11 +278,14 @@ def _words_of(tool: str, user: str, asked: str | None, catalog: Catalog) -> Args
 
     When some context comes before the request ("I've got a meeting at three, so can you
     remind me at quarter to three to prep the slides?": the meeting is not the reminder),
-    the request alone is read; else, or when it spells out nothing, all of it.
+    the request alone is read; else, or when it spells out nothing, all of it. All of it
+    too when it reads the request's arguments the same and adds one (the context names
+    the timer: "the roast has just gone in, could you time an hour and a half for me").
     """
+    whole = arguments_from_words(tool, user, catalog)
     if asked is not None and (args := arguments_from_words(tool, asked, catalog)) is not None:
-        return args
-    return arguments_from_words(tool, user, catalog)
+        return whole if adds_to(whole, args) else args
+    return whole
 
 
 def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool = True,
@@ -294,6 +304,7 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
             words of a request spell out the arguments of the nearest candidate (the
             first), all of them or their last clause after some context.
     """
+    user = self_corrected(user)  # "a timer for ten, no, fifteen minutes": the repair counts
     asked = (asked_after_context(user) or asked_before_context(user)) if use_words else None
     from_words = {t.name: args for t in candidates if use_words
                   and (args := _words_of(t.name, user, asked, catalog)) is not None}

@@ -32,9 +32,9 @@ _PLACE_VERBS: Final = frozenset({"go to", "take me to", "navigate to", "browse t
                                  "pull up"})
 """Verbs that open a place (an address, a folder), never an application ("go to sleep",
 "pull up a chair")."""
-_POLITE: Final = r"^(?:(?:please|hey|ok|okay|so|now)[, ]+)*(?:(?:can|could|would|will)\s+you\s+" \
-                 r"(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like)\s+to\s+)?"
-_OPEN: Final = re.compile(rf"{_POLITE}{_VERB}\s+(?:up\s+)?(?P<what>.+?)"
+_POLITE: Final = r"^(?:(?:please|kindly|hey|ok|okay|so|now)[, ]+)*" \
+                 r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like)\s+to\s+)?"
+_OPEN: Final = re.compile(rf"{_POLITE}{_VERB}\s+(?P<up>up\s+)?(?P<what>.+?)"
                           r"(?:,?\s+(?:for\s+me|please|now|app|application|program"
                           r"|(?:would|could|can|will)\s+you))*[.!?]*$",
                           re.IGNORECASE)
@@ -192,10 +192,12 @@ def _target(text: str) -> str | None:
     if match is None or _NOT_APP.search(text):
         return None
     what = match.group("what").strip()
-    if match.group("verb").lower() in ("start", "run") and not re.match(
+    if match.group("verb").lower() in ("start", "run") and not (
+            match.group("verb").lower() == "start" and match.group("up")) and not re.match(
             r"(?:the|my)\s", what, re.IGNORECASE) and not re.search(
             r"\b(?:app|application|program)\b", text, re.IGNORECASE):
-        return None  # "start a conversation", "run a mile": not an application
+        return None  # "start a conversation", "run a mile": not an application ("start up
+        # Spotify" is)
     return _WEB.sub("", what).strip(" ,")
 
 

@@ -32,7 +32,8 @@ _PLAY: Final = re.compile(
     rf"\b(?:resume|unpause|continue|restart)\s+(?:the\s+|my\s+)?(?:{_MEDIA}|playing|playback|it)"
     rf"|\b(?:play|start)\s+(?:the\s+|my\s+)?{_MEDIA}\s+(?:again|back)"
     r"|^(?:please\s+)?(?:resume|unpause|play|play\s+it)(?:\s+(?:again|please))?[.!]?$"
-    r"|\bhit\s+play\b|\bkeep\s+playing\b|\b(?:carry\s+on|continue)\s+playing\b",
+    r"|\bhit\s+play\b|\bkeep\s+playing\b|\b(?:carry\s+on|continue)\s+playing\b"
+    rf"|\b(?:carry\s+on|go\s+on|continue)\s+with\s+(?:the\s+|my\s+)?{_MEDIA}\b",
     re.IGNORECASE)
 _NEXT: Final = re.compile(
     rf"\b(?:next|skip(?:\s+(?:this|the))?)\s+{_MEDIA}\b|\bskip\s+(?:it|this|ahead|forward)\b"
@@ -42,7 +43,7 @@ _NEXT: Final = re.compile(
 _PREVIOUS: Final = re.compile(
     rf"\b(?:previous|last)\s+{_MEDIA}\b|\bgo\s+back\s+(?:a|one)\s+{_MEDIA}\b"
     rf"|\b(?:play|go\s+to)\s+the\s+(?:previous|last)\s+(?:one|{_MEDIA})\b"
-    rf"|\bback\s+(?:a|one)\s+{_MEDIA}\b",
+    rf"|\bback\s+(?:a|one)\s+{_MEDIA}\b|\bthe\s+{_MEDIA}\s+before(?:\s+this(?:\s+one)?)?[.!?]*$",
     re.IGNORECASE)
 _NOW: Final = re.compile(
     rf"\bwhat(?:'s|\s+is)\s+(?:this\s+{_MEDIA}|playing|on\s+(?:right\s+)?now)\b"

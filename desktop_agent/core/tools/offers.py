@@ -84,7 +84,9 @@ _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|ment
 _NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
 _NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down|memo"
                        r"|note to self|put)\b")
-_TIMER: Final = _rx(r"\btimers?\b|\bcount(?:s|ing)? ?down\b|\balarm\b|\bstopwatch\b")
+_TIMER: Final = _rx(r"\btimers?\b|\bcount(?:s|ing)? ?down\b|\balarm\b|\bstopwatch\b"
+                    rf"|\btime (?:me )?(?:an?|half|{_NUMBER})\b[^.?!,]{{0,24}}?\b"
+                    r"(?:hours?|minutes?|mins?|seconds?|secs?)\b")
 _REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b")
 _CANCEL: Final = _rx(r"\b(?:cancel|stop|delete|remove|clear|turn off|switch off|kill|abort"
                      r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off"
@@ -95,10 +97,10 @@ _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|gi
                             rf"|\bfor {_NUMBER}\b|\d")
 
 _LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+m*|ugh|well|oh|and|alright"
-                   r"|all right|right"
-                   r"|please|assistant|computer|can you|could you|would you|will you"
+                   r"|all right|right|please to|please|kindly"
+                   r"|assistant|computer|can you|could you|would you|will you"
                    r"|i want you to|i need you to|i'd like you to|i would like you to"
-                   r"|go ahead and|quickly|quick)[,.!]?\s+)+")
+                   r"|go ahead and|quickly|quick(?: one)?)[,.!]?\s+)+")
 
 
 def strip_lead(text: str) -> str:

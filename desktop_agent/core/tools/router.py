@@ -21,6 +21,7 @@ from desktop_agent.core.ports import ToolSpec
 from desktop_agent.core.tools.args import CLAUSE, INTERJECTION, defers
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import bare_timer, strip_lead
+from desktop_agent.core.tools.repair import self_corrected
 from desktop_agent.core.tools.tool_def import Catalog
 from desktop_agent.core.tools.type_text import asks_type_text
 
@@ -37,7 +38,7 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
     it?", ``asked_after_context``). A spec with no entry in ``catalog`` is never a candidate: an
     entry's ``offered`` rule is what lets the model be offered a tool.
     """
-    t = " ".join(text.replace("\u2019", "'").split())
+    t = self_corrected(" ".join(text.replace("\u2019", "'").split()))
     if len(t) > MAX_REQUEST_CHARS:
         return ()  # long read-aloud text is not a request
     asked = asked_after_context(t)
@@ -65,20 +66,23 @@ _NO_TOOL_ASKED: Final = re.compile(
     r"|(?:do you |you )?remember (?:that|the|when|how) \w+(?: \w+)? (?:i|we|you|they)\b"
     r"|(?:how|why) (?:does|do|did|is|are|was|were|would) (?!i\b|you\b|my\b|our\b|it\b)"
     r"|what does (?:\w+ ){1,3}mean\b|what(?:'s| is) the difference between\b"
-    r"|i (?:really )?(?:hate|love|like|can't stand) (?:it )?(?:that|when|how)\b",
+    r"|i (?:really )?(?:hate|love|like|can't stand) (?:it )?(?:that|when|how)\b"
+    r"|(?:which|what)(?: one)?(?:'s| is) better\b|explain (?:to me )?(?:what|how|why)\b",
     re.IGNORECASE)
 """Asked of the assistant itself, whatever it mentions: a story or a joke ("tell me a short
 story about a cat who sets timers"), a memory shared ("remember that timer I set for the
 cake last week?"; not "remember that the spare key is under the mat"), how the world works
 ("how does a microwave know when to stop?"; "how do I ...", "how does my ..." may still
 ask), what a word means ("what does mute mean in music?"), an opinion ("I hate that
-reminder apps always nag me")."""
+reminder apps always nag me", "which is better for taking notes, a notebook or a
+laptop?"), an explanation ("explain what a clipboard is")."""
 
 
 _PAST: Final = re.compile(r"\b(?:yesterday|earlier|last (?:night|week|month|year|time)|lately"
-                         r"|the other day|ago)\b", re.IGNORECASE)
+                         r"|the other day|ago|already)\b", re.IGNORECASE)
 """A time gone by: a statement that tells of it ("I wrote a note to my landlord yesterday")
-tells a story; nothing is asked to be done now."""
+tells a story, and so does what is done already ("I set an alarm for six already, don't
+worry"); nothing is asked to be done now."""
 
 
 def asks_no_tool(text: str) -> bool:
@@ -174,13 +178,18 @@ _ASKING: Final = re.compile(
     r"|is|are|any|have|has|should|shall|set|start|begin|make|take|add|write|jot|note|put"
     r"|save|create|remind|delete|remove|clear|erase|wipe|get rid|cancel|stop|turn off"
     r"|kill|abort|never ?mind|find|search|look|read|list|show|tell|give|convert|calculate"
-    r"|compute|work out|multiply|divide|timer|remember|count|check|new"
+    r"|compute|work out|multiply|divide|timer|time (?=me\b|an?\b|half\b|\d)|remember|count|check"
+    r"|new"
     r"|open|launch|run|fire up|bring up|go to|go back|play|pause|resume|unpause|skip|next|previous"
     r"|mute|unmute|turn|volume|louder|quieter|lower|raise|hit|keep playing|who's|it's too"
     r"|copy|type|key in|enter (?:the )?(?:words?|text|phrase)|recite|speak|say what"
     r"|ring|ping|nudge|wake|call off|scrap|bin|drop|ditch|pull up|take me|hold|go through"
     r"|bring (?:it|the volume|the sound|the music) (?:up|down)|bump|crank|carry on|keep going"
-    r"|you can (?:resume|play|pause|stop|continue|carry on|unpause|skip|turn))\b"
+    r"|you can (?:resume|play|pause|stop|continue|carry on|unpause|skip|turn|tell me|cancel"
+    r"|delete|remove|open|type|copy|mute|unmute))\b"
+    r"|\b(?:so|and|now) you can (?:cancel|delete|remove|stop|turn|open|type|copy|mute|unmute"
+    r"|resume|play|pause|carry on)\b"
+    r"|\bwondering (?:if|whether) you (?:could|can|would|might)\b"
     r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
     r"|add|make|take|know|hear))\b"
     r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
@@ -195,7 +204,8 @@ _ASKING: Final = re.compile(
 "bump the volume up would you?") and "please" at the end ("my
 glasses are upstairs could you read the selected text", "five stone in kilos please"), and
 "how much ... each" anywhere ("if we split 186 pounds between 4 of us, how much does each
-person pay").
+person pay"), "I was wondering if you could ...", "... so you can cancel that pizza timer",
+and "time" before a duration ("can you time 45 seconds for the plank").
 Statements ("I set a timer yesterday", "my notes are a mess") and sentences read aloud are
 not requests, so they get no tools."""
 

@@ -47,7 +47,7 @@ def _drop_article(text: str) -> str:
 # --- notes -----------------------------------------------------------------------------------
 
 _ADD_NOTE: Final = (
-    _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another )?(?:note|memo)"
+    _rx(r"^(?:make|take|add|create|save|write|jot(?: down)?)\s+(?:a |another |one )?(?:note|memo)"
         r"(?:\s+for me)?"
         r"(?:\s+(?:to (?:self|myself)|that says|that reads|which says|saying|to say|that|of|about"
         r"|:))?[:,]?\s+"
@@ -106,13 +106,18 @@ _UNIT_T: Final = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)"
 _DURATION: Final = (rf"(?:{_NUM}[ -]{_UNIT_T}(?:\s+(?:and\s+)?(?:a half|a quarter|three quarters"
                     rf"|{_NUM}[ -]{_UNIT_T}))?|an? hour and a (?:half|quarter)|half an hour)")
 _TIMER: Final = (
-    _rx(rf"^(?:(?:set|start|make)\s+(?:an?|the|my)\s+)?(?P<l>[a-z]+)\s+timer\s+(?:for|of)\s+"
+    _rx(rf"^(?:(?:set|start|make)\s+(?:an?|the|my)\s+)?(?P<l>(?!(?:an?|the|my|another)\b)[a-z]+)"
+        rf"\s+timer\s+(?:for|of)\s+"
         rf"(?P<d>{_DURATION})$"),
-    _rx(rf"\b(?P<d>{_DURATION})\s+timer(?:\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?$"),
+    _rx(rf"\b(?P<d>{_DURATION})\s+timer(?:,?\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?$"),
     _rx(rf"\btimer\s+(?:for\s+)?(?:the\s+)?(?!(?:on|off|going|running)\b)"
         rf"(?P<l>[a-z]+(?: [a-z]+)?)\s+for\s+(?P<d>{_DURATION})"),
+    # "a timer for the kids' screen time, an hour and a quarter"
+    _rx(rf"\btimer\s+for\s+(?:the\s+|my\s+)?(?!(?:next|another|about|around|roughly|exactly"
+        rf"|just|over|under|an?|the|my)\b)(?!{_NUM}\b)(?P<l>[a-z][a-z' ]{{0,30}}?),?\s+"
+        rf"(?P<d>{_DURATION})\W*$"),
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
-        r"(?:\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
+        r"(?:,?\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
     _rx(rf"\b(?:count down|countdown)\s+(?:from\s+)?(?P<d>{_DURATION})"),
     # a duration alone ("seven minutes for the eggs, yeah", "stick ninety seconds on the clock")
     _rx(rf"^(?!(?:another\s+)?{_DURATION}$)"
@@ -149,8 +154,8 @@ _CANCEL_ONE: Final = (
 
 # --- numbers ---------------------------------------------------------------------------------
 
-_CALC_PREFIX: Final = _rx(r"^(?:what(?:'s| is)|how much is|calculate|compute|work out|"
-                          r"what do you get (?:for|if you)|tell me)\s+")
+_CALC_PREFIX: Final = _rx(r"^(?:tell me\s+)?(?:what(?:'s| is)|how much is|calculate|compute"
+                          r"|work out|what do you get (?:for|if you)|tell me)\s+")
 _CONVERT: Final = (
     _rx(r"how many (?P<to>[a-z ]+?) (?:is|are|in|make|makes|make up)\s+(?:a |an )?"
         r"(?P<v>[\d.]+|[a-z-]+(?: [a-z-]+)?)\s+(?P<from>[a-z ]+?)$"),
@@ -159,8 +164,15 @@ _CONVERT: Final = (
 )
 
 
+_HUNDREDS_SAID: Final = re.compile(r"^([1-9]) ([2-9]0|[1-9][1-9])$")
+"""A quantity said as hundreds and the rest ("three fifty Fahrenheit", "two forty-five
+miles"), once the words are digits: "3 50"."""
+
+
 def _value(text: str) -> float | None:
-    digits = replace_number_words(text.strip()).strip()
+    digits = replace_number_words(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text.strip())).strip()
+    if (hundreds := _HUNDREDS_SAID.match(digits)) is not None:
+        return float(int(hundreds.group(1)) * 100 + int(hundreds.group(2)))
     try:
         return float(digits) if digits not in ("a", "an") else 1.0
     except ValueError:
@@ -239,7 +251,7 @@ def set_timer_args(text: str) -> Args | None:
     args: Args = {"duration": found.group("d").strip()}
     label = found.groupdict().get("l")
     if label and not re.fullmatch(_DURATION, label.strip(), re.IGNORECASE):
-        args["label"] = _drop_article(_clean(label))
+        args["label"] = _drop_article(_clean(label.split(",")[0]))  # "the eggs, mate"
     return args
 
 

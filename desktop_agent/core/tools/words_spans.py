@@ -27,7 +27,7 @@ from desktop_agent.core.tools.when import parse_duration, parse_when
 Args = dict[str, Any]
 _SHAPE_NOW: Final = dt.datetime(2001, 1, 1, tzinfo=dt.UTC)
 """Only the shape of a moment is checked: a Monday at midnight, so nothing said is past."""
-_MAX_SPAN: Final = 7
+_MAX_SPAN: Final = 9
 """Longest run of words tried as a duration or a moment."""
 _WORD: Final = re.compile(r"\S+")
 _END_PUNCT: Final = ",.;:!?"
@@ -89,6 +89,11 @@ _TIMER_CUE: Final = re.compile(r"\b(?:in|for|time|timing|need|want|give me|set|s
 _REMINDER_AFTER: Final = re.compile(r"^\W*(?:to|that|about)\b", re.IGNORECASE)
 _LABEL: Final = re.compile(r"\bfor\s+(?:the\s+|my\s+|a\s+|an\s+)?([a-z]+)", re.IGNORECASE)
 _NOT_LABEL: Final = frozenset({"me", "us", "you", "it", "now", "then", "a", "an", "the"})
+_GONE_IN: Final = re.compile(r"(?:^|,\s*|\b(?:the|my|our)\s+)([a-z]+)(?:'s|\s+has|\s+is|\s+have"
+                             r"|\s+are)\s+(?:just\s+)?(?:(?:gone|going|been put)\s+)?in"
+                             r"(?=\s*(?:[,.;!?]|$|the oven|the pan|the pot))", re.IGNORECASE)
+"""What went in the oven or the pan names the timer ("time an hour and a half, the roast
+has just gone in", "eggs are in, give me seven minutes")."""
 
 
 def timer_anywhere(text: str) -> Args | None:
@@ -110,6 +115,8 @@ def timer_anywhere(text: str) -> Args | None:
     label = _LABEL.search(after)
     if label and label.group(1).lower() not in _NOT_LABEL:
         args["label"] = label.group(1)
+    elif (went_in := _GONE_IN.search(text)) is not None:
+        args["label"] = went_in.group(1)
     return args
 
 

@@ -69,16 +69,17 @@ def test_a_tool_request_is_decided_by_the_small_model(engines: Any) -> None:
 
 def test_a_request_the_small_model_declines_gets_the_large_models_second_opinion(
         engines: Any) -> None:
-    """From the tuning set (tune3): the 0.5B says "none" to the timer cancel it was offered
-    by meaning; the 1.5B, asked among the same candidates, makes the call. (The tune2 line
-    this test used, "have I written anything down about the garden", is read by the words'
-    rules since the twelfth session: no model decides it.)"""
+    """From the tuning set (tune5): the 0.5B says "none" to the reminder cancel the rule
+    offered; the 1.5B, asked among the same candidates, makes the call. (The lines this test
+    used before, tune2's "have I written anything down about the garden" and tune3's "I
+    already took the pizza out so you can cancel that pizza timer", are read by the words'
+    rules since the twelfth and fourteenth sessions: no model decides them.)"""
     llm = engines.llm
     calls, spoken = _ask(llm, ChatMessage(
-        "user", "I already took the pizza out so you can cancel that pizza timer"))
+        "user", "Actually, scrap that reminder about the bins, my husband's doing it."))
     assert llm.asked_speaker, llm.last_decision
     assert [c.name for c in calls] == ["cancel_timer"], llm.last_decision
-    assert "pizza" in str(calls[0].arguments.get("which", ""))
+    assert "bins" in str(calls[0].arguments.get("which", ""))
     assert llm.last_model == llm.speaker.model_path and not spoken.strip()
 
 

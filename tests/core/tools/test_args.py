@@ -148,6 +148,11 @@ def test_unknown_tools_and_hostile_text() -> None:
     ("36 * 7", "what's 36 and 7", False),  # no word for the operator was said
     ("36 * 8", "multiply 36 by 7", False),  # a number the user never said
     ("20 minutes", "I set a timer yesterday", False),
+    # numbers as the model writes them, said in words: halves, dozens, percent of
+    ("17.5% * 260", "what's seventeen and a half percent of 260", True),
+    ("17.5% * 260", "what's seventeen percent of 260", False),
+    ("12 * 3", "a dozen eggs times three", True),
+    ("23 - 7.49", "I've got twenty-three quid and spend seven pounds forty-nine", True),
 ])
 def test_a_models_argument_must_use_the_users_words(value: str, text: str,
                                                     grounded: bool) -> None:

@@ -107,6 +107,16 @@ session, for the tuning set's "what's the difference between a mile and a kilome
 only here, when the pins failed."""
 
 
+TIME_AND_LEAD: dict[str, list[str]] = {
+    "quick one, 15 percent of 80?": ["calculate"],
+    "can you time 4 minutes for the tea": ["set_timer"],
+}
+"""Pinned utterances that are requests on purpose since "quick one" opens a request as
+"quick" did and "time" followed by a duration asks for a timer ("can you time 45 seconds for
+the plank" of the second tuning set; issue 24, fourteenth session). These pinned lines were
+seen only here, when the pins failed."""
+
+
 EACH_ASKED: frozenset[str] = frozenset({"if we split 96 quid six ways how much is that each"})
 """A pinned utterance that is a request on purpose since "how much ... each" anywhere asks
 (issue 24, twelfth session, for a bill split "between" some people); no tool offered."""
@@ -158,10 +168,11 @@ def test_the_router_offers_the_same_tools() -> None:
         request = is_request(u["text"])
         newly = request and not u["is_request"] and (
             DESKTOP_VERBS.match(strip_lead(u["text"])) or u["text"] in POLITE
-            or u["text"] in EACH_ASKED or u["text"] in SAID_IN_WORDS)
+            or u["text"] in EACH_ASKED or u["text"] in SAID_IN_WORDS
+            or u["text"] in TIME_AND_LEAD)
         pinned = CLOCK_CHANGED.get(u["text"], AFTER_CONTEXT.get(u["text"], POLITE.get(
             u["text"], REMEMBER_THAT.get(u["text"], SAID_IN_WORDS.get(u["text"], ASKS_NO_TOOL.get(
-                u["text"], u["candidates"]))))))
+                u["text"], TIME_AND_LEAD.get(u["text"], u["candidates"])))))))
         if old != pinned or (request != u["is_request"] and not newly):
             diffs.append(f"{u['text']!r}: {old} != {u['candidates']}")
         new = [name for name in got if name not in _OLD and name not in DESKTOP_TOOLS]
