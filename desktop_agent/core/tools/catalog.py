@@ -84,7 +84,7 @@ BUILTIN: Final = Catalog([
         description="Exact arithmetic on numbers the user gives (the expression in their words).",
         parameters=_obj({"expression": {"type": "string", "minLength": 1, "maxLength": 120}}),
         risk=Risk.READ, offered=offers.asks_calculation, words=words.calculate_args,
-        executor=_BUILTIN,
+        executor=_BUILTIN, by_meaning_needs=offers.says_amount,
         examples=(
             "what's 38 times 41", "what is 12 percent of 300", "calculate 640 divided by 16",
             "how much is 1,200 minus 375", "what's nine squared", "work out 3.5 times 14",
@@ -262,7 +262,7 @@ BUILTIN: Final = Catalog([
         parameters=_obj({"duration": _SHORT}, {"label": _SHORT}), risk=Risk.WRITE,
         offered=picked_by(alarm_tools, "set_timer"), words=words.set_timer_args,
         executor=_BUILTIN, read_back=wa.set_timer_action, hint=wa.SET_TIMER_HINT,
-        confirm_verb="start it", revised="duration",
+        confirm_verb="start it", revised="duration", by_meaning_needs=offers.says_duration,
         examples=(
             "set a timer for 7 minutes", "start a 12 minute timer for the rice",
             "timer 45 seconds", "set a timer for two hours", "count down from two minutes",

@@ -137,13 +137,17 @@ def tools_by_meaning(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
 
     Only for a run whose newest message is the user's; none without ``meanings`` (no
     embedding model: the rules alone decide). A tool whose ``words`` rule reads the
-    request's arguments needs a weaker match (``MeaningSettings.when_read``).
+    request's arguments needs a weaker match (``MeaningSettings.when_read``). The nearest
+    tool is not offered when the words lack what its arguments need (``by_meaning_needs``:
+    a timer without a number or a unit of time).
     """
     last = messages[-1] if messages else None
     if meanings is None or last is None or last.role != "user" or not last.content.strip():
         return ()
     read = {t.name for t in tools if arguments_from_words(t.name, last.content, catalog)}
-    return meanings.offer(last.content, tools, read)
+    return tuple(t for t in meanings.offer(last.content, tools, read)
+                 if (entry := catalog.get(t.name)) is None or entry.by_meaning_needs is None
+                 or entry.by_meaning_needs(last.content))
 
 
 def takes_arguments(tool: ToolSpec) -> bool:

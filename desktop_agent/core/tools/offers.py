@@ -149,6 +149,24 @@ def asks_time(t: str) -> bool:
     return bool(_TIME_ASK.search(t)) and not _ASKED_OF.search(t)
 
 
+_AMOUNT_SAID: Final = _rx(r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+                          r"|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
+                          r"|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+                          r"|hundred|thousand|million|half|halves|quarters?|thirds?|fifths?"
+                          r"|dozen|double|twice|triple|couple|few|several)\b")
+_TIME_UNIT_SAID: Final = _rx(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b")
+
+
+def says_amount(t: str) -> bool:
+    """True when ``t`` holds a number, in digits or words ("a dozen", "half")."""
+    return bool(_AMOUNT_SAID.search(t))
+
+
+def says_duration(t: str) -> bool:
+    """True when ``t`` could hold a duration: a number or a unit of time ("a minute")."""
+    return says_amount(t) or bool(_TIME_UNIT_SAID.search(t))
+
+
 def asks_calculation(t: str) -> bool:
     """calculate: an operator (word or sign) and a number, or a word problem it reads whole.
 

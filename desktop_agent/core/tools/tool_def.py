@@ -95,6 +95,11 @@ class ToolDef:
     alone_is_sure: bool = False
     """Offered alone and with no arguments said, it is called without asking the model: its
     router rule is specific enough, and a decision run costs ~1.3 s on two cores."""
+    by_meaning_needs: Offer | None = None
+    """What the words must hold for the tool to be offered by meaning (a timer: a number or
+    a unit of time). Its arguments must be words the user said, so without them its call
+    would be dropped after a decision run of one to four seconds ("give me a tip for
+    sleeping better" is near "give me 3 minutes for the tea"). None: no condition."""
     examples: tuple[str, ...] = ()
     """Everyday requests for it, as a user would say them (10-30, varied: word order, verbs,
     with and without its arguments). When no router rule offers a tool for a request, the

@@ -216,13 +216,28 @@ def test_an_example_must_be_a_sentence() -> None:
 
 
 def test_tools_by_meaning_only_for_the_users_newest_message() -> None:
-    router, _ = _router({"give me a shout": (1.0, 0.0, 0.0, 0.0)})
-    user = ChatMessage("user", "give me a shout")
+    router, _ = _router({"give me a shout in a minute": (1.0, 0.0, 0.0, 0.0)})
+    user = ChatMessage("user", "give me a shout in a minute")
     assert [s.name for s in tools_by_meaning([user], BUILTIN.specs, router)] == ["set_timer"]
     assert tools_by_meaning([user], BUILTIN.specs, None) == ()
     assert tools_by_meaning([user, ChatMessage("tool", "Timer set.", name="set_timer")],
                             BUILTIN.specs, router) == ()
     assert tools_by_meaning([], BUILTIN.specs, router) == ()
+
+
+def test_a_tool_whose_arguments_the_words_lack_is_not_offered_by_meaning() -> None:
+    """Near a timer's examples but with no number or unit of time, a timer's call could
+    only be dropped (its duration must be the user's words), after a decision run of one
+    to four seconds; the same for a sum without a number."""
+    router, _ = _router({"give me a tip for sleeping better": (1.0, 0.0, 0.0, 0.0),
+                         "give me a sec": (1.0, 0.0, 0.0, 0.0)})
+    tip = ChatMessage("user", "give me a tip for sleeping better")
+    assert tools_by_meaning([tip], BUILTIN.specs, router) == ()
+    sec = ChatMessage("user", "give me a sec")
+    assert [s.name for s in tools_by_meaning([sec], BUILTIN.specs, router)] == ["set_timer"]
+    assert BUILTIN["calculate"].by_meaning_needs is not None
+    assert not BUILTIN["calculate"].by_meaning_needs("what's the sum of my worries")
+    assert BUILTIN["calculate"].by_meaning_needs("what's a dozen times three")
 
 
 def test_a_tool_found_by_meaning_is_never_called_alone_without_the_model() -> None:
