@@ -135,6 +135,8 @@ class AgentController(AgentViewModel):
         self.transitions: deque[Transition] = deque(maxlen=TRANSITIONS_KEPT)
         """The newest transitions, oldest first."""
         self._closed = False
+        self._prefilled_whole: object = None
+        """The turn whose reply, heard whole, was prefilled while it played (once a turn)."""
         self._attached = False
         pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         pipeline.turn_model_on = self.mode == "hands_free"
@@ -366,6 +368,10 @@ class AgentController(AgentViewModel):
                 self.feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
                                           job=None, stage=command.stage, code=err.code,
                                           message=err.message))
+        if self._prefilled_whole != self.machine.turn_id and (
+                start := self.machine.prompt_if_heard_whole()) is not None:
+            self._prefilled_whole = self.machine.turn_id  # once a turn, while it plays
+            self.link.prefill_llm(start)
         self.spans.publish()
         self.sig_state_changed.emit(self.machine.state)
 

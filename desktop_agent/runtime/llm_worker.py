@@ -136,12 +136,13 @@ class LlmWorker(EngineWorker[WarmableLlm]):
 
         Queued when a turn ends (system prompt and history) and with each partial
         transcript (the user's words so far), so at the endpoint only the last words are
-        left to evaluate. An engine without ``prefill`` skips it. Runs on: the LLM thread
-        (a job queued behind it waits for it: it is work the job needs).
+        left to evaluate. An engine without ``prefill`` skips it, and so does a job that a
+        newer prefill or a run overtook while it was queued (``PrefillGate``). Runs on: the
+        LLM thread (a job queued behind it waits for it: it is work the job needs).
         """
         prefill = getattr(self.engine, "prefill", None)
-        if prefill is None:
-            return
+        if prefill is None or (job.gate is not None and not job.gate.current(job.number)):
+            return  # a newer prompt's start, or a run, was queued after it
         try:
             prefill(job.messages, self._tools.specs, job.user_prefix)
         except Exception as exc:  # only a lost optimisation

@@ -78,16 +78,46 @@ class ReflectJob:
     cancel: CancelToken
 
 
+class PrefillGate:
+    """Which queued prefill is still worth doing: the newest, and none once a run is queued.
+
+    Prefills queue on the LLM thread faster than they run on a busy machine (one when a
+    turn ends, one per partial transcript, each in both models of a composite); only the
+    newest prompt's start matters, and a run queued behind them evaluates what it needs
+    itself. Written on the GUI thread, read on the LLM thread (one int: atomic).
+    """
+
+    def __init__(self) -> None:
+        """No prefill issued yet."""
+        self._latest = 0
+
+    def issue(self) -> int:
+        """A new prefill's number: every one issued before it is superseded."""
+        self._latest += 1
+        return self._latest
+
+    def supersede(self) -> None:
+        """A run was queued: every prefill issued so far is superseded."""
+        self._latest += 1
+
+    def current(self, number: int) -> bool:
+        """True when prefill ``number`` is the newest and no run was queued since."""
+        return number == self._latest
+
+
 @dataclass(frozen=True)
 class PrefillJob:
     """Evaluate the start of the next prompt ahead of the endpoint.
 
     ``messages`` (system prompt and history), then a user message that starts with
-    ``user_prefix`` (a partial transcript; '' between turns).
+    ``user_prefix`` (a partial transcript; '' between turns). With a ``gate``, the job is
+    skipped when a newer prefill or a run was queued after it (``PrefillGate``).
     """
 
     messages: tuple[ChatMessage, ...]
     user_prefix: str = ""
+    gate: PrefillGate | None = None
+    number: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from desktop_agent.runtime.payloads import (
     AsrPartialResult,
     LlmJob,
     LoadState,
+    PrefillGate,
     PrefillJob,
     ReflectJob,
     SynthesizedChunk,
@@ -129,6 +130,7 @@ class WorkerLink(QObject):
         self._show_loading = show_loading
         self._show_error = show_error
         self._loading: dict[str, str] = {}
+        self._prefill_gate = PrefillGate()
         self.llm_stall_s = LLM_STALL_S
         """Seconds an LLM job may go without output after its first (see the module doc)."""
         self.llm_reply_budget_s = LLM_REPLY_BUDGET_S
@@ -170,6 +172,7 @@ class WorkerLink(QObject):
     def start_llm(self, c: cmd.StartLlm) -> None:
         """Queue the LLM job of ``c``."""
         token = self._jobs.token(c.job, c.turn_id)
+        self._prefill_gate.supersede()  # the run evaluates what it needs itself
         self._llm_watch[c.job] = (c.turn_id, time.monotonic(), None)
         if not self._stall_timer.isActive():
             self._stall_timer.start()
@@ -195,7 +198,8 @@ class WorkerLink(QObject):
     def prefill_llm(self, messages: tuple[ChatMessage, ...], user_prefix: str = "") -> None:
         """Queue the start of the next prompt to the LLM worker (see ``LlmWorker.prefill``)."""
         if self._loading.get("llm") == "ready":
-            self.sig_llm_prefill_queued.emit(PrefillJob(messages, user_prefix))
+            self.sig_llm_prefill_queued.emit(PrefillJob(
+                messages, user_prefix, self._prefill_gate, self._prefill_gate.issue()))
 
     def llm_token_counter(self) -> Callable[[str], int] | None:
         """The loaded model's token counter (None until the LLM is ready).

@@ -38,6 +38,7 @@ from typing import Any
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.conversation.history import History
+from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.tools.confirm import ConfirmGate, Pending
 from desktop_agent.core.tools.specs import WRITE_TOOLS
 from desktop_agent.core.turns.barge_in import BargeIn
@@ -125,7 +126,7 @@ class TurnStateMachine:
         policy = policy or TurnPolicy()
         core = self._core = TurnCore(history, policy=policy, chunker_factory=chunker_factory,
                                      strict=strict, transitions=transitions)
-        output = ReplyOutput(core, tools=tools)
+        output = self._output = ReplyOutput(core, tools=tools)
         reflection = Reflection(core, output)
         runs = ReplyRuns(core, output, reflection, tool_limits_s=tool_limits_s)
         self._write = WritePath(core, output, runs, write_tools=write_tools,
@@ -205,6 +206,13 @@ class TurnStateMachine:
     def turn_id(self) -> TurnId:
         """The current turn (NO_TURN before the first one). Stamp control events with it."""
         return self._core.turn_id
+
+    def prompt_if_heard_whole(self) -> tuple[ChatMessage, ...] | None:
+        """The next turn's prompt start if the reply playing now is heard whole.
+
+        Known once the reply is (``ReplyOutput.prompt_if_heard_whole``); None before that.
+        """
+        return self._output.prompt_if_heard_whole()
 
     @property
     def history(self) -> History:

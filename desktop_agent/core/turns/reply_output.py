@@ -9,7 +9,9 @@ from __future__ import annotations
 import logging
 
 from desktop_agent.core.conversation.heard import HeardReport, heard_so_far
+from desktop_agent.core.conversation.history import render_for_prompt
 from desktop_agent.core.knowledge.records import Disposition
+from desktop_agent.core.ports import ChatMessage
 from desktop_agent.core.privacy import said
 from desktop_agent.core.reflection.gate import join_heard
 from desktop_agent.core.tools.claimed import asks_action, claims_action, unbacked_reply
@@ -253,6 +255,9 @@ class ReplyOutput:
         pending = [text for _, text in sorted(reply.synth.values())]
         pending += [c.text for _, c in sorted(reply.ready.items())]
         pending += reply.chunker.flush()
+        return self._report(reply, interrupted=interrupted, pending=pending)
+
+    def _report(self, reply: Reply, *, interrupted: bool, pending: list[str]) -> HeardReport:
         played = reply.played_samples if interrupted else reply.queued_samples
         chunks = reply.queued
         if reply.filler_index is not None:  # the filler is not part of the answer
@@ -268,6 +273,31 @@ class ReplyOutput:
         )
         before = reply.reflect.heard_before if reply.reflect is not None else None
         return report if before is None else join_heard(before, report)
+
+    def prompt_if_heard_whole(self) -> tuple[ChatMessage, ...] | None:
+        """The next turn's prompt start if the user hears all of this reply, once it is known.
+
+        None until the reply is complete while it plays (no run, tool or synthesis left,
+        nothing buffered, no verdict pending). The runtime evaluates it in the idle LLM while
+        the reply plays: after a tool's answer (which no model wrote) the whole exchange is
+        new to both models, ~90 tokens, which evaluated at the next turn's start cost 1-2 s
+        on two cores. A barge-in changes what is recorded; the prompt is then evaluated
+        again from where it differs.
+        """
+        core = self._core
+        reply = core.ctx.reply
+        if reply is None or core.state is not State.ASSISTANT_SPEAKING:
+            return None
+        buffered: object = getattr(reply.chunker, "pending", "")
+        if (not reply.llm_done or reply.llm_job is not None or reply.tools or reply.synth
+                or reply.ready or reply.reflect is not None or buffered):
+            return None
+        report = self._report(reply, interrupted=False, pending=[])
+        heard = report.heard_written or report.heard_text
+        exchange = [ChatMessage("user", core.ctx.user_text()), *reply.tool_messages]
+        if heard.strip():
+            exchange.append(ChatMessage("assistant", heard))
+        return core.history.prompt(render_for_prompt(exchange))
 
     def record_exchange(self, report: HeardReport | None, at_s: float) -> None:
         """Record the turn in history and publish what was heard; ends the turn's span."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.cancel import TurnId
 from desktop_agent.core.conversation.heard import HeardReport
-from desktop_agent.core.ports import ToolCall, WordTiming
+from desktop_agent.core.ports import ChatMessage, ToolCall, WordTiming
 from desktop_agent.core.reflection.reflector import reflect
 from desktop_agent.core.turns import commands as c
 from desktop_agent.core.turns import events as e
@@ -88,6 +88,8 @@ class ScenarioLog:
     events: list[tuple[float, e.Event]] = field(default_factory=list)
     commands: list[tuple[float, c.Command]] = field(default_factory=list)
     unscripted: list[str] = field(default_factory=list)
+    heard_whole: list[tuple[float, int, tuple[ChatMessage, ...]]] = field(default_factory=list)
+    """(time, turn, prompt) whenever the machine knew the next prompt's start, heard whole."""
 
     @property
     def targets(self) -> list[State]:
@@ -156,6 +158,8 @@ class Simulator:
                 continue
             self.log.events.append((t, event))
             step = self.m.handle(event)
+            if (start := self.m.prompt_if_heard_whole()) is not None:
+                self.log.heard_whole.append((t, int(self.m.turn_id), start))
             if step.transition is not None:
                 self.log.transitions.append(step.transition)
             for command in step.commands:

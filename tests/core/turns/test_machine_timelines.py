@@ -338,3 +338,33 @@ def test_a_barge_in_cuts_the_filler_and_the_reply_behind_it() -> None:
     assert log.targets[:4] == [U, P, A, INT]
     assert log.turn(1).heard.heard_text == ""  # type: ignore[union-attr]
     assert not any("fox" in m.content for m in log.machine.history.messages)
+
+
+def test_while_a_tool_answer_plays_the_next_prompt_is_known_as_if_heard_whole() -> None:
+    """The runtime evaluates it in the idle LLM while the answer plays: after a tool's own
+    sentence, which no model wrote, the exchange is new to both models."""
+    script = Script()
+    script.tool("get_time", "It is 3 pm.")
+    script.user_ptt(0.5, 1.5, "what time is it")
+    script.reply(tool_call=ToolCall("get_time", {}, "c1"))
+    log = run_scenario(script)
+    assert log.targets[-2:] == [A, L]
+    speaking_from = next(t.at_s for t in log.transitions if t.target is A)
+    ended_at = log.transitions[-1].at_s
+    (first_at, turn, start), *_ = log.heard_whole
+    assert turn == 1 and speaking_from <= first_at < ended_at  # known while it plays
+    assert start == log.machine.history.prompt(())  # what the next turn's prompt starts with
+    assert [m.role for m in start] == ["system", "user", "assistant", "tool", "assistant"]
+
+
+def test_a_reply_cut_short_is_recorded_as_heard_not_as_anticipated() -> None:
+    script = Script()
+    script.user_ptt(0.5, 1.5, "tell me a story")
+    script.reply(STORY)
+    script.user_ptt(4.0, 5.0, "stop")
+    script.reply("Okay.", to="stop")
+    log = run_scenario(script)
+    anticipated = [p for _, turn, p in log.heard_whole if turn == 1]
+    assert anticipated and "red and clever" in anticipated[0][-1].content  # all of it
+    history = log.machine.history.messages
+    assert history[2].content == "Once upon a time, there was"  # what was heard
