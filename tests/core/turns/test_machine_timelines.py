@@ -19,6 +19,16 @@ INT = State.INTERRUPTED
 STORY = "Once upon a time, there was a fox. It was red and clever."
 
 
+def _story_cut_by_stop() -> Script:
+    """A story, and at 4.0 s the user's "stop" cuts it (the first chunk is playing)."""
+    script = Script()
+    script.user_ptt(0.5, 1.5, "tell me a story")
+    script.reply(STORY)
+    script.user_ptt(4.0, 5.0, "stop")
+    script.reply("Okay.", to="stop")
+    return script
+
+
 def test_a_plain_turn() -> None:
     script = Script()
     script.user_ptt(0.5, 2.5, "tell me a story")
@@ -132,12 +142,7 @@ def test_a_tool_round_trip_with_speech_during_the_wait() -> None:
 
 
 def test_barge_in_mid_sentence_records_exactly_what_was_heard() -> None:
-    script = Script()
-    script.user_ptt(0.5, 1.5, "tell me a story")
-    script.reply(STORY)
-    script.user_ptt(4.0, 5.0, "stop")
-    script.reply("Okay.", to="stop")
-    log = run_scenario(script)
+    log = run_scenario(_story_cut_by_stop())
     assert log.targets == [U, P, A, INT, U, P, A, L]
     barge = log.transitions[3]
     assert (barge.cause, barge.at_s, barge.cancels, barge.turn_id) == (
@@ -167,12 +172,7 @@ def test_barge_in_mid_sentence_records_exactly_what_was_heard() -> None:
 
 
 def test_after_a_barge_in_the_next_prompt_has_the_heard_words_and_the_note_only() -> None:
-    script = Script()
-    script.user_ptt(0.5, 1.5, "tell me a story")
-    script.reply(STORY)
-    script.user_ptt(4.0, 5.0, "stop")
-    script.reply("Okay.", to="stop")
-    log = run_scenario(script)
+    log = run_scenario(_story_cut_by_stop())
     prompt = [x for x in log.of(c.StartLlm) if x.turn_id == 2][-1].messages
     assert [(m.role, m.content) for m in prompt[1:]] == [
         ("user", "tell me a story"),
@@ -358,12 +358,7 @@ def test_while_a_tool_answer_plays_the_next_prompt_is_known_as_if_heard_whole() 
 
 
 def test_a_reply_cut_short_is_recorded_as_heard_not_as_anticipated() -> None:
-    script = Script()
-    script.user_ptt(0.5, 1.5, "tell me a story")
-    script.reply(STORY)
-    script.user_ptt(4.0, 5.0, "stop")
-    script.reply("Okay.", to="stop")
-    log = run_scenario(script)
+    log = run_scenario(_story_cut_by_stop())
     anticipated = [p for _, turn, p in log.heard_whole if turn == 1]
     assert anticipated and "red and clever" in anticipated[0][-1].content  # all of it
     history = log.machine.history.messages
