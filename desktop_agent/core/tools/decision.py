@@ -145,9 +145,16 @@ def tools_by_meaning(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
     if meanings is None or last is None or last.role != "user" or not last.content.strip():
         return ()
     read = {t.name for t in tools if arguments_from_words(t.name, last.content, catalog)}
-    return tuple(t for t in meanings.offer(last.content, tools, read)
-                 if (entry := catalog.get(t.name)) is None or entry.by_meaning_needs is None
-                 or entry.by_meaning_needs(last.content))
+    offered = []
+    for tool in meanings.offer(last.content, tools, read):
+        entry = catalog.get(tool.name)
+        if entry is None or entry.by_meaning_needs is None or entry.by_meaning_needs(
+                last.content):
+            offered.append(tool)
+        else:
+            _LOGGER.info("turn=0 %s not offered: the words lack what its arguments need",
+                         tool.name)
+    return tuple(offered)
 
 
 def takes_arguments(tool: ToolSpec) -> bool:
