@@ -5,9 +5,8 @@ Every event (push-to-talk, capture, barge-in verdicts, playback, workers) goes t
 the command table that the headless executor shares (runtime/command_table.py), built over
 the collaborators (recorder, worker link, job table, playback driver: ControllerCommands).
 The composition root (``compose/controller.py``) builds the machine, the controller, and the
-collaborators around it, by keyword; collaborators get narrow ports
-(``feed``, a read-only view of the machine, emit callables), never the controller. The GUI
-sees only AgentViewModel's signals.
+collaborators around it, by keyword; collaborators get narrow ports (``feed``, a read-only
+view of the machine, emit callables), never the controller; the GUI, AgentViewModel's signals.
 
 Runs on: GUI thread (everything in this class).
 """
@@ -135,8 +134,6 @@ class AgentController(AgentViewModel):
         self.transitions: deque[Transition] = deque(maxlen=TRANSITIONS_KEPT)
         """The newest transitions, oldest first."""
         self._closed = False
-        self._prefilled_whole: object = None
-        """The turn whose reply, heard whole, was prefilled while it played (once a turn)."""
         self._attached = False
         pipeline.playback_onset_s = playback_onset_s(settings.barge_in.sensitivity)
         pipeline.turn_model_on = self.mode == "hands_free"
@@ -368,10 +365,7 @@ class AgentController(AgentViewModel):
                 self.feed(ev.StageFailed(turn_id=self.machine.turn_id, at_s=time.monotonic(),
                                           job=None, stage=command.stage, code=err.code,
                                           message=err.message))
-        if self._prefilled_whole != self.machine.turn_id and (
-                start := self.machine.prompt_if_heard_whole()) is not None:
-            self._prefilled_whole = self.machine.turn_id  # once a turn, while it plays
-            self.link.prefill_llm(start)
+        self.link.prefill_once(self.machine.turn_id, self.machine.prompt_if_heard_whole)
         self.spans.publish()
         self.sig_state_changed.emit(self.machine.state)
 

@@ -131,6 +131,8 @@ class WorkerLink(QObject):
         self._show_error = show_error
         self._loading: dict[str, str] = {}
         self._prefill_gate = PrefillGate()
+        self._prefilled_turn: TurnId | None = None
+        """The turn whose reply, heard whole, was prefilled while it played (``prefill_once``)."""
         self.llm_stall_s = LLM_STALL_S
         """Seconds an LLM job may go without output after its first (see the module doc)."""
         self.llm_reply_budget_s = LLM_REPLY_BUDGET_S
@@ -200,6 +202,17 @@ class WorkerLink(QObject):
         if self._loading.get("llm") == "ready":
             self.sig_llm_prefill_queued.emit(PrefillJob(
                 messages, user_prefix, self._prefill_gate, self._prefill_gate.issue()))
+
+    def prefill_once(self, turn: TurnId,
+                     prompt: Callable[[], tuple[ChatMessage, ...] | None]) -> None:
+        """Queue the prefill of ``prompt()`` once for ``turn``, as soon as it is not None.
+
+        The next turn's prompt start if the reply playing now is heard whole
+        (``TurnStateMachine.prompt_if_heard_whole``): the LLM is idle while it plays.
+        """
+        if self._prefilled_turn != turn and (start := prompt()) is not None:
+            self._prefilled_turn = turn
+            self.prefill_llm(start)
 
     def llm_token_counter(self) -> Callable[[str], int] | None:
         """The loaded model's token counter (None until the LLM is ready).
