@@ -41,7 +41,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.adapters.listening": {"speex", "turn_smart", "vad_silero"},
     "desktop_agent.adapters.llm": {
         "cpu_features", "llm_call_grammar", "llm_claims", "llm_composite", "llm_grammar",
-        "llm_llama", "llm_openai", "llm_probe", "llm_verdict", "openai_http", "verdict_server",
+        "llm_llama", "llm_messages", "llm_openai", "llm_probe", "llm_verdict", "openai_http",
+        "verdict_server",
     },
     "desktop_agent.adapters.mcp": {"mcp_client", "mcp_desk", "mcp_files"},
     "desktop_agent.adapters.models": {"model_files", "model_import", "model_resolver"},

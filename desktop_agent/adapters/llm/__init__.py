@@ -12,6 +12,7 @@ __all__ = [
     "llm_composite",
     "llm_grammar",
     "llm_llama",
+    "llm_messages",
     "llm_openai",
     "llm_probe",
     "llm_verdict",

@@ -30,9 +30,9 @@ from typing import Any
 
 from desktop_agent.adapters.llm.cpu_features import require_llm_cpu
 from desktop_agent.adapters.llm.llm_call_grammar import checked_call_grammar, constrained_greedy
+from desktop_agent.adapters.llm.llm_messages import chat_payload
 from desktop_agent.adapters.offline import import_or_hint
 from desktop_agent.core.cancel import CancelToken
-from desktop_agent.core.conversation.prompts import tool_result_note
 from desktop_agent.core.errors import LlmError, ModelError
 from desktop_agent.core.ports import ChatMessage, LlmDelta, ToolCall, ToolSpec
 from desktop_agent.core.tools.catalog import BUILTIN
@@ -171,8 +171,7 @@ class LlamaLlm:
         Runs on: the LLM worker thread, while it is idle (the user is speaking).
         """
         marker = "\u2063PREFILL\u2063"
-        payload = [_to_openai(m) for m in _tool_results_as_notes(
-            [*messages, ChatMessage("user", user_prefix.strip() + marker)])]
+        payload = chat_payload([*messages, ChatMessage("user", user_prefix.strip() + marker)])
         try:
             rendered = self._chat_formatter()(messages=payload)
         except Exception as exc:  # only a lost optimisation: the turn evaluates it all
@@ -276,7 +275,7 @@ class LlamaLlm:
               max_tokens: int = 256) -> Iterator[LlmDelta]:
         """Stream a prose reply to ``messages`` (never a tool call): ``stream_chat``'s second
         half. Runs on: the LLM worker thread."""
-        payload = [_to_openai(m) for m in _tool_results_as_notes(messages)]
+        payload = chat_payload(messages)
         words = 0
         stream = None
         try:
@@ -319,8 +318,7 @@ class LlamaLlm:
         if decision.call is not None:
             self.last_decision = FROM_WORDS
             return decision.call
-        payload = [_to_openai(m) for m in _tool_results_as_notes(
-            [*messages, ChatMessage("system", decision_note(candidates))])]
+        payload = chat_payload([*messages, ChatMessage("system", decision_note(candidates))])
         stop = decision.complete_after
         try:
             rendered = self._chat_formatter()(messages=payload)
@@ -374,32 +372,3 @@ def _release_sampler(llm: Any) -> None:
     if sampler is not None:
         sampler.close()
         llm._sampler = None
-
-
-def _tool_results_as_notes(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
-    """Render each tool call + result pair as one system note after the question.
-
-    Small models answer reliably from a plain note, while the chat template's
-    tool-response block makes them call the tool again (measured on Qwen2.5-0.5B).
-    """
-    out: list[ChatMessage] = []
-    for msg in messages:
-        if msg.role == "assistant" and msg.tool_call is not None and not msg.content:
-            continue
-        if msg.role == "tool":
-            out.append(ChatMessage("system", tool_result_note(msg.name or "tool", msg.content)))
-            continue
-        out.append(msg)
-    return out
-
-
-def _to_openai(msg: ChatMessage) -> dict[str, Any]:
-    if msg.role == "tool":
-        return {"role": "tool", "content": msg.content, "name": msg.name or "tool"}
-    if msg.tool_call is not None:
-        call = msg.tool_call
-        return {"role": "assistant", "content": msg.content, "tool_calls": [{
-            "id": call.call_id or "call_1", "type": "function",
-            "function": {"name": call.name, "arguments": dict(call.arguments)}}]}
-    return {"role": msg.role, "content": msg.content}
-
