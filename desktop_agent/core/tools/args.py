@@ -21,7 +21,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from desktop_agent.core.tools.calc_words import replace_number_words, replace_quantity_words
+from desktop_agent.core.tools.calc_words import (
+    clean_spoken,
+    replace_number_words,
+    replace_quantity_words,
+)
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import asks_about
 from desktop_agent.core.tools.tool_def import Catalog
@@ -232,8 +236,7 @@ def is_grounded(args: Mapping[str, Any], text: str) -> bool:
     dozen"), a calculator symbol as one of its words ("*" for "times" or "multiply"); little
     words (a, the, to...) are not checked.
     """
-    said = _words(text) | _words(replace_quantity_words(
-        re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text.lower())))  # "and a half" said is ".5"
+    said = _words(text) | _words(replace_quantity_words(clean_spoken(text)))  # "a half": ".5"
     for value in args.values():
         if isinstance(value, str) and any(
                 w not in said and not (_SAID_AS.get(w, set()) & said) for w in _words(value)):

@@ -84,9 +84,9 @@ _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|ment
 _NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
 _NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down|memo"
                        r"|note to self|put)\b")
+_TIME_UNIT: Final = r"(?:hours?|minutes?|mins?|seconds?|secs?)"
 _TIMER: Final = _rx(r"\btimers?\b|\bcount(?:s|ing)? ?down\b|\balarm\b|\bstopwatch\b"
-                    rf"|\btime (?:me )?(?:an?|half|{_NUMBER})\b[^.?!,]{{0,24}}?\b"
-                    r"(?:hours?|minutes?|mins?|seconds?|secs?)\b")
+                    rf"|\btime (?:me )?(?:an?|half|{_NUMBER})\b[^.?!,]{{0,24}}?\b{_TIME_UNIT}\b")
 _REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b")
 _CANCEL: Final = _rx(r"\b(?:cancel|stop|delete|remove|clear|turn off|switch off|kill|abort"
                      r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off"
@@ -154,7 +154,7 @@ _AMOUNT_SAID: Final = _rx(r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight
                           r"|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
                           r"|hundred|thousand|million|half|halves|quarters?|thirds?|fifths?"
                           r"|dozen|double|twice|triple|couple|few|several)\b")
-_TIME_UNIT_SAID: Final = _rx(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b")
+_TIME_UNIT_SAID: Final = _rx(rf"\b{_TIME_UNIT}\b")
 
 
 def says_amount(t: str) -> bool:
@@ -225,8 +225,7 @@ def note_tools(t: str) -> set[str]:
 
 _BARE_TIMER: Final = _rx(
     rf"^(?:(?:just\s+)?(?:give me|stick|put|pop|set)\s+(?:on\s+)?)?(?:another\s+)?"
-    rf"(?:{_NUMBER}(?:[ -]{_NUMBER})?|a couple of|a few)[ -]"
-    r"(?:hours?|minutes?|mins?|seconds?|secs?)"
+    rf"(?:{_NUMBER}(?:[ -]{_NUMBER})?|a couple of|a few)[ -]{_TIME_UNIT}"
     rf"(?:\s+and\s+a\s+(?:half|quarter))?"
     rf"(?:\s+on\s+the\s+clock|\s+for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?)?"
     rf"(?:,?\s+(?:please|yeah|ta|thanks|cheers|for me|would you|could you|will you|ok(?:ay)?))*"
@@ -235,8 +234,7 @@ _BARE_TIMER: Final = _rx(
 yeah?", "just stick ninety seconds on the clock for me", "give me seven minutes")."""
 
 
-_DURATION_ONLY: Final = _rx(rf"^(?:another\s+)?{_NUMBER}(?:[ -]{_NUMBER})?[ -]"
-                           r"(?:hours?|minutes?|mins?|seconds?|secs?)\W*$")
+_DURATION_ONLY: Final = _rx(rf"^(?:another\s+)?{_NUMBER}(?:[ -]{_NUMBER})?[ -]{_TIME_UNIT}\W*$")
 """A duration said alone ("five minutes") may answer something asked: no timer by itself."""
 
 

@@ -15,7 +15,7 @@ from typing import Any, Final
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.calc import evaluate
 from desktop_agent.core.tools.calc_verbs import verbs_as_operators
-from desktop_agent.core.tools.calc_words import replace_number_words
+from desktop_agent.core.tools.calc_words import clean_spoken, replace_number_words
 from desktop_agent.core.tools.units import parse_unit
 from desktop_agent.core.tools.words_spans import (
     accepts,
@@ -170,7 +170,7 @@ miles"), once the words are digits: "3 50"."""
 
 
 def _value(text: str) -> float | None:
-    digits = replace_number_words(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text.strip())).strip()
+    digits = replace_number_words(clean_spoken(text.strip())).strip()
     if (hundreds := _HUNDREDS_SAID.match(digits)) is not None:
         return float(int(hundreds.group(1)) * 100 + int(hundreds.group(2)))
     try:
