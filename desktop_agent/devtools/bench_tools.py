@@ -43,7 +43,13 @@ equal to another set's or to a catalog example dropped; tuned on), ``tune5`` (86
 another set's or to a catalog example dropped; tuned on), ``tune6`` (79 lines, 51 a tool
 and 28 none, written the same way in the fourteenth session, its speakers varied on
 purpose: older, terse, rambling, self-correcting, non-native; 11 lines equal to another
-set's or to a catalog example dropped; tuned on), ``desktop``
+set's or to a catalog example dropped; tuned on), ``tune7`` (80 lines, 52 a tool and 28
+none, written the same way in the fifteenth session, its speakers varied again: a child, a
+cook with busy hands, a voice-only user, a screen-reader user, indirect asks; none equal to
+another set's or a catalog example; tuned on), ``tune8`` (79 lines, 51 a tool and 28 none,
+written the same way in the same session, the situations and the forms varied: "is it
+possible to ...", "let's", the object or the amount first, two or three words; one line
+equal to a catalog example dropped; tuned on), ``desktop``
 (the desktop tools' held-out set, ``heldout/desktop_tools.jsonl``, read in the catalog's
 names); totals are printed for each and for all. ``--llm-only`` turns the argument rules
 off, so the figures are the model's own (its grammar-constrained calls). ``--semantic``
@@ -74,7 +80,8 @@ SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl",
         "tune": "tool_utterances_tune.jsonl", "blind": "tool_utterances_blind.jsonl",
         "tune2": "tool_utterances_tune2.jsonl", "tune3": "tool_utterances_tune3.jsonl",
         "tune4": "tool_utterances_tune4.jsonl", "tune5": "tool_utterances_tune5.jsonl",
-        "tune6": "tool_utterances_tune6.jsonl",
+        "tune6": "tool_utterances_tune6.jsonl", "tune7": "tool_utterances_tune7.jsonl",
+        "tune8": "tool_utterances_tune8.jsonl",
         "desktop": "heldout/desktop_tools.jsonl",
         "blind3": "heldout/tools_blind3.jsonl"}
 HELDOUT_NAMES = {"open_target": "open_location", "volume": "set_volume"}

@@ -236,3 +236,21 @@ def test_the_sixth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None
     assert len(utts) == 79 and all(u.set == "tune6" for u in utts)
     assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
     assert sum(1 for u in utts if u.tool is None) == 28
+
+
+def test_the_seventh_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune7")
+    assert len(utts) == 80 and all(u.set == "tune7" for u in utts)
+    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
+    assert sum(1 for u in utts if u.tool is None) == 28
+
+
+def test_the_eighth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune8")
+    assert len(utts) == 79 and all(u.set == "tune8" for u in utts)
+    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
+    assert sum(1 for u in utts if u.tool is None) == 28
