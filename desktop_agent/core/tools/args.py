@@ -38,7 +38,8 @@ _PLEASE: Final = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|please to|please|k
                             r"you can|could you|would you|will you|i want you to|i'd like you to"
                             r"|i need you to)[, ]+)+",
                             re.IGNORECASE)
-_TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you)(?:[, ]+please)?"
+_TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you|quick|quickly|cheers)"
+                                     r"(?:[, ]+please)?"
                                      r"\s*[.!?]*$",
                                      re.IGNORECASE)
 
@@ -222,9 +223,18 @@ _SAID_AS: Final = {
 copies "15 percent of 80"."""
 
 
+_THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}\b)")
+"""The comma of "2,450": one number, as the model writes it ("2450")."""
+
+
+_HUNDREDS_SAID: Final = re.compile(r"\b([1-9]) ([1-9]\d)\b")
+"""Hundreds and the rest said as two numbers ("two sixty", once in digits "2 60"): 260."""
+
+
 def _words(text: str) -> set[str]:
-    text = replace_number_words(text.lower())
-    return {w for w in re.findall(r"[\w']+|[%+*/-]", text) if w not in _STOP}
+    text = replace_number_words(_THOUSANDS.sub("", text.lower()))
+    said = {w for w in re.findall(r"[\w']+|[%+*/-]", text) if w not in _STOP}
+    return said | {str(int(a) * 100 + int(b)) for a, b in _HUNDREDS_SAID.findall(text)}
 
 
 def is_grounded(args: Mapping[str, Any], text: str) -> bool:
@@ -233,8 +243,8 @@ def is_grounded(args: Mapping[str, Any], text: str) -> bool:
     A model that invents an argument ("20 minutes" for "I set a timer yesterday") has
     not understood a request; such a call is dropped and the turn answered in prose.
     Numbers count in digits or words ("17.5" for "seventeen and a half", "12" for "a
-    dozen"), a calculator symbol as one of its words ("*" for "times" or "multiply"); little
-    words (a, the, to...) are not checked.
+    dozen", "260" for "two sixty"), a calculator symbol as one of its words ("*" for
+    "times" or "multiply"); little words (a, the, to...) are not checked.
     """
     said = _words(text) | _words(replace_quantity_words(clean_spoken(text)))  # "a half": ".5"
     for value in args.values():
@@ -242,7 +252,9 @@ def is_grounded(args: Mapping[str, Any], text: str) -> bool:
                 w not in said and not (_SAID_AS.get(w, set()) & said) for w in _words(value)):
             return False
         if isinstance(value, int | float) and not isinstance(value, bool):
-            number = f"{value:g}"
+            number = f"{abs(value):g}"
+            if value < 0 and not {"minus", "negative", "-"} & said:
+                return False  # "-40" needs its "minus"
             if number not in said and not (number == "1" and {"a", "an"} & set(
                     text.lower().split())):
                 return False

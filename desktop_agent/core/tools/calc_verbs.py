@@ -87,6 +87,10 @@ _SHAPES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...
          r"|rows|trays|sets|cases|bottles|tins|jars|batches|groups|teams|shelves|bundles|rolls)"
          r" of (?P<b>[^\s,]+)(?: [a-z]+)?,? (?:how many|what(?:'s| is) that)\b.*$",
          lambda m: f"{m['a']} times {m['b']}"),
+        # "we sold 43 raffle tickets at 2.50 each, how much did that bring in?"
+        (r"^.*?\b(?P<a>\d+) (?:[a-z']+ ){0,3}?(?:at|for) (?P<b>\d+(?:\.\d+)?) (?:each|apiece"
+         r"|a (?:piece|head|ticket|go)),? (?:how much|what)\b.*$",
+         lambda m: f"{m['a']} times {m['b']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<a>.+?) (?:to|onto) (?P<b>.+)$",
          lambda m: f"{m['b']} plus {m['a']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<x>.+?)(?: together)?$",
@@ -111,14 +115,17 @@ _WORD_PROBLEM: Final = re.compile(
     r"\b(?:spend|spent|pay|paid|use|used|give away|gave away|lose|lost|eat|ate|sell|sold)\b"
     r".*\bhow (?:much|many)\b.*\b(?:left|remaining|left over)\b"
     r"|\b(?:boxes|packs|packets|bags|crates|cartons|rows|trays|sets|cases|bottles|tins|jars"
-    r"|batches|groups|teams|shelves|bundles|rolls) of \S+.*\b(?:how many|what(?:'s| is) that)\b",
+    r"|batches|groups|teams|shelves|bundles|rolls) of \S+.*\b(?:how many|what(?:'s| is) that)\b"
+    r"|\d (?:[a-z']+ ){0,3}?(?:at|for) [$£€]?\d+(?:\.\d+)? (?:each|apiece|a (?:piece|head"
+    r"|ticket|go)),? (?:how much|what)\b",
     re.IGNORECASE)
 
 
 def word_problem(text: str) -> bool:
     """True for a word problem that ``verbs_as_operators`` reads.
 
-    "I've got 23 and spend 7.49, how much is left", "3 boxes of 24, how many is that".
+    "I've got 23 and spend 7.49, how much is left", "3 boxes of 24, how many is that", "we
+    sold 43 tickets at £2.50 each, how much did that bring in".
     """
     return bool(_WORD_PROBLEM.search(text))
 

@@ -187,18 +187,50 @@ def spoken_address(said: str) -> str | None:
     return f"https://{host}" + (f"/{path}" if path else "")
 
 
+_WANT_OPEN: Final = re.compile(
+    r"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|can\s+i\s+have)\s+(?P<what>.+?)\s+"
+    r"(?:open|opened)(?:,?\s+(?:please|now|for\s+me))*\W*$", re.IGNORECASE)
+"""What is to be open, said as a wish ("I want the tuner app open")."""
+_OPEN_IT: Final = re.compile(
+    r"^(?P<what>[^,]+),\s+(?:(?:can|could|would|will)\s+you\s+|please\s+)?"
+    r"(?P<verb>open|bring\s+up|pull\s+up|launch)\s+(?:it|that|them)(?:\s+up)?"
+    r"(?:,?\s+(?:please|now|for\s+me|would\s+you|could\s+you))*\W*$", re.IGNORECASE)
+"""What is to be opened, said first ("my revision folder, open it up please")."""
+_POINTER: Final = re.compile(r"^(?:it|that|this|them)(?:\s+up)?$", re.IGNORECASE)
+"""No name: "open it up" points back at what was said before."""
+
+
+def _as_command(text: str) -> str:
+    """``text`` as "open X" when it names X first or as a wish; else as it was."""
+    text = text.strip()
+    if (wish := _WANT_OPEN.match(text)) is not None:
+        return f"open {wish.group('what')}"
+    if (first := _OPEN_IT.match(text)) is not None:
+        return f"{first.group('verb')} {first.group('what')}"
+    return text
+
+
 def _target(text: str) -> str | None:
-    match = _OPEN.match(text.strip())
+    text = _as_command(text)
+    match = _OPEN.match(text)
     if match is None or _NOT_APP.search(text):
         return None
     what = match.group("what").strip()
+    if _POINTER.match(what):
+        return None
     if match.group("verb").lower() in ("start", "run") and not (
             match.group("verb").lower() == "start" and match.group("up")) and not re.match(
             r"(?:the|my)\s", what, re.IGNORECASE) and not re.search(
             r"\b(?:app|application|program)\b", text, re.IGNORECASE):
         return None  # "start a conversation", "run a mile": not an application ("start up
         # Spotify" is)
-    return _WEB.sub("", what).strip(" ,")
+    return _WEB.sub("", _REASON_AFTER.sub("", what)).strip(" ,")
+
+
+_REASON_AFTER: Final = re.compile(r",\s+(?:i|i've|i'm|i'll|i'd|we|we've|we're|we'll|because"
+                                  r"|'?cause|since|as|so)\b.*$", re.IGNORECASE)
+"""Why it is to be opened, after a comma ("open irctc dot co dot in, I have to book
+tickets"): not part of the name."""
 
 
 def open_app_args(text: str) -> dict[str, Any] | None:
@@ -206,7 +238,7 @@ def open_app_args(text: str) -> dict[str, Any] | None:
     what = _target(text)
     if not what or spoken_address(what) or _LOCATION.search(what) or _WEB.search(text):
         return None
-    verb = _OPEN.match(text.strip())
+    verb = _OPEN.match(_as_command(text))
     if verb is not None and " ".join(verb.group("verb").lower().split()) in _PLACE_VERBS:
         return None
     words = [w for w in what.split() if w.lower() not in ("the", "my", "a", "an")]

@@ -33,12 +33,16 @@ _PLAY: Final = re.compile(
     rf"|\b(?:play|start)\s+(?:the\s+|my\s+)?{_MEDIA}\s+(?:again|back)"
     r"|^(?:please\s+)?(?:resume|unpause|play|play\s+it)(?:\s+(?:again|please))?[.!]?$"
     r"|\bhit\s+play\b|\bkeep\s+playing\b|\b(?:carry\s+on|continue)\s+playing\b"
-    rf"|\b(?:carry\s+on|go\s+on|continue)\s+with\s+(?:the\s+|my\s+)?{_MEDIA}\b",
+    rf"|\b(?:carry\s+on|go\s+on|continue)\s+with\s+(?:the\s+|my\s+)?{_MEDIA}\b"
+    rf"|\b(?:put|turn|switch)\s+(?:the\s+|my\s+)?{_MEDIA}\s+back\s+on\b"
+    r"|\b(?:get|put)\s+(?:some|the|my)\s+(?:music|tunes|songs)\s+(?:going|on)\b"
+    r"|^let'?s\s+(?:have|hear)\s+(?:some|the|my)\s+(?:music|tunes|songs)\b",
     re.IGNORECASE)
 _NEXT: Final = re.compile(
     rf"\b(?:next|skip(?:\s+(?:this|the))?)\s+{_MEDIA}\b|\bskip\s+(?:it|this|ahead|forward)\b"
     r"|^(?:please\s+)?(?:skip|next)(?:\s+please)?[.!]?$"
-    rf"|\b(?:play|go\s+to)\s+the\s+next\s+(?:one|{_MEDIA})",
+    rf"|\b(?:play|go\s+to)\s+the\s+next\s+(?:one|{_MEDIA})"
+    rf"|\bgive\s+(?:it|this(?:\s+one)?|this\s+{_MEDIA}|that(?:\s+one)?)\s+a\s+skip\b",
     re.IGNORECASE)
 _PREVIOUS: Final = re.compile(
     rf"\b(?:previous|last)\s+{_MEDIA}\b|\bgo\s+back\s+(?:a|one)\s+{_MEDIA}\b"
@@ -50,7 +54,9 @@ _NOW: Final = re.compile(
     rf"|\bwhat\s+{_MEDIA}\s+is\s+(?:this|playing|on)\b|\bwho(?:'s|\s+is)\s+(?:singing|this\s+by)"
     rf"|\bname\s+of\s+(?:this|the)\s+{_MEDIA}\b|\bwhat\s+am\s+i\s+listening\s+to\b"
     rf"|\bwho\s+(?:sings|is\s+singing)\s+this\b|\bwhich\s+{_MEDIA}\s+is\s+(?:this|playing)\b"
-    r"|\bwho(?:'s|\s+is)\s+this\s+(?:band|artist|singer|group)\b",
+    r"|\bwho(?:'s|\s+is)\s+this\s+(?:band|artist|singer|group|singing)\b"
+    rf"|\bwho\s+(?:is\s+)?this\s+(?:\w+\s+)?(?:{_MEDIA}|piece)\s+(?:is\s+)?by\b"
+    rf"|\b{_MEDIA}\s+(?:which|that)\s+is\s+playing\b.*\b(?:name|called|title)\b",
     re.IGNORECASE)
 _NOT_MEDIA: Final = re.compile(r"\b(?:timer|reminder|alarm|note|notes|game|volume)\b",
                                re.IGNORECASE)

@@ -46,6 +46,7 @@ _TIME_ASK: Final = _rx(
     r"|\btoday'?s date\b|\bdate today\b|\bthe date\b(?!\s+(?:of|when|that)\b)"
     r"|\bcurrent (?:time|date)\b"
     r"|\b(?:tell|give) me the time\b|\bday of the week\b"
+    r"|\bi (?:need|want|would like|'d like) (?:to know )?the (?:time|date)\W*$"
     r"|\bhave the time\b|\bwhat o'?clock\b")
 _OPERATOR_WORD: Final = _rx(
     r"\b(?:times|plus|minus|divided by|multiplied by|over|percent|per cent|squared|cubed"
@@ -78,17 +79,23 @@ about the plumber", "did I write anything down about the boiler")."""
 _NOTE_DELETE: Final = _rx(r"\b(?:delete|remove|clear|erase|forget|get rid of|wipe|bin|scrap"
                           r"|ditch|trash|drop|throw (?:out|away))\b")
 _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|mentions|with the"
-                          r"|mentioning)\b|\b(?:look|go|search|check) (?:through|in)\b.*\bfor\b"
+                          r"|mentioning|regarding|concerning)\b"
+                          r"|\b(?:look|go|search|check) (?:through|in)\b.*\bfor\b"
                           r"|\bany notes?\b|\bdo i have a note\b"
+                          r"|\b(?:have|did) i (?:got|put|saved?|written|write|jotted) (?:it|that"
+                          r"|them) (?:down )?in my notes\b"
                           r"|\b(?:dig|fish|hunt|pull|track)\s+(?:it|that|them)\s+(?:out|up|down)\b")
 _NOTE_LIST: Final = _rx(r"\b(?:read|list|show|what are|what's in|what is in|all my|my notes)\b")
 _NOTE_ADD: Final = _rx(r"\b(?:add|make|take|save|jot|write|new note|note that|note down|memo"
                        r"|note to self|put)\b")
 _TIME_UNIT: Final = r"(?:hours?|minutes?|mins?|seconds?|secs?)"
 _TIMER: Final = _rx(r"\btimers?\b|\bcount(?:s|ing)? ?down\b|\balarm\b|\bstopwatch\b"
+                    rf"|\bset (?:me )?(?:an? )?{_NUMBER}[ -]{_TIME_UNIT}\b"
                     rf"|\btime (?:me )?(?:an?|half|{_NUMBER})\b[^.?!,]{{0,24}}?\b{_TIME_UNIT}\b")
-_REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b")
-_CANCEL: Final = _rx(r"\b(?:cancel|stop|delete|remove|clear|turn off|switch off|kill|abort"
+_REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b|\bgive me a nudge\b"
+                     r"|\bnudge me\b")
+_CANCEL: Final = _rx(r"\b(?:cancel|cancell?ing|stopping|deleting|removing|stop|delete|remove|clear"
+                     r"|turn off|switch off|kill|abort"
                      r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off"
                      r"|forget about)\b")
 _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
@@ -97,7 +104,7 @@ _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|gi
                             rf"|\bfor {_NUMBER}\b|\d")
 
 _LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+m*|ugh|well|oh|and|alright"
-                   r"|all right|right|please to|please|kindly"
+                   r"|all right|right|please to|please|kindly|just"
                    r"|assistant|computer|can you|could you|would you|will you"
                    r"|i want you to|i need you to|i'd like you to|i would like you to"
                    r"|go ahead and|quickly|quick(?: one)?)[,.!]?\s+)+")
@@ -192,9 +199,11 @@ def asks_conversion(t: str) -> bool:
 
 
 _ADD_FIRST: Final = _rx(r"^(?:(?:take|make|add|create|save|write|jot)\b.{0,20}?\b(?:note|memo)\b"
-                        r"|(?:write|jot|put|note)\s+(?:this |that |it )?down\b|note that\b)")
+                        r"|(?:write|jot|put|note)\s+(?:this |that |it )?down\b|note that\b"
+                        r"|(?:a\s+)?note\s+(?:for|about|on)\b[^:?]{1,40}:)")
 """A request that opens by asking for a new note: what follows is the note's text, even
-when it says "delete all notes" (its words have no authority)."""
+when it says "delete all notes" (its words have no authority). "(Quick) note for the new
+song: capo on the 3rd fret" is one too."""
 
 
 _REMEMBER_THAT: Final = _rx(r"^remember that\s+(?!(?:time|day|night|one|thing|place|guy|girl|"
@@ -244,11 +253,18 @@ def bare_timer(t: str) -> bool:
     return bool(_BARE_TIMER.match(said)) and not _DURATION_ONLY.match(said)
 
 
+_REMIND_WHICH: Final = _rx(r"\bremind me (?:what|which|of (?:my|the|all(?: my| the)?)) "
+                          r"(?:reminders|timers|alarms)\b")
+"""The pending ones asked for with "remind me" ("remind me what reminders I've got set")."""
+
+
 def alarm_tools(t: str) -> set[str]:
     """The timer and reminder tools a request could need (none unless it mentions one)."""
     out: set[str] = set()
     if bare_timer(t):
         return {"set_timer"}
+    if _REMIND_WHICH.search(t) and not _CANCEL.search(t):
+        return {"list_timers"}
     timer, remind = bool(_TIMER.search(t)), bool(_REMIND.search(t))
     if timer or remind:
         if _CANCEL.search(t):

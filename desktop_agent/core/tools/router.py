@@ -67,7 +67,12 @@ _NO_TOOL_ASKED: Final = re.compile(
     r"|(?:how|why) (?:does|do|did|is|are|was|were|would) (?!i\b|you\b|my\b|our\b|it\b)"
     r"|what does (?:\w+ ){1,3}mean\b|what(?:'s| is) the difference between\b"
     r"|i (?:really )?(?:hate|love|like|can't stand) (?:it )?(?:that|when|how)\b"
-    r"|(?:which|what)(?: one)?(?:'s| is) better\b|explain (?:to me )?(?:what|how|why)\b",
+    r"|(?:which|what)(?: one)?(?:'s| is) better\b|explain (?:to me )?(?:what|how|why)\b"
+    r"|how (?:do|would) (?:you|i|we) say\b|(?:would|wouldn't|is|isn't) (?:that|it|this)"
+    r" (?:be )?(?:a |an )?(?:\w+ )?(?:idea|safe|wise|sensible|smart|stupid|silly|dangerous"
+    r"|risky)\b"
+    r"|is (?:that|this|it) (?:actually |really |even )?true\b"
+    r"|what(?:'s| is| was) the (?:date|year) (?:of|when)\b",
     re.IGNORECASE)
 """Asked of the assistant itself, whatever it mentions: a story or a joke ("tell me a short
 story about a cat who sets timers"), a memory shared ("remember that timer I set for the
@@ -75,7 +80,12 @@ cake last week?"; not "remember that the spare key is under the mat"), how the w
 ("how does a microwave know when to stop?"; "how do I ...", "how does my ..." may still
 ask), what a word means ("what does mute mean in music?"), an opinion ("I hate that
 reminder apps always nag me", "which is better for taking notes, a notebook or a
-laptop?"), an explanation ("explain what a clipboard is")."""
+laptop?"), an explanation ("explain what a clipboard is"), a translation ("how do you say
+good morning in Hindi?"), an opinion on an idea ("suppose I saved my passwords in a note,
+would that be a silly idea?")
+a date in history ("what's the date of the Battle of Hastings?": the clock knows only
+today's), and a claim to be checked ("my mate says the volume on max drains the battery, is that
+true?": the question after its context is what is asked)."""
 
 
 _PAST: Final = re.compile(r"\b(?:yesterday|earlier|last (?:night|week|month|year|time)|lately"
@@ -187,12 +197,20 @@ _ASKING: Final = re.compile(
     r"|bring (?:it|the volume|the sound|the music) (?:up|down)|bump|crank|carry on|keep going"
     r"|you can (?:resume|play|pause|stop|continue|carry on|unpause|skip|turn|tell me|cancel"
     r"|delete|remove|open|type|copy|mute|unmute))\b"
-    r"|\b(?:so|and|now) you can (?:cancel|delete|remove|stop|turn|open|type|copy|mute|unmute"
+    r"|\b(?:so|and|now) you can (?:cancel|delete|remove|get rid of|stop|turn|open|type|copy"
+    r"|mute|unmute"
     r"|resume|play|pause|carry on)\b"
     r"|\bwondering (?:if|whether) you (?:could|can|would|might)\b"
-    r"|^(?:i (?:need|want|would like|'d like)|i'd like|let's have) (?:a|an|another|to (?:set"
-    r"|add|make|take|know|hear))\b"
-    r"|\bremind me\b|\bdon't let me forget\b|\b(?:minute|second|hour) timer\b"
+    r"|^(?:i (?:need|want|would (?:like|love))|i'd (?:like|love)|let's have)"
+    r" (?:a|an|another|the (?:time|date)|to (?:set|add|make|take|know|hear))\b"
+    r"|^(?:any |my |the )?notes? (?:mentioning|about|with|on|that mention|containing)\b"
+    r"|^let'?s (?:get|put|have|hear|play|listen)\b|^back (?:a|one) "
+    r"|^(?:a )?(?:quick )?note (?:for|about|on)\b[^:?]{1,40}:"
+    r"|^(?:i (?:want|need|would like)|i'd like|can i have) (?:that|it|this|the|my)"
+    r" (?:[\w']+ ){0,3}?(?:copied|open|opened)\b"
+    r"|\bremind me\b|\bdon't let me forget\b|\bgive me a nudge\b|\bnudge me\b"
+    r"|\b(?:minute|second|hour) timer\b|\b(?:minutes?|seconds?|hours?|mins?),? (?:the |a |my )?"
+    r"[a-z]+ timer\W*$"
     r"|\btimer (?:for|of) \w+|^\W*\d"
     r"|\b(?:can|could|would|will) you(?:\s+(?!believe\b|imagine\b)|\W*$)|\bplease\W*$"
     rf"|^(?:{_WORD_NUMBER})\b[^.?!]{{0,40}}?\b(?:times|plus|minus|divided by|multiplied by)"

@@ -27,9 +27,10 @@ FOCUS_MOVED: Final = ("The window that had the focus when you asked no longer ha
 MAX_TYPED_CHARS: Final = 200
 """The longest text typed in one request (the schema's limit too)."""
 
-_PLACE: Final = (r"(?:the|this|that|my)\s+(?:focused\s+window|window|app|application|chat|message"
-                 r"|text\s+box|search\s+box|box|field|document|editor|terminal|form)")
-"""Where the words go: "the chat", "this box", "the search box"."""
+_PLACE: Final = (r"(?:the|this|that|my)\s+(?:focused\s+window|window|app|application|chat"
+                 r"|(?:(?:text|search|message|comment|reply|chat|address|email|subject|name)\s+)?"
+                 r"(?:box|field|bar)|message|document|editor|terminal|form)")
+"""Where the words go: "the chat", "this box", "the search box", "the message box"."""
 _PLACE_FIRST: Final = rf"(?:(?:in|into)\s+{_PLACE}\s*,?\s+)?"
 """Where to type, said first: "in the search box, type cheap flights"."""
 _TYPE: Final = re.compile(
@@ -37,15 +38,25 @@ _TYPE: Final = re.compile(
     r"(?:type\s+out|type\s+in|key\s+in|type|enter(?=\s+(?:the\s+)?(?:words?|text|phrase)\b))"
     r"(?!\s+of\b)"
     r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
+    rf"(?:\s+(?:in|into|in\s+to)\s+(?:{_PLACE}(?=\s*[:,;-])|[\w.]+(?:\s+[\w.]+)?(?=\s*:)))?"
     r"(?:\s+for\s+me)?"
     rf"\s*[:,;-]?\s+(?P<text>.+?)(?:\s+(?:in|into|on|in\s+to)\s+{_PLACE}"
     r"(?:,?\s+(?:for\s+me|please))*[?.!]?|(?:,?\s+(?:for\s+me|please))*)\s*$", re.IGNORECASE)
 """The words to type; where, said last, may close the request's question ("can you type
-'running late' into the chat?": the question mark is the request's, not the words')."""
+'running late' into the chat?": the question mark is the request's, not the words'), or
+come before a colon ("type this into the message box: I'll be there by two")."""
+_TYPE_LATER: Final = re.compile(r"[,.;]\s+(?=(?:(?:please|just|now|so)\s+)?type\b)"
+                                r"|\s(?=(?:please|just)\s+type\b)", re.IGNORECASE)
+"""Where a clause that asks to type starts after some context ("my hands are all floury,
+type no problem, see you Sunday", "my hands are covered in flour just type two cups of
+sugar")."""
 _WRITE_INTO: Final = re.compile(
     rf"^write\s+(?P<text>.+?)\s+(?:in|into|in\s+to)\s+{_PLACE}"
-    r"(?:,?\s+(?:for\s+me|please))*\s*$", re.IGNORECASE)
-""""Write thanks for your help in this box": "write" asks to type only with where to."""
+    r"(?:,?\s+(?:for\s+me|please))*\s*$"
+    rf"|^write\s+(?:in|into|in\s+to)\s+{_PLACE}\s*[:,;-]\s*(?P<first>.+?)\s*$",
+    re.IGNORECASE)
+""""Write thanks for your help in this box", "write in this box, kind regards, Margaret":
+"write" asks to type only with where to."""
 _QUOTES: Final = "\"'“”‘’«»"
 _HESITATION: Final = re.compile(r"^(?:(?:uh+|um+|erm|er)\b[,.]?\s*)+", re.IGNORECASE)
 """A hesitation before the words ("type, uh, thanks so much"): not part of them."""
@@ -90,13 +101,16 @@ def type_text_args(text: str) -> dict[str, Any] | None:
 
     "type ...", "type in ...", "key in ...", "enter the words ...", "in the search box, type
     ...", and "write ... in(to) this box" (a place to type into is what makes "write" ask
-    for typing).
+    for typing); a clause that asks to type after some context ("can't touch the laptop,
+    type see you Sunday").
     """
     asked = strip_lead(text.strip())
     match = _TYPE.match(asked) or _WRITE_INTO.match(asked)
+    if match is None and (later := _TYPE_LATER.search(asked)) is not None:
+        match = _TYPE.match(strip_lead(asked[later.end():]))  # the first "type" clause
     if match is None:
         return None
-    words = clean_text(_HESITATION.sub("", match.group("text")))
+    words = clean_text(_HESITATION.sub("", match.group("text") or match.group("first")))
     return {"text": words} if words else None
 
 

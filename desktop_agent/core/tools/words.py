@@ -54,6 +54,7 @@ _ADD_NOTE: Final = (
         r"(?P<x>.+)$"),
     _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?:that\s+)?(?P<x>.+)$"),
     _rx(r"^note(?:\s+to\s+(?:self|myself))?(?: that)?[:,]?\s+(?P<x>.+)$"),
+    _rx(r"^(?:a\s+)?(?:quick\s+)?note\s+(?P<x>(?:for|about|on)\b[^:?]{1,40}:\s*.+)$"),
     _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),
     _rx(r"^remember that\s+(?P<x>.+)$"),
 )
@@ -68,6 +69,11 @@ _SEARCH_NOTES: Final = (
         rf"|something)\s+(?:down\s+)?{_NOTE_TOPIC}\s+(?P<x>.+)$"),
     _rx(rf"\b(?:thing|things|stuff)\s+i(?:'ve| have)?\s+(?:saved|noted|wrote down|jotted down)"
         rf"\s+{_NOTE_TOPIC}\s+(?P<x>.+)$"),
+    # "the supplier's number, have I got it in my notes anywhere?"
+    _rx(r"^(?P<x>[^,]+),\s+(?:have|did)\s+i\s+(?:got|put|saved?|written|write|jotted)\s+"
+        r"(?:it|that|them)\s+(?:down\s+)?in\s+my\s+notes\b"),
+    _rx(rf"^what\s+(?:did|have)\s+i\s+(?:save|saved|note|noted|write|written|jot|jotted)"
+        rf"\s+(?:down\s+)?{_NOTE_TOPIC}\s+(?P<x>.+)$"),
     # "I saved a recipe for banana bread somewhere in my notes, can you dig it out?"
     _rx(r"^i(?:'ve| have)?\s+(?:saved|put|wrote|written|jotted|noted)\s+(?:down\s+)?"
         r"(?:a|an|the|some|that)\s+(?P<x>.+?)\s+(?:down\s+)?(?:somewhere\s+)?"
@@ -77,9 +83,11 @@ _ANYTHING_ON: Final = _rx(r"^(?:anything|something|stuff|everything)\s+(?:on|abo
                          r"|regarding|mentioning|with)\s+")
 """What a search asks for before its words: "my notes for *anything on* passwords"."""
 _SENTENCE_END: Final = re.compile(r"[.?!](?:\s|$)")
-_ASKED_AFTER: Final = _rx(r"(?:\s+(?:somewhere|in there|in here))?(?:,\s+(?:can|could|would|will)"
+_ASKED_AFTER: Final = _rx(r"(?:\s+(?:somewhere|in there|in here|in (?:my|the) notes?))?"
+                         r"(?:,\s+(?:can|could|would|will)"
                          r"\s+you\b.*)?$")
-"""What follows the words searched for: "the wifi password *somewhere, can you find it*"."""
+"""What follows the words searched for: "the wifi password *somewhere, can you find it*", "the
+boiler *in my notes*"."""
 _VAGUE_TAIL: Final = _rx(r"(?<=\w)\s+(?:thing|things|stuff)$")
 """What a search asks for after its words: "my notes for the dentist *thing*"."""
 _DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
@@ -93,6 +101,9 @@ _DELETE_SOME: Final = (
         rf"(?:my |the |any |all (?:the |my )?)?notes?\s+"
         rf"{_NOTE_TOPIC}\s+(?P<x>.+)$"),
     _rx(r"\b(?:delete|remove|erase|get rid of|bin|scrap)\s+(?:my |the )?(?P<x>.+?)\s+notes?$"),
+    # "dentist note, ditch it": the note named first
+    _rx(r"^(?:the |my |that )?(?P<x>[^,]+?)\s+notes?,?\s+(?:please\s+)?(?:delete|remove|erase"
+        r"|get rid of|bin|scrap|ditch|trash|drop)\s+(?:it|them|that)\b"),
 )
 
 # --- timers and reminders --------------------------------------------------------------------
@@ -112,13 +123,17 @@ _TIMER: Final = (
     _rx(rf"\b(?P<d>{_DURATION})\s+timer(?:,?\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?$"),
     _rx(rf"\btimer\s+(?:for\s+)?(?:the\s+)?(?!(?:on|off|going|running)\b)"
         rf"(?P<l>[a-z]+(?: [a-z]+)?)\s+for\s+(?P<d>{_DURATION})"),
-    # "a timer for the kids' screen time, an hour and a quarter"
+    # "a timer for the kids' screen time, an hour and a quarter"; "... for my tooth brushing?
+    # Two minutes."
     _rx(rf"\btimer\s+for\s+(?:the\s+|my\s+)?(?!(?:next|another|about|around|roughly|exactly"
-        rf"|just|over|under|an?|the|my)\b)(?!{_NUM}\b)(?P<l>[a-z][a-z' ]{{0,30}}?),?\s+"
+        rf"|just|over|under|an?|the|my)\b)(?!{_NUM}\b)(?P<l>[a-z][a-z' ]{{0,30}}?)[,?.]?\s+"
         rf"(?P<d>{_DURATION})\W*$"),
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
         r"(?:,?\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
     _rx(rf"\b(?:count down|countdown)\s+(?:from\s+)?(?P<d>{_DURATION})"),
+    # "ten minutes, pasta timer"
+    _rx(rf"^(?P<d>{_DURATION}),?\s+(?:the\s+|a\s+|my\s+)?(?P<l>(?!an?\b|the\b)[a-z]+)"
+        r"\s+timer$"),
     # a duration alone ("seven minutes for the eggs, yeah", "stick ninety seconds on the clock")
     _rx(rf"^(?!(?:another\s+)?{_DURATION}$)"
         rf"(?:(?:just\s+)?(?:give me|stick|put|pop|set)\s+(?:on\s+)?)?(?:another\s+)?"
@@ -137,9 +152,13 @@ _REMIND: Final = (
         rf"(?P<w>{_WHEN}.*)$"),
     _rx(rf"^(?:set|add|create|make)\s+a\s+reminder\s+(?P<w>{_WHEN}.*?)\s+(?:to|for|about)\s+"
         r"(?P<x>.+)$"),
+    _rx(rf"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|give\s+me)\s+a\s+reminder\s+"
+        rf"(?P<w>{_WHEN}.*?)\s+(?:to|for|about)\s+(?P<x>.+)$"),
+    _rx(rf"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|give\s+me)\s+a\s+reminder\s+"
+        rf"(?:to|for|about)\s+(?P<x>.+?)\s+(?P<w>{_WHEN}.*)$"),
 )
 _STOP_VERB: Final = (r"(?:cancel|stop|clear|delete|remove|turn off|scrap|drop|call off|kill"
-                    r"|never mind)")
+                    r"|never mind|cancell?ing|stopping|deleting|removing|scrapping|dropping)")
 _CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off|scrap|call off)\s+"
                          r"(?:all|every|everything)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?(?:timers?|reminders?|"
                          r"alarms?)(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?\s*$")
@@ -159,7 +178,8 @@ _CALC_PREFIX: Final = _rx(r"^(?:tell me\s+)?(?:what(?:'s| is)|how much is|calcul
 _CONVERT: Final = (
     _rx(r"how many (?P<to>[a-z ]+?) (?:is|are|in|make|makes|make up)\s+(?:a |an )?"
         r"(?P<v>[\d.]+|[a-z-]+(?: [a-z-]+)?)\s+(?P<from>[a-z ]+?)$"),
-    _rx(r"(?:convert\s+|what(?:'s| is)\s+)?(?P<v>[\d.]+|[a-z-]+(?: [a-z-]+)?)\s+"
+    _rx(r"(?:convert\s+|what(?:'s| is)\s+)?(?P<v>(?:minus |negative |-)?[\d.]+"
+        r"|[a-z-]+(?: [a-z-]+)?)\s+"
         r"(?P<from>[a-z° ]+?)\s+(?:to|in|into|as)\s+(?P<to>[a-z° ]+?)$"),
 )
 
@@ -169,7 +189,14 @@ _HUNDREDS_SAID: Final = re.compile(r"^([1-9]) ([2-9]0|[1-9][1-9])$")
 miles"), once the words are digits: "3 50"."""
 
 
+_BELOW_ZERO: Final = _rx(r"^(?:minus|negative)\s+|^-(?=\d)")
+"""A value below zero, said ("minus 40 Celsius") or written."""
+
+
 def _value(text: str) -> float | None:
+    if (below := _BELOW_ZERO.match(text.strip())) is not None:
+        value = _value(text.strip()[below.end():])
+        return -value if value is not None else None
     digits = replace_number_words(clean_spoken(text.strip())).strip()
     if (hundreds := _HUNDREDS_SAID.match(digits)) is not None:
         return float(int(hundreds.group(1)) * 100 + int(hundreds.group(2)))
@@ -233,6 +260,10 @@ def add_note_args(text: str) -> Args | None:
     return {"text": note} if note else None
 
 
+_NOT_A_QUERY: Final = frozenset({"all", "my", "the", "him", "her", "it", "them", "that", "this"})
+"""Not the words of a note: "the note about *him*" points back at what was said before."""
+
+
 def delete_notes_args(text: str) -> Args | None:
     """delete_notes: the words of the notes to delete, or "all"."""
     clean = _clean(text)
@@ -240,7 +271,7 @@ def delete_notes_args(text: str) -> Args | None:
         return {"query": "all"}
     found = _first(_DELETE_SOME, clean)
     query = _drop_article(_clean(found.group("x"))) if found else ""
-    return {"query": query} if query and query.lower() not in ("all", "my", "the") else None
+    return {"query": query} if query and query.lower() not in _NOT_A_QUERY else None
 
 
 def set_timer_args(text: str) -> Args | None:

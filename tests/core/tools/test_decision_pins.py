@@ -117,6 +117,13 @@ the plank" of the second tuning set; issue 24, fourteenth session). These pinned
 seen only here, when the pins failed."""
 
 
+NUDGE: dict[str, list[str]] = {"could you nudge me at 3:15 to pick the kids up": ["set_reminder"]}
+"""A pinned utterance offered a reminder on purpose since "nudge me" and "give me a nudge" ask
+for one as "remind me" does (issue 24, fifteenth session, for "at five o'clock give me a
+nudge to fill in the passport form" of the seventh tuning set); seen here when the pins
+failed."""
+
+
 EACH_ASKED: frozenset[str] = frozenset({"if we split 96 quid six ways how much is that each"})
 """A pinned utterance that is a request on purpose since "how much ... each" anywhere asks
 (issue 24, twelfth session, for a bill split "between" some people); no tool offered."""
@@ -172,7 +179,7 @@ def test_the_router_offers_the_same_tools() -> None:
             or u["text"] in TIME_AND_LEAD)
         pinned = CLOCK_CHANGED.get(u["text"], AFTER_CONTEXT.get(u["text"], POLITE.get(
             u["text"], REMEMBER_THAT.get(u["text"], SAID_IN_WORDS.get(u["text"], ASKS_NO_TOOL.get(
-                u["text"], TIME_AND_LEAD.get(u["text"], u["candidates"])))))))
+                u["text"], TIME_AND_LEAD.get(u["text"], NUDGE.get(u["text"], u["candidates"]))))))))
         if old != pinned or (request != u["is_request"] and not newly):
             diffs.append(f"{u['text']!r}: {old} != {u['candidates']}")
         new = [name for name in got if name not in _OLD and name not in DESKTOP_TOOLS]

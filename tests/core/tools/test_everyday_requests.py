@@ -1,0 +1,157 @@
+"""Requests and near misses of the seventh and eighth blind tuning sets, read by the rules.
+
+Each rule (issue 24) was written for a line of ``tool_utterances_tune7.jsonl`` or
+``tool_utterances_tune8.jsonl`` and is tested here on
+that line's shape and on a near miss it must leave alone: what the router offers
+(``candidate_tools``) and the call the words decide (``plan_decision``), or the argument
+rule's own output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from desktop_agent.core.tools.args import is_grounded
+from desktop_agent.core.tools.decision import plan_decision
+from desktop_agent.core.tools.launch import open_app_args, open_location_args
+from desktop_agent.core.tools.router import candidate_tools
+from desktop_agent.core.tools.specs import BUILTIN_SPECS
+from desktop_agent.core.tools.type_text import type_text_args
+
+
+def _offered(text: str) -> list[str]:
+    return [s.name for s in candidate_tools(text, BUILTIN_SPECS)]
+
+
+def _decided(text: str) -> tuple[str, dict[str, Any]] | None:
+    offered = candidate_tools(text, BUILTIN_SPECS)
+    call = plan_decision(text, offered).call if offered else None
+    return (call.name, dict(call.arguments)) if call is not None else None
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("My screen reader's gone quiet on the taskbar clock, so I need the time.",
+     ("get_current_time", {})),
+    ("I need the time.", ("get_current_time", {})),
+    ("I can't manage the mouse today, so just read out whatever notes I've got saved.",
+     ("list_notes", {})),
+    ("What did I save regarding the gas cylinder booking? Check my notes once.",
+     ("search_notes", {"query": "gas cylinder booking"})),
+    ("What have I written about the boiler in my notes?", ("search_notes", {"query": "boiler"})),
+    ("Notes mentioning Kevin.", ("search_notes", {"query": "Kevin"})),
+    ("Not this one again, give it a skip.", ("media_control", {"action": "next"})),
+    ("The kids are asleep and the washing up's done, so, um, put the music back on.",
+     ("media_control", {"action": "play"})),
+    ("I'd love to know who this lovely piece is by.", ("now_playing", {})),
+    ("This song which is playing, what is the name of it?", ("now_playing", {})),
+    ("Can you do a timer for my tooth brushing? Two minutes.",
+     ("set_timer", {"duration": "Two minutes", "label": "tooth brushing"})),
+    ("I've got to pop out now, so at five o'clock give me a nudge to fill in the passport form.",
+     ("set_reminder", {"text": "fill in the passport form", "when": "at five o'clock"})),
+    ("Open irctc dot co dot in, I have to book tickets for Diwali.",
+     ("open_location", {"target": "irctc dot co dot in"})),
+    ("Type this into the message box: I'll be there by half past two.",
+     ("type_text", {"text": "I'll be there by half past two"})),
+    ("Can't touch the laptop, my hands are all floury, type no problem, see you Sunday.",
+     ("type_text", {"text": "no problem, see you Sunday"})),
+    ("What's minus 40 Celsius in Fahrenheit? My teacher says it's the same number.",
+     ("convert_units", {"value": -40, "from_unit": "celsius", "to_unit": "fahrenheit"})),
+    ("what's negative five fahrenheit in celsius",
+     ("convert_units", {"value": -5, "from_unit": "fahrenheit", "to_unit": "celsius"})),
+    ("So I'm doing the accounts for the fete, and we sold 43 raffle tickets at £2.50 each, how"
+     " much did that bring in?", ("calculate", {"expression": "43 times 2.50"})),
+    # the eighth set: the object, the amount or a wish first, "let's", "how about"
+    ("17% of 230, quick.", ("calculate", {"expression": "17% of 230"})),
+    ("The supplier's number, have I got it in my notes anywhere?",
+     ("search_notes", {"query": "supplier's number"})),
+    ("Let's get some tunes going.", ("media_control", {"action": "play"})),
+    ("Back one track, I wanna hear that solo again.", ("media_control", {"action": "previous"})),
+    ("Who's this singing?", ("now_playing", {})),
+    ("I want that total copied so I can paste it into my spreadsheet.",
+     ("copy_last_answer", {})),
+    ("Quick note for the new song: capo on the 3rd fret.",
+     ("add_note", {"text": "for the new song: capo on the 3rd fret"})),
+    ("Dentist note, ditch it.", ("delete_notes", {"query": "Dentist"})),
+    ("Ten minutes, pasta timer.", ("set_timer", {"duration": "Ten minutes", "label": "pasta"})),
+    ("Is it possible to set 25 minutes for a study session?",
+     ("set_timer", {"duration": "25 minutes", "label": "study"})),
+    ("I want a reminder at 3:15 to leave for school pickup.",
+     ("set_reminder", {"text": "leave for school pickup", "when": "at 3:15"})),
+    ("How about cancelling the reminder about the slides?",
+     ("cancel_timer", {"which": "slides"})),
+    ("I want the tuner app open.", ("open_app", {"app": "tuner"})),
+    ("My revision folder, open it up please.", ("open_location", {"target": "revision folder"})),
+    ("Type this into Teams: stuck in back-to-back meetings, will reply after 4.",
+     ("type_text", {"text": "stuck in back-to-back meetings, will reply after 4"})),
+])
+def test_a_request_said_the_everyday_way_is_read(text: str, want: tuple[str, dict[str, Any]]
+                                                 ) -> None:
+    assert _decided(text) == want
+
+
+@pytest.mark.parametrize(("text", "offered"), [
+    # asked of the assistant, whatever the words mention
+    ("my mate says putting the volume on max drains your battery, is that actually true", []),
+    ("Suppose I saved all my passwords in a note, would that be a silly idea security-wise?",
+     []),
+    ("How do you say good morning in Hindi?", []),
+    ("Is it a good idea to set a timer for naps?", []),
+    # near misses of the new shapes
+    ("I need the time of the next train.", []),
+    ("We bought 3 tickets at 12 each last year.", []),
+    ("I'm not sure what to type.", []),
+    ("Remind me to check what reminders the app supports tomorrow at nine.", ["set_reminder"]),
+    ("What's the date of the Battle of Hastings again? I always mix it up.", []),
+    ("What's the date today?", ["get_current_time"]),
+    ("I spent ten minutes on the kitchen timer.", []),
+    ("A note on style is below.", []),
+    ("Open it up.", []),  # no name: nothing to open
+    ("I want the window open, it's hot.", []),
+    # the pending ones asked with "remind me"
+    ("Can you remind me what reminders I've got set for later on?", ["list_timers"]),
+    ("Remind me of my timers.", ["list_timers"]),
+])
+def test_what_is_offered(text: str, offered: list[str]) -> None:
+    assert _offered(text) == offered
+
+
+def test_a_note_pointed_back_at_is_no_query_the_model_decides() -> None:
+    text = "I've paid the window cleaner now, so you can get rid of that note about him."
+    assert _offered(text) == ["delete_notes"]
+    assert _decided(text) is None  # "him" is no note's words: the model writes them
+    assert _decided("Delete the note about the dentist.") == (
+        "delete_notes", {"query": "dentist"})
+
+
+def test_a_reason_after_a_comma_is_not_part_of_what_is_opened() -> None:
+    assert open_app_args("Open Spotify, I want some music.") == {"app": "Spotify"}
+    assert open_location_args("Open the tax folder, because I need the receipts.") == {
+        "target": "tax folder"}
+    assert open_app_args("Open Spotify") == {"app": "Spotify"}
+
+
+def test_where_to_type_said_before_a_colon_or_after_context() -> None:
+    assert type_text_args("type hello there into the chat.") == {"text": "hello there"}
+    assert type_text_args("Type into the search box: cheap flights") == {"text": "cheap flights"}
+    assert type_text_args("What kind of keyboard should I buy, I type a lot.") is None
+    assert type_text_args("my hands are covered in flour just type two cups of sugar") == {
+        "text": "two cups of sugar"}
+    assert type_text_args("I just typed it.") is None
+    assert type_text_args("Write in this box, kind regards, Margaret.") == {
+        "text": "kind regards, Margaret"}
+    assert type_text_args("Write in this box.") is None
+
+
+def test_a_number_with_a_thousands_comma_below_zero_or_in_hundreds_counts_as_said() -> None:
+    text = "Tell me one thing, what is 2,450 divided by 12? I am working out the monthly EMI."
+    assert is_grounded({"expression": "2450 / 12"}, text)
+    assert not is_grounded({"expression": "2460 / 12"}, text)
+    said = "What's minus 40 Celsius in Fahrenheit?"
+    args = {"value": -40, "from_unit": "celsius", "to_unit": "fahrenheit"}
+    assert is_grounded(args, said)
+    assert not is_grounded(args, "What's 40 Celsius in Fahrenheit?")  # no "minus" said
+    mended = "Quick one, what's seventeen and a half percent of two forty, no wait, of two sixty?"
+    assert is_grounded({"expression": "17.5% * 260"}, mended)  # "two sixty": 260
+    assert not is_grounded({"expression": "17.5% * 250"}, mended)
