@@ -254,3 +254,12 @@ def test_the_eighth_tuning_set_is_packaged_and_names_only_catalog_tools() -> Non
     assert len(utts) == 79 and all(u.set == "tune8" for u in utts)
     assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
     assert sum(1 for u in utts if u.tool is None) == 28
+
+
+def test_the_ninth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune9")
+    assert len(utts) == 80 and all(u.set == "tune9" for u in utts)
+    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
+    assert sum(1 for u in utts if u.tool is None) == 28
