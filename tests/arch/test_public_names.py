@@ -103,8 +103,8 @@ PINNED: dict[str, set[str]] = {
     "desktop_agent.core.tools": {
         "answer", "args", "calc", "calc_verbs", "calc_words", "catalog", "catalog_desktop",
         "claimed", "clipboard", "confirm", "decision", "launch", "media", "offers", "registry",
-        "repair", "router", "semantic", "specs", "tool_def", "type_text", "units", "volume",
-        "weekday", "when", "when_parts", "words", "words_spans", "write_actions",
+        "repair", "router", "semantic", "slips", "specs", "tool_def", "type_text", "units",
+        "volume", "weekday", "when", "when_parts", "words", "words_spans", "write_actions",
     },
     "desktop_agent.core.turns": {
         "barge_in", "base", "chunking", "commands", "context", "events", "failures", "machine",

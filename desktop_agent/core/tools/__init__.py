@@ -29,6 +29,7 @@ __all__ = [
     "repair",
     "router",
     "semantic",
+    "slips",
     "specs",
     "tool_def",
     "type_text",

@@ -38,7 +38,8 @@ _PLEASE: Final = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|please to|please|k
                             r"you can|could you|would you|will you|i want you to|i'd like you to"
                             r"|i need you to)[, ]+)+",
                             re.IGNORECASE)
-_TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you|quick|quickly|cheers)"
+_TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you|quick|quickly|cheers"
+                                     r"|yeah|if you can|if you could|if possible)"
                                      r"(?:[, ]+please)?"
                                      r"\s*[.!?]*$",
                                      re.IGNORECASE)

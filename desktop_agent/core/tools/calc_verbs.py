@@ -89,7 +89,7 @@ _SHAPES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...
          lambda m: f"{m['a']} times {m['b']}"),
         # "we sold 43 raffle tickets at 2.50 each, how much did that bring in?"
         (r"^.*?\b(?P<a>\d+) (?:[a-z']+ ){0,3}?(?:at|for) (?P<b>\d+(?:\.\d+)?) (?:each|apiece"
-         r"|a (?:piece|head|ticket|go)),? (?:how much|what)\b.*$",
+         r"|a (?:piece|head|ticket|go)),?(?: and)? (?:how much|what)\b.*$",
          lambda m: f"{m['a']} times {m['b']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<a>.+?) (?:to|onto) (?P<b>.+)$",
          lambda m: f"{m['b']} plus {m['a']}"),
@@ -117,7 +117,7 @@ _WORD_PROBLEM: Final = re.compile(
     r"|\b(?:boxes|packs|packets|bags|crates|cartons|rows|trays|sets|cases|bottles|tins|jars"
     r"|batches|groups|teams|shelves|bundles|rolls) of \S+.*\b(?:how many|what(?:'s| is) that)\b"
     r"|\d (?:[a-z']+ ){0,3}?(?:at|for) [$£€]?\d+(?:\.\d+)? (?:each|apiece|a (?:piece|head"
-    r"|ticket|go)),? (?:how much|what)\b",
+    r"|ticket|go)),?(?: and)?(?: uh+| um+)?,? (?:how much|what)\b",
     re.IGNORECASE)
 
 

@@ -47,7 +47,6 @@ from desktop_agent.core.tools.args import (
 )
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import strip_lead
-from desktop_agent.core.tools.repair import self_corrected
 from desktop_agent.core.tools.router import (
     MAX_REQUEST_CHARS,
     asked_after_context,
@@ -56,6 +55,7 @@ from desktop_agent.core.tools.router import (
     is_request,
 )
 from desktop_agent.core.tools.semantic import MeaningRouter
+from desktop_agent.core.tools.slips import as_meant
 from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 
 _LOGGER = logging.getLogger(__name__)
@@ -315,7 +315,7 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
             words of a request spell out the arguments of the nearest candidate (the
             first), all of them or their last clause after some context.
     """
-    user = self_corrected(user)  # "a timer for ten, no, fifteen minutes": the repair counts
+    user = as_meant(user)  # "can you- could you", "ten, no, fifteen minutes": as meant
     asked = (asked_after_context(user) or asked_before_context(user)) if use_words else None
     from_words = {t.name: args for t in candidates if use_words
                   and (args := _words_of(t.name, user, asked, catalog)) is not None}

@@ -178,7 +178,7 @@ def best_app(entries: Iterable[DesktopEntry], said: str) -> DesktopEntry | None:
 def spoken_address(said: str) -> str | None:
     """A web address from spoken words ('example dot org' -> 'https://example.org'), or None."""
     text = said.strip().lower().rstrip(".!?")
-    text = re.sub(r"^(?:https?://|the\s+(?:web\s*site|page)\s+)", "", text)
+    text = re.sub(r"^(?:https?://|the\s+(?:web\s*site|page)\s+|the\s+)", "", text)
     text = re.sub(r"\s+slash\s+", "/", text)
     host, _, path = _DOT.sub(".", text).partition("/")
     host, path = host.strip(), path.replace(" ", "")
@@ -188,9 +188,11 @@ def spoken_address(said: str) -> str | None:
 
 
 _WANT_OPEN: Final = re.compile(
-    r"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|can\s+i\s+have)\s+(?P<what>.+?)\s+"
-    r"(?:open|opened)(?:,?\s+(?:please|now|for\s+me))*\W*$", re.IGNORECASE)
-"""What is to be open, said as a wish ("I want the tuner app open")."""
+    r"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|can\s+i\s+have|get)\s+(?P<what>.+?)\s+"
+    r"(?:open|opened)(?:,?\s+(?:please|now|for\s+me|(?:would|could|will|can)\s+you))*"
+    r"(?:,\s+(?:i|i'm|i've|we|we're|because|'?cause|since|as|so)\b.*)?\W*$", re.IGNORECASE)
+"""What is to be open, said as a wish ("I want the tuner app open", "get Steam open would
+you, I'm gonna play something")."""
 _OPEN_IT: Final = re.compile(
     r"^(?P<what>[^,]+),\s+(?:(?:can|could|would|will)\s+you\s+|please\s+)?"
     r"(?P<verb>open|bring\s+up|pull\s+up|launch)\s+(?:it|that|them)(?:\s+up)?"

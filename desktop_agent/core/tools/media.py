@@ -25,6 +25,7 @@ _MEDIA: Final = r"(?:music|song|track|tune|playback|video|podcast|audiobook|radi
 _PAUSE: Final = re.compile(
     rf"\b(?:pause|stop|halt|freeze)\s+(?:the\s+|this\s+|my\s+)?{_MEDIA}"
     r"|^(?:please\s+)?(?:pause|pause\s+(?:it|that|this))(?:\s+please)?[.!]?$"
+    r"|^(?:please\s+)?pause\s+(?:it|that|this)\b"
     rf"|\bhit\s+pause\b|\b{_MEDIA}\s+off\b|^(?:please\s+)?hold\s+(?:the|this|my)\s+{_MEDIA}\b"
     r"|\b(?:pause|stop)\s+(?:whatever(?:'s|\s+is)|what(?:'s|\s+is))\s+playing\b",
     re.IGNORECASE)
@@ -47,7 +48,9 @@ _NEXT: Final = re.compile(
 _PREVIOUS: Final = re.compile(
     rf"\b(?:previous|last)\s+{_MEDIA}\b|\bgo\s+back\s+(?:a|one)\s+{_MEDIA}\b"
     rf"|\b(?:play|go\s+to)\s+the\s+(?:previous|last)\s+(?:one|{_MEDIA})\b"
-    rf"|\bback\s+(?:a|one)\s+{_MEDIA}\b|\bthe\s+{_MEDIA}\s+before(?:\s+this(?:\s+one)?)?[.!?]*$",
+    rf"|\bback\s+(?:a|one)\s+{_MEDIA}\b|\bthe\s+{_MEDIA}\s+before(?:\s+this(?:\s+one)?)?[.!?]*$"
+    r"|^(?:please\s+)?go\s+back\s+(?:a|one)\b(?!\s+(?:day|week|page|step|year|month|hour"
+    r"|minute|second|level|folder))",
     re.IGNORECASE)
 _NOW: Final = re.compile(
     rf"\bwhat(?:'s|\s+is)\s+(?:this\s+{_MEDIA}|playing|on\s+(?:right\s+)?now)\b"

@@ -49,9 +49,11 @@ _TIME_ASK: Final = _rx(
     r"|\bi (?:need|want|would like|'d like) (?:to know )?the (?:time|date)\W*$"
     r"|\bhave the time\b|\bwhat o'?clock\b")
 _OPERATOR_WORD: Final = _rx(
-    r"\b(?:times|plus|minus|divided by|multiplied by|over|percent|per cent|squared|cubed"
+    r"\b(?:times|plus|minus|divided by|multiplied by|percent|per cent|squared|cubed"
     r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b|%"
-    r"|\b(?:split|share|divide)\b[^.?!]{1,40}\b(?:between|among|amongst)\b")
+    r"|\b(?:split|share|divide)\b[^.?!]{1,40}\b(?:between|among|amongst)\b"
+    r"|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand))\s+over"
+    r"\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand)\b)")
 _OPERATOR_SIGN: Final = re.compile(r"\d\s*[-+*/x×^]\s*\d")
 _HAS_NUMBER: Final = _rx(rf"\b{_NUMBER}\b|\d")
 _HAS_DIGIT_OR_WORD_NUMBER: Final = _rx(
@@ -82,6 +84,7 @@ _NOTE_SEARCH: Final = _rx(r"\b(?:find|search|look for|look up|about|mention|ment
                           r"|mentioning|regarding|concerning)\b"
                           r"|\b(?:look|go|search|check) (?:through|in)\b.*\bfor\b"
                           r"|\bany notes?\b|\bdo i have a note\b"
+                          r"|\bdid i (?:write|jot|note|put|save)\b.*\b(?:somewhere|anywhere)\b"
                           r"|\b(?:have|did) i (?:got|put|saved?|written|write|jotted) (?:it|that"
                           r"|them) (?:down )?in my notes\b"
                           r"|\b(?:dig|fish|hunt|pull|track)\s+(?:it|that|them)\s+(?:out|up|down)\b")
@@ -104,7 +107,7 @@ _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|gi
                             rf"|\bfor {_NUMBER}\b|\d")
 
 _LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+m*|ugh|well|oh|and|alright"
-                   r"|all right|right|please to|please|kindly|just"
+                   r"|all right|right|please to|please|kindly|just|nah|nope|yeah|yep|ooh|ah"
                    r"|assistant|computer|can you|could you|would you|will you"
                    r"|i want you to|i need you to|i'd like you to|i would like you to"
                    r"|go ahead and|quickly|quick(?: one)?)[,.!]?\s+)+")

@@ -21,7 +21,7 @@ from desktop_agent.core.ports import ToolSpec
 from desktop_agent.core.tools.args import CLAUSE, INTERJECTION, defers
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import bare_timer, strip_lead
-from desktop_agent.core.tools.repair import self_corrected
+from desktop_agent.core.tools.slips import as_meant
 from desktop_agent.core.tools.tool_def import Catalog
 from desktop_agent.core.tools.type_text import asks_type_text
 
@@ -38,7 +38,7 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
     it?", ``asked_after_context``). A spec with no entry in ``catalog`` is never a candidate: an
     entry's ``offered`` rule is what lets the model be offered a tool.
     """
-    t = self_corrected(" ".join(text.replace("\u2019", "'").split()))
+    t = as_meant(" ".join(text.replace("\u2019", "'").split()))
     if len(t) > MAX_REQUEST_CHARS:
         return ()  # long read-aloud text is not a request
     asked = asked_after_context(t)
@@ -72,7 +72,10 @@ _NO_TOOL_ASKED: Final = re.compile(
     r" (?:be )?(?:a |an )?(?:\w+ )?(?:idea|safe|wise|sensible|smart|stupid|silly|dangerous"
     r"|risky)\b"
     r"|is (?:that|this|it) (?:actually |really |even )?true\b"
-    r"|what(?:'s| is| was) the (?:date|year) (?:of|when)\b",
+    r"|what(?:'s| is| was) the (?:date|year) (?:of|when)\b"
+    r"|who (?:sang|wrote|composed|recorded) (?!this\b|it\b)"
+    r"|how long (?:should|would) (?:i|you|we)\b"
+    r"|is (?:[\w%']+ ){1,8}?(?:safe|bad|healthy|dangerous|harmful) (?:for|to)\b",
     re.IGNORECASE)
 """Asked of the assistant itself, whatever it mentions: a story or a joke ("tell me a short
 story about a cat who sets timers"), a memory shared ("remember that timer I set for the
@@ -84,7 +87,9 @@ laptop?"), an explanation ("explain what a clipboard is"), a translation ("how d
 good morning in Hindi?"), an opinion on an idea ("suppose I saved my passwords in a note,
 would that be a silly idea?")
 a date in history ("what's the date of the Battle of Hastings?": the clock knows only
-today's), and a claim to be checked ("my mate says the volume on max drains the battery, is that
+today's), who made a song ("who sang that song that goes ..."; not "who sang this?"), advice
+("how long should I rest a steak?", "is 60 percent volume on airpods safe for your ears?"),
+and a claim to be checked ("my mate says the volume on max drains the battery, is that
 true?": the question after its context is what is asked)."""
 
 
@@ -212,10 +217,12 @@ _ASKING: Final = re.compile(
     r"|\b(?:minute|second|hour) timer\b|\b(?:minutes?|seconds?|hours?|mins?),? (?:the |a |my )?"
     r"[a-z]+ timer\W*$"
     r"|\btimer (?:for|of) \w+|^\W*\d"
-    r"|\b(?:can|could|would|will) you(?:\s+(?!believe\b|imagine\b)|\W*$)|\bplease\W*$"
+    r"|\b(?:can|could|would|will) you(?:\s+(?!believe\b|imagine\b)|\W*$|,)|\bplease\W*$"
     rf"|^(?:{_WORD_NUMBER})\b[^.?!]{{0,40}}?\b(?:times|plus|minus|divided by|multiplied by)"
     rf"\s+(?:{_WORD_NUMBER}|\d)(?![^?]*\b(?:is|equals|makes|was)\s+\S)"
-    r"|\bhow much\b[^.?!]{0,30}\b(?:each|apiece|per (?:person|head))\b", re.IGNORECASE)
+    r"|\bhow much\b[^.?!]{0,30}\b(?:each|apiece|per (?:person|head))\b"
+    r"|\b(?:each|apiece)\b,?\s+(?:and\s+)?(?:(?:uh+|um+),?\s+)?(?:how much|what(?:'s| is| does))\b",
+    re.IGNORECASE)
 """A request to the assistant: a question, an imperative (the desktop's too: 'open ...',
 'pause ...', 'turn it down', 'copy that', 'type: ...', 'enter the words ...'), 'remind me
 ...', a timer phrase, bare arithmetic (in words too), or "could you" anywhere (at the end too:

@@ -27,7 +27,8 @@ _VOLUME: Final = re.compile(r"\b(?:volume|sound|audio|speakers?)\b", re.IGNORECA
 _LOUDNESS: Final = re.compile(
     r"\b(?:louder|quieter|softer|(?:un)?mute|silence\s+(?:it|the\s+(?:sound|speakers?|audio))"
     r"|turn\s+(?:it|that|this|things|the\s+(?:sound|volume|music|audio))\s+(?:up|down)"
-    r"|turn\s+(?:up|down)\s+(?:the\s+)?(?:sound|volume|music|audio)|too\s+(?:loud|quiet))\b",
+    r"|turn\s+(?:up|down)\s+(?:the\s+)?(?:sound|volume|music|audio)|too\s+(?:loud|quiet)"
+    r"|can'?t\s+hear\b[^?]*\b(?:bump|crank|turn|put)\s+(?:it|that|this)\s+up)\b",
     re.IGNORECASE)
 _NOT_VOLUME: Final = re.compile(
     r"\b(?:timer|remind|reminder|alarm|note|notes|what\s+is\s+a|how\s+do\s+(?:i|you)|why)\b",

@@ -72,6 +72,9 @@ _SEARCH_NOTES: Final = (
     # "the supplier's number, have I got it in my notes anywhere?"
     _rx(r"^(?P<x>[^,]+),\s+(?:have|did)\s+i\s+(?:got|put|saved?|written|write|jotted)\s+"
         r"(?:it|that|them)\s+(?:down\s+)?in\s+my\s+notes\b"),
+    _rx(r"^(?:did|have)\s+i\s+(?:write|written|jot|jotted|note|noted|put|save|saved)\s+"
+        r"(?:down\s+)?(?P<x>(?!anything\b|something\b).+?)\s+(?:down\s+)?(?:somewhere"
+        r"|anywhere|in\s+my\s+notes)\b"),
     _rx(rf"^what\s+(?:did|have)\s+i\s+(?:save|saved|note|noted|write|written|jot|jotted)"
         rf"\s+(?:down\s+)?{_NOTE_TOPIC}\s+(?P<x>.+)$"),
     # "I saved a recipe for banana bread somewhere in my notes, can you dig it out?"
@@ -115,7 +118,9 @@ _NUM: Final = (rf"(?:\d+(?:\.\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|ei
                r"|quarter of an|couple of|few)")
 _UNIT_T: Final = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)"
 _DURATION: Final = (rf"(?:{_NUM}[ -]{_UNIT_T}(?:\s+(?:and\s+)?(?:a half|a quarter|three quarters"
-                    rf"|{_NUM}[ -]{_UNIT_T}))?|an? hour and a (?:half|quarter)|half an hour)")
+                    rf"|{_NUM}[ -]{_UNIT_T}|\d{{1,2}}\b(?![ -]?{_UNIT_T})))?"
+                    rf"|{_NUM}\s+and\s+a\s+(?:half|quarter)[ -]{_UNIT_T}"
+                    r"|an? hour and a (?:half|quarter)|half an hour)")
 _TIMER: Final = (
     _rx(rf"^(?:(?:set|start|make)\s+(?:an?|the|my)\s+)?(?P<l>(?!(?:an?|the|my|another)\b)[a-z]+)"
         rf"\s+timer\s+(?:for|of)\s+"
@@ -173,7 +178,7 @@ _CANCEL_ONE: Final = (
 
 # --- numbers ---------------------------------------------------------------------------------
 
-_CALC_PREFIX: Final = _rx(r"^(?:tell me\s+)?(?:what(?:'s| is)|how much is|calculate|compute"
+_CALC_PREFIX: Final = _rx(r"^(?:tell me\s+)?(?:what(?:'s| is)|whats|how much is|calculate|compute"
                           r"|work out|what do you get (?:for|if you)|tell me)\s+")
 _CONVERT: Final = (
     _rx(r"how many (?P<to>[a-z ]+?) (?:is|are|in|make|makes|make up)\s+(?:a |an )?"
@@ -286,11 +291,17 @@ def set_timer_args(text: str) -> Args | None:
     return args
 
 
+_REMIND_RUN_ON: Final = _rx(r"^.*\s(?:so|and|but)\s+(?=remind me\b)")
+"""Context joined to the request without a comma: the request starts at its "remind me"."""
+
+
 def set_reminder_args(text: str) -> Args | None:
     """set_reminder: what to remind ("to ...") and when, in either order.
 
     Else wherever they are (``words_spans.reminder_anywhere``); the time must read as one.
     """
+    if (run_on := _REMIND_RUN_ON.search(text)) is not None:
+        text = text[run_on.end():]  # "... and I keep forgetting so remind me Thursday ..."
     found = _first(_REMIND, _clean(text))
     if found is not None:
         what, when = _clean(found.group("x")), _clean(found.group("w"))

@@ -1,7 +1,7 @@
-"""Requests and near misses of the seventh and eighth blind tuning sets, read by the rules.
+"""Requests and near misses of the seventh to ninth blind tuning sets, read by the rules.
 
-Each rule (issue 24) was written for a line of ``tool_utterances_tune7.jsonl`` or
-``tool_utterances_tune8.jsonl`` and is tested here on
+Each rule (issue 24) was written for a line of ``tool_utterances_tune7.jsonl``,
+``tool_utterances_tune8.jsonl`` or ``tool_utterances_tune9.jsonl`` and is tested here on
 that line's shape and on a near miss it must leave alone: what the router offers
 (``candidate_tools``) and the call the words decide (``plan_decision``), or the argument
 rule's own output.
@@ -85,6 +85,38 @@ def _decided(text: str) -> tuple[str, dict[str, Any]] | None:
     ("My revision folder, open it up please.", ("open_location", {"target": "revision folder"})),
     ("Type this into Teams: stuck in back-to-back meetings, will reply after 4.",
      ("type_text", {"text": "stuck in back-to-back meetings, will reply after 4"})),
+    # the ninth set: as a recogniser writes speech
+    ("can you- could you set a timer four 12 minutes for the rice",
+     ("set_timer", {"duration": "12 minutes", "label": "rice"})),
+    ("Uh, can you put on a 2 and a half minute timer",
+     ("set_timer", {"duration": "2 and a half minute"})),
+    ("Set a timer for 1 hour 20 for the lamb, if you can.",
+     ("set_timer", {"duration": "1 hour 20", "label": "lamb"})),
+    ("remind me too ring nan at 7:30 tonight",
+     ("set_reminder", {"text": "ring nan", "when": "at 7:30 tonight"})),
+    ("So um the car insurance runs out on Friday and I keep forgetting so remind me Thursday"
+     " morning to renew it, yeah", ("set_reminder", {"text": "renew it",
+                                                    "when": "Thursday morning"})),
+    ("whats 1,500 divided by 12", ("calculate", {"expression": "1,500 divided by 12"})),
+    ("so I- I bought 6 bags of compost at £4.99 each and uh how much is that altogether",
+     ("calculate", {"expression": "6 times 4.99"})),
+    ("Turn it down to like 25%, the kids are asleep.", ("set_volume", {"setting": "25 percent"})),
+    ("Um, I can't- I can't hear a word she's saying, can you bump it up a bit?",
+     ("set_volume", {"setting": "up"})),
+    ("pause it pause it the doorbell's going", ("media_control", {"action": "pause"})),
+    ("Uh, go back one, I mean the song before this one.",
+     ("media_control", {"action": "previous"})),
+    ("nah skip it this one's like way too slow", ("media_control", {"action": "next"})),
+    ("right that down, I lent Priya £40 on Saturday",
+     ("add_note", {"text": "I lent Priya £40 on Saturday"})),
+    ("Can you type, um- type thanks for letting me know, I'll sort it out tomorrow.",
+     ("type_text", {"text": "thanks for letting me know, I'll sort it out tomorrow"})),
+    ("Can you open the, uh, the gov.uk website?", ("open_location", {"target": "gov.uk"})),
+    ("Get Steam open would you, I'm gonna play something with the lads.",
+     ("open_app", {"app": "Steam"})),
+    ("Did I write down the- the locker code somewhere? Check my notes.",
+     ("search_notes", {"query": "locker code"})),
+    ("Ooh, who's this by?", ("now_playing", {})),
 ])
 def test_a_request_said_the_everyday_way_is_read(text: str, want: tuple[str, dict[str, Any]]
                                                  ) -> None:
@@ -109,6 +141,12 @@ def test_a_request_said_the_everyday_way_is_read(text: str, want: tuple[str, dic
     ("A note on style is below.", []),
     ("Open it up.", []),  # no name: nothing to open
     ("I want the window open, it's hot.", []),
+    ("Can you turn the telly over to BBC One?", []),  # "over" divides numbers only
+    ("Who sang that song that goes, um, hello from the other side?", []),
+    ("is like 60 percent volume on airpods safe for your ears or", []),
+    ("How long should I rest a steak for after I cook it?", []),
+    ("How long do I have left on the pasta timer?", ["list_timers"]),
+    ("go back one page", []),
     # the pending ones asked with "remind me"
     ("Can you remind me what reminders I've got set for later on?", ["list_timers"]),
     ("Remind me of my timers.", ["list_timers"]),

@@ -1,0 +1,54 @@
+"""What a recogniser writes for speech, read as it was meant: false starts and slips.
+
+Whisper writes a word cut off by a dash ("can you- could you set a timer", "the- the
+locker code", "I can't- I can't hear"), keeps a hesitation that splits a repeated word
+("open the, uh, the gov.uk website") and now and then writes a word that sounds the same
+("a timer four 12 minutes", "remind me too ring nan", "right that down"). A listener
+hears the request; so do the rules once ``as_meant`` has taken the false starts out and
+put the word meant in the few places where the slip cannot be anything else (a duration
+written in digits after "four", a verb after "remind me too", "down" after "right
+that"). Then a repair said aloud is put in place (``repair.self_corrected``). Pure:
+stdlib only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from desktop_agent.core.tools.repair import self_corrected
+
+_HESITATION: Final = r"(?:um+|uh+|er+m*|erm)"
+_RESTART: Final = re.compile(r"\b((?:[\w']+\s+){0,2}[\w']+)-\s+(?=\1\b)", re.IGNORECASE)
+"""Words cut off and said again: "the- the", "I- I", "I can't- I can't"."""
+_ASK_AGAIN: Final = re.compile(r"\b(?:can|could|would|will)\s+you-\s+"
+                               r"(?=(?:can|could|would|will)\s+you\b)", re.IGNORECASE)
+"""A request begun again with another modal: "can you- could you"."""
+_CUT_FILLER: Final = re.compile(rf"\b([\w']+),?\s+{_HESITATION}[-,]\s+(?=\1\b)"
+                                rf"|,?\s*\b{_HESITATION}-(?=\s)", re.IGNORECASE)
+"""A hesitation that cuts a word said again ("type, um- type thanks", "the, uh, the
+gov.uk") or is itself cut off ("um- type")."""
+_SLIPS: Final = (
+    (re.compile(r"\bfour\s+(?=\d+\s*(?:minutes?|mins?|seconds?|secs?|hours?|hrs?)\b)",
+                re.IGNORECASE), "for "),  # "a timer four 12 minutes"
+    (re.compile(r"\b(remind (?:me|us)) too\s+(?=[a-z])", re.IGNORECASE), r"\1 to "),
+    (re.compile(r"^right\s+(?=(?:that|this|it)\s+down\b)", re.IGNORECASE), "write "),
+    (re.compile(r"\b(to|at|on|for|about|around)\s+like\s+(?=\d)", re.IGNORECASE), r"\1 "),
+)
+"""Words written for others that sound the same, where only the meant one makes sense; and
+"like" before a number ("down to like 25%")."""
+
+
+def as_meant(text: str) -> str:
+    """``text`` without its false starts, its few sure slips mended, then self-corrected.
+
+    "can you- could you set a timer four 12 minutes for the rice" -> "could you set a timer
+    for 12 minutes for the rice"; "right that down, I lent Priya £40" -> "write that down,
+    I lent Priya £40". Text with none of these is returned as it was (then
+    ``self_corrected``).
+    """
+    for pattern in (_RESTART, _ASK_AGAIN, _CUT_FILLER):
+        text = pattern.sub("", text)
+    for slip, meant in _SLIPS:
+        text = slip.sub(meant, text)
+    return self_corrected(text)
