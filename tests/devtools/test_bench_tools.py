@@ -263,3 +263,12 @@ def test_the_ninth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None
     assert len(utts) == 80 and all(u.set == "tune9" for u in utts)
     assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
     assert sum(1 for u in utts if u.tool is None) == 28
+
+
+def test_the_tenth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+    from desktop_agent.core.tools.catalog import BUILTIN
+
+    utts = load_utterances(name="tune10")
+    assert len(utts) == 80 and all(u.set == "tune10" for u in utts)
+    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
+    assert sum(1 for u in utts if u.tool is None) == 28
