@@ -27,14 +27,14 @@ from desktop_agent.core.tools.calc_words import (
     replace_quantity_words,
 )
 from desktop_agent.core.tools.catalog import BUILTIN
-from desktop_agent.core.tools.offers import asks_about
+from desktop_agent.core.tools.offers import COURTESY, asks_about
 from desktop_agent.core.tools.tool_def import Catalog
 
 Args = dict[str, Any]
 MAX_REQUEST_CHARS: Final = 300
 """Longer text is never parsed for arguments (and the patterns stay fast)."""
 
-_PLEASE: Final = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|please to|please|kindly|can you|"
+_PLEASE: Final = re.compile(rf"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|{COURTESY}|can you|"
                             r"you can|could you|would you|will you|i want you to|i'd like you to"
                             r"|i need you to)[, ]+)+",
                             re.IGNORECASE)

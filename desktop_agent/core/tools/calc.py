@@ -51,7 +51,9 @@ _PREFIX: Final = re.compile(
     r"(?:(?:what\s+is|what's|whats|what\s+are|how\s+much\s+is|how\s+much|calculate|compute|"
     r"work\s+out|figure\s+out|evaluate|solve)\s+)?(?:the\s+(?:answer|result)\s+(?:of|to)\s+)?"
 )
-_SUFFIX: Final = re.compile(r"(?:\s*(?:please|for me|equals|is|=|\?|!|\.))+\s*$")
+_SUFFIX: Final = re.compile(r"(?:\s*(?:\bplease|\bfor me|\bequals|\bis|=|\?|!|\.))+\s*$")
+"""What closes a question ("... please?", "... equals", "... is"): whole words only, so
+"2500 reais" keeps its word."""
 _FUNC_WORDS: Final = (
     (r"\b(?:the\s+)?square\s+root\s+of\b", " sqrt "),
     (r"\bsquare\s+root\b", " sqrt "),

@@ -20,7 +20,8 @@ from typing import Final
 from desktop_agent.core.tools.calc_words import money_with_cents
 
 _MONEY: Final = re.compile(
-    r"(?<=\d)\s*(?:dollars?|bucks|euros?|pounds?|quid|pence|cents?)\b"
+    r"(?<=\d)\s*(?:dollars?|bucks|euros?|pounds?|quid|pence|cents?|rupees?|naira|reais|reals?"
+    r"|dirhams?|pesos?|yen|yuan|rand|shillings?|francs?|kroner|krona|zloty|lira|riyals?|ringgit)\b"
     r"|[$£€](?=\s*\d)", re.IGNORECASE)
 """Currency after (or, as a sign, before) a number (the calculator has no units: "pounds"
 after a number is money here; weights go to the unit converter)."""
@@ -55,7 +56,8 @@ def _plus(items: str) -> str:
     "two hundred and five" stays one number.
     """
     parts: list[str] = []
-    for piece in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+", items.strip()):
+    # "1,450 and 975": a thousands comma is no list's
+    for piece in re.split(r"\s*,(?!\d{3}\b)\s*(?:and\s+)?|\s+and\s+|\s+plus\s+", items.strip()):
         if parts and _NUMBER_END.search(parts[-1]) and piece and piece[0].isalpha():
             parts[-1] += " and " + piece  # "two hundred and five": one number
         elif piece:
@@ -87,6 +89,11 @@ _SHAPES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...
          r"|rows|trays|sets|cases|bottles|tins|jars|batches|groups|teams|shelves|bundles|rolls)"
          r" of (?P<b>[^\s,]+)(?: [a-z]+)?,? (?:how many|what(?:'s| is) that)\b.*$",
          lambda m: f"{m['a']} times {m['b']}"),
+        # "we are 7 persons and the bill is 245 dirham, how much each one pays?"
+        (r"^.*?\b(?:we are|we're|there are) (?P<b>\d+)(?: persons| people| of us)?\b.*?"
+         r"\b(?:bill|total|cost|price) (?:is|was|comes to) (?P<a>\d+(?:\.\d+)?)\b.*"
+         r"\bhow much\b.*\beach\b.*$",
+         lambda m: f"{m['a']} divided by {m['b']}"),
         # "we sold 43 raffle tickets at 2.50 each, how much did that bring in?"
         (r"^.*?\b(?P<a>\d+) (?:[a-z']+ ){0,3}?(?:at|for) (?P<b>\d+(?:\.\d+)?) (?:each|apiece"
          r"|a (?:piece|head|ticket|go)),?(?: and)? (?:how much|what)\b.*$",
@@ -116,6 +123,8 @@ _WORD_PROBLEM: Final = re.compile(
     r".*\bhow (?:much|many)\b.*\b(?:left|remaining|left over)\b"
     r"|\b(?:boxes|packs|packets|bags|crates|cartons|rows|trays|sets|cases|bottles|tins|jars"
     r"|batches|groups|teams|shelves|bundles|rolls) of \S+.*\b(?:how many|what(?:'s| is) that)\b"
+    r"|\b(?:we are|we're|there are) \d+\b.*\b(?:bill|total|cost|price) (?:is|was|comes to)"
+    r" [$£€]?\d+.*\bhow much\b.*\beach\b"
     r"|\d (?:[a-z']+ ){0,3}?(?:at|for) [$£€]?\d+(?:\.\d+)? (?:each|apiece|a (?:piece|head"
     r"|ticket|go)),?(?: and)?(?: uh+| um+)?,? (?:how much|what)\b",
     re.IGNORECASE)

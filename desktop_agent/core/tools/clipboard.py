@@ -32,7 +32,8 @@ NOTHING_TO_COPY: Final = "I haven't said anything yet that I could copy."
 _READ: Final = r"(?:read|say|speak|recite|tell\s+me|what(?:'s|\s+is|\s+does|\s+do)?)"
 _SELECTED: Final = (r"\b(?:(?:selected|highlighted|marked)\s+(?:text|words?|bit|part|"
                     r"passage|paragraph|sentences?|lines?)|selection|highlighted|clipboard|"
-                    r"copied|pasted|i(?:'ve| have)?\s+(?:just\s+)?(?:got\s+)?selected)\b")
+                    r"copied|pasted|i(?:'ve| have)?\s+(?:just\s+)?(?:got\s+)?selected"
+                    r"|(?:text|words?|part|bit)\s+i\s+(?:select|highlight|mark)(?:ed)?)\b")
 _READ_THIS: Final = re.compile(
     r"^(?:read|speak|recite)\s+(?:me\s+)?(?:this|that|it)(?:\s+(?:bit|part|text|passage|"
     r"paragraph|one))?(?:\s+(?:out\s+)?(?:to|for)\s+me|\s+out(?:\s+loud)?|\s+aloud)*[.!?]*$",
@@ -52,6 +53,10 @@ _COPY: Final = re.compile(
     rf"|^(?:put|save|send|place|stick)\s+{_ANSWER}\s+(?:on|in|to|into|onto)\s+{_CLIPBOARD}"
     r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$"
     rf"|^copy\s+(?:it\s+|that\s+)?to\s+{_CLIPBOARD}[.!?]*$"
+    rf"|^copy\s+{_ANSWER},?\s+i(?:'ll|\s+will|\s+want\s+to|\s+need\s+to)\s+paste\b.*$"
+    r"|^(?:what\s+you\s+(?:just\s+)?(?:told\s+me|said)|your\s+(?:last\s+)?answer),?\s+(?:put|copy"
+    rf"|save)\s+(?:it|that)\s+(?:on|in|to|into|onto)\s+{_CLIPBOARD}"
+    r"(?:\s+(?:please|for\s+me|now))*[.!?]*$"
     rf"|^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|can\s+i\s+have|get)\s+{_ANSWER}\s+copied"
     rf"(?:\s+(?:to|into|onto|on)\s+{_CLIPBOARD})?"
     r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$",

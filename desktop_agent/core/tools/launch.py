@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.offers import COURTESY
 from desktop_agent.core.tools.write_actions import PreparedAction, WriteContext
 
 OPEN_APP_HINT: Final = 'open_app needs "app": the name of the application to open.'
@@ -32,7 +33,7 @@ _PLACE_VERBS: Final = frozenset({"go to", "take me to", "navigate to", "browse t
                                  "pull up"})
 """Verbs that open a place (an address, a folder), never an application ("go to sleep",
 "pull up a chair")."""
-_POLITE: Final = r"^(?:(?:please|kindly|hey|ok|okay|so|now)[, ]+)*" \
+_POLITE: Final = rf"^(?:(?:{COURTESY}|hey|ok|okay|so|now)[, ]+)*" \
                  r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like)\s+to\s+)?"
 _OPEN: Final = re.compile(rf"{_POLITE}{_VERB}\s+(?P<up>up\s+)?(?P<what>.+?)"
                           r"(?:,?\s+(?:for\s+me|please|now|app|application|program"
@@ -217,7 +218,7 @@ def _target(text: str) -> str | None:
     match = _OPEN.match(text)
     if match is None or _NOT_APP.search(text):
         return None
-    what = match.group("what").strip()
+    what = re.sub(r"^me\s+(?=\w)", "", match.group("what").strip(), flags=re.IGNORECASE)
     if _POINTER.match(what):
         return None
     if match.group("verb").lower() in ("start", "run") and not (
@@ -257,6 +258,10 @@ def open_location_args(text: str) -> dict[str, Any] | None:
     if not what or not (spoken_address(what) or _LOCATION.search(what)):
         return None
     what = re.sub(r"^(?:the|my|a)\s+", "", what, flags=re.IGNORECASE)
+    what = re.sub(r"^(?:(?:web\s*)?page|web\s*site|site)\s+(?=\S+\s+dot\s+|\S+\.\w)", "", what,
+                  flags=re.IGNORECASE)  # "go to the page bbc dot com slash portuguese"
+    what = re.sub(r"^folder\s+(?:of|for|with)\s+(?:the\s+|my\s+)?", "", what,
+                  flags=re.IGNORECASE)  # "the folder of the photos from Goa trip"
     named = _CALLED.sub("", what)  # "the file called budget 2024": the name is looked for
     return {"target": named if named and not spoken_address(named) else what}
 

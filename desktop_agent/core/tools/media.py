@@ -49,6 +49,7 @@ _PREVIOUS: Final = re.compile(
     rf"\b(?:previous|last)\s+{_MEDIA}\b|\bgo\s+back\s+(?:a|one)\s+{_MEDIA}\b"
     rf"|\b(?:play|go\s+to)\s+the\s+(?:previous|last)\s+(?:one|{_MEDIA})\b"
     rf"|\bback\s+(?:a|one)\s+{_MEDIA}\b|\bthe\s+{_MEDIA}\s+before(?:\s+this(?:\s+one)?)?[.!?]*$"
+    rf"|\bthe\s+{_MEDIA}\s+from\s+before\b"
     r"|^(?:please\s+)?go\s+back\s+(?:a|one)\b(?!\s+(?:day|week|page|step|year|month|hour"
     r"|minute|second|level|folder))",
     re.IGNORECASE)

@@ -45,13 +45,14 @@ _TIME_ASK: Final = _rx(
     r"|\btime is it\b|\bday (?:is it|is today)\b"
     r"|\btoday'?s date\b|\bdate today\b|\bthe date\b(?!\s+(?:of|when|that)\b)"
     r"|\bcurrent (?:time|date)\b"
-    r"|\b(?:tell|give) me the time\b|\bday of the week\b"
+    r"|\b(?:tell|give) me the time\b|\bday of the week\b|\bcheck the time\b"
     r"|\bi (?:need|want|would like|'d like) (?:to know )?the (?:time|date)\W*$"
     r"|\bhave the time\b|\bwhat o'?clock\b")
 _OPERATOR_WORD: Final = _rx(
     r"\b(?:times|plus|minus|divided by|multiplied by|percent|per cent|squared|cubed"
     r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b|%"
     r"|\b(?:split|share|divide)\b[^.?!]{1,40}\b(?:between|among|amongst)\b"
+    r"|\badd(?: up| together)?\s+[$£€]?\d"
     r"|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand))\s+over"
     r"\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand)\b)")
 _OPERATOR_SIGN: Final = re.compile(r"\d\s*[-+*/x×^]\s*\d")
@@ -62,7 +63,7 @@ _HAS_DIGIT_OR_WORD_NUMBER: Final = _rx(
 _UNIT: Final = (
     r"(?:miles?|kilometers?|kilometres?|km|meters?|metres?|centimeters?|centimetres?|cm"
     r"|millimeters?|mm|inch(?:es)?|feet|foot|ft|yards?|pounds?|lbs?|kilograms?|kilos?|kg"
-    r"|grams?|ounces?|oz|stones?|celsius|centigrade|fahrenheit|kelvin|degrees"
+    r"|grams?|ounces?|oz|stones?|celsius|centigrade|fahrenheit|kelvin|degrees?"
     r"|liters?|litres?|milliliters?|millilitres?|ml|gallons?|quarts?|pints?|cups?"
     r"|tablespoons?|teaspoons?|mph|knots?|acres?|hectares?|calories|joules|kilojoules"
     r"|seconds|minutes|hours|days|weeks)")
@@ -96,6 +97,7 @@ _TIMER: Final = _rx(r"\btimers?\b|\bcount(?:s|ing)? ?down\b|\balarm\b|\bstopwatc
                     rf"|\bset (?:me )?(?:an? )?{_NUMBER}[ -]{_TIME_UNIT}\b"
                     rf"|\btime (?:me )?(?:an?|half|{_NUMBER})\b[^.?!,]{{0,24}}?\b{_TIME_UNIT}\b")
 _REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b|\bgive me a nudge\b"
+                     r"|\bto be reminded\b"
                      r"|\bnudge me\b")
 _CANCEL: Final = _rx(r"\b(?:cancel|cancell?ing|stopping|deleting|removing|stop|delete|remove|clear"
                      r"|turn off|switch off|kill|abort"
@@ -106,8 +108,13 @@ _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|
 _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
                             rf"|\bfor {_NUMBER}\b|\d")
 
+COURTESY: Final = r"(?:please to|please|kindly|abeg|do one thing|just)"
+"""The words that make a request polite, in every English ("abeg", "do one thing, ...",
+"just ..."):
+one list, read by the router's openings (``_LEAD``), the argument rules
+(``args._PLEASE``) and the opening of an application (``launch._POLITE``)."""
 _LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+m*|ugh|well|oh|and|alright"
-                   r"|all right|right|please to|please|kindly|just|nah|nope|yeah|yep|ooh|ah"
+                   rf"|all right|right|{COURTESY}|nah|nope|yeah|yep|ooh|ah"
                    r"|assistant|computer|can you|could you|would you|will you"
                    r"|i want you to|i need you to|i'd like you to|i would like you to"
                    r"|go ahead and|quickly|quick(?: one)?)[,.!]?\s+)+")

@@ -1,8 +1,9 @@
 """What a recogniser writes for speech, read as it was meant: false starts and slips.
 
 Whisper writes a word cut off by a dash ("can you- could you set a timer", "the- the
-locker code", "I can't- I can't hear"), keeps a hesitation that splits a repeated word
-("open the, uh, the gov.uk website") and now and then writes a word that sounds the same
+locker code", "I can't- I can't hear"), a stammer ("S-s-set a timer for, for 8
+minutes"), keeps a hesitation that splits a repeated word ("open the, uh, the gov.uk
+website") and now and then writes a word that sounds the same
 ("a timer four 12 minutes", "remind me too ring nan", "right that down"). A listener
 hears the request; so do the rules once ``as_meant`` has taken the false starts out and
 put the word meant in the few places where the slip cannot be anything else (a duration
@@ -24,6 +25,12 @@ _RESTART: Final = re.compile(r"\b((?:[\w']+\s+){0,2}[\w']+)-\s+(?=\1\b)", re.IGN
 _ASK_AGAIN: Final = re.compile(r"\b(?:can|could|would|will)\s+you-\s+"
                                r"(?=(?:can|could|would|will)\s+you\b)", re.IGNORECASE)
 """A request begun again with another modal: "can you- could you"."""
+_STAMMER: Final = re.compile(r"\b([a-z])-(?:\1-)*(?=\1[a-z])|\bpa-(?=[a-z])"
+                             r"|\b(for|to|the|a|an|my|i|you|set|can)(?:,?\s+\2)+\b(?=\s)",
+                             re.IGNORECASE)
+"""A stammer as written ("S-s-set", "f-for", "P-please"), the Filipino "pa-" that asks
+("can you pa-remind me"), a little word said twice ("for, for 8 minutes", "the the
+music"): said once."""
 _CUT_FILLER: Final = re.compile(rf"\b([\w']+),?\s+{_HESITATION}[-,]\s+(?=\1\b)"
                                 rf"|,?\s*\b{_HESITATION}-(?=\s)", re.IGNORECASE)
 """A hesitation that cuts a word said again ("type, um- type thanks", "the, uh, the
@@ -47,6 +54,7 @@ def as_meant(text: str) -> str:
     I lent Priya £40". Text with none of these is returned as it was (then
     ``self_corrected``).
     """
+    text = _STAMMER.sub(lambda m: m.group(2) or "", text)
     for pattern in (_RESTART, _ASK_AGAIN, _CUT_FILLER):
         text = pattern.sub("", text)
     for slip, meant in _SLIPS:

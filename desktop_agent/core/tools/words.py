@@ -52,7 +52,8 @@ _ADD_NOTE: Final = (
         r"(?:\s+(?:to (?:self|myself)|that says|that reads|which says|saying|to say|that|of|about"
         r"|:))?[:,]?\s+"
         r"(?P<x>.+)$"),
-    _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?:that\s+)?(?P<x>.+)$"),
+    _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?:(?:that|say)\s+)?"
+        r"(?P<x>.+)$"),
     _rx(r"^note(?:\s+to\s+(?:self|myself))?(?: that)?[:,]?\s+(?P<x>.+)$"),
     _rx(r"^(?:a\s+)?(?:quick\s+)?note\s+(?P<x>(?:for|about|on)\b[^:?]{1,40}:\s*.+)$"),
     _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),
@@ -104,6 +105,8 @@ _DELETE_SOME: Final = (
         rf"(?:my |the |any |all (?:the |my )?)?notes?\s+"
         rf"{_NOTE_TOPIC}\s+(?P<x>.+)$"),
     _rx(r"\b(?:delete|remove|erase|get rid of|bin|scrap)\s+(?:my |the )?(?P<x>.+?)\s+notes?$"),
+    _rx(r"\bnotes?\s+(?:about|on|for)\s+(?:the\s+)?(?P<x>[^,]+?),\s+(?:please\s+)?(?:delete"
+        r"|remove|erase|bin|scrap|ditch|get rid of)(?:\s+(?:it|them|that))?\W*$"),
     # "dentist note, ditch it": the note named first
     _rx(r"^(?:the |my |that )?(?P<x>[^,]+?)\s+notes?,?\s+(?:please\s+)?(?:delete|remove|erase"
         r"|get rid of|bin|scrap|ditch|trash|drop)\s+(?:it|them|that)\b"),
@@ -134,7 +137,7 @@ _TIMER: Final = (
         rf"|just|over|under|an?|the|my)\b)(?!{_NUM}\b)(?P<l>[a-z][a-z' ]{{0,30}}?)[,?.]?\s+"
         rf"(?P<d>{_DURATION})\W*$"),
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
-        r"(?:,?\s+(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
+        r"(?:,?\s+(?:it's\s+|its\s+|that's\s+)?(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
     _rx(rf"\b(?:count down|countdown)\s+(?:from\s+)?(?P<d>{_DURATION})"),
     # "ten minutes, pasta timer"
     _rx(rf"^(?P<d>{_DURATION}),?\s+(?:the\s+|a\s+|my\s+)?(?P<l>(?!an?\b|the\b)[a-z]+)"
@@ -159,6 +162,8 @@ _REMIND: Final = (
         r"(?P<x>.+)$"),
     _rx(rf"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|give\s+me)\s+a\s+reminder\s+"
         rf"(?P<w>{_WHEN}.*?)\s+(?:to|for|about)\s+(?P<x>.+)$"),
+    _rx(rf"^i\s+(?:want|need|would\s+like)\s+to\s+be\s+reminded\s+(?:to|that|about)\s+"
+        rf"(?P<x>.+?)\s+(?P<w>{_WHEN}.*)$"),
     _rx(rf"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|give\s+me)\s+a\s+reminder\s+"
         rf"(?:to|for|about)\s+(?P<x>.+?)\s+(?P<w>{_WHEN}.*)$"),
 )
@@ -168,6 +173,8 @@ _CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off|scrap|c
                          r"(?:all|every|everything)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?(?:timers?|reminders?|"
                          r"alarms?)(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?\s*$")
 _CANCEL_ONE: Final = (
+    _rx(rf"^(?:the\s+|my\s+)?(?:timer|reminder|alarm)\s+(?:for|about)\s+(?:the\s+)?(?P<x>[^,]+?),?"
+        rf"\s+(?:please\s+)?{_STOP_VERB}\s+(?:it|that)\b"),
     _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?:reminder|alarm)s?"
         r"\s+(?:to|about|for)\s+(?P<x>.+)$"),
     _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?P<x>[\w ]+?)\s+"

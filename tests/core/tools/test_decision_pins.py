@@ -117,11 +117,13 @@ the plank" of the second tuning set; issue 24, fourteenth session). These pinned
 seen only here, when the pins failed."""
 
 
-NUDGE: dict[str, list[str]] = {"could you nudge me at 3:15 to pick the kids up": ["set_reminder"]}
+NUDGE: dict[str, list[str]] = {"could you nudge me at 3:15 to pick the kids up": ["set_reminder"],
+                               "add up 12.50, 8.99 and 23": ["calculate"]}
 """A pinned utterance offered a reminder on purpose since "nudge me" and "give me a nudge" ask
 for one as "remind me" does (issue 24, fifteenth session, for "at five o'clock give me a
-nudge to fill in the passport form" of the seventh tuning set); seen here when the pins
-failed."""
+nudge to fill in the passport form" of the seventh tuning set), and one offered the
+calculator since "add" followed by a number asks for a sum ("just add 1,450 and 2,380 and
+975" of the tenth); seen here when the pins failed."""
 
 
 EACH_ASKED: frozenset[str] = frozenset({"if we split 96 quid six ways how much is that each"})
@@ -136,11 +138,14 @@ ARGS_CHANGED: dict[tuple[str, str], dict[str, str]] = {
         {"text": "never buy that brand of coffee again"},
     ("search_notes", "did I write anything down about the plumber"): {"query": "plumber"},
     ("search_notes", "did I write anything down about the car"): {"query": "car"},
+    ("set_timer", "um, set a timer for an hour and a half, it's for the roast"):
+        {"duration": "an hour and a half", "label": "roast"},
 }
 """Arguments changed on purpose: a hesitation ("um", "uh") inside a request is dropped before
 the rules read it, so it is not saved in a note either (issue 24, tenth session); "note to
 self" opens a note and is not in it (twelfth session, found on the tuning set's "Note to
-self, buy more printer ink.")."""
+self, buy more printer ink."); a timer's label after "it's for" (fifteenth session, found on
+the tenth tuning set's "S-s-set a timer for, for 8 minutes, it's f-for the eggs")."""
 
 
 DESKTOP_VERBS = re.compile(

@@ -1,7 +1,7 @@
-"""Requests and near misses of the seventh to ninth blind tuning sets, read by the rules.
+"""Requests and near misses of the seventh to tenth blind tuning sets, read by the rules.
 
-Each rule (issue 24) was written for a line of ``tool_utterances_tune7.jsonl``,
-``tool_utterances_tune8.jsonl`` or ``tool_utterances_tune9.jsonl`` and is tested here on
+Each rule (issue 24) was written for a line of ``tool_utterances_tune7.jsonl`` ..
+``tool_utterances_tune10.jsonl`` and is tested here on
 that line's shape and on a near miss it must leave alone: what the router offers
 (``candidate_tools``) and the call the words decide (``plan_decision``), or the argument
 rule's own output.
@@ -117,6 +117,47 @@ def _decided(text: str) -> tuple[str, dict[str, Any]] | None:
     ("Did I write down the- the locker code somewhere? Check my notes.",
      ("search_notes", {"query": "locker code"})),
     ("Ooh, who's this by?", ("now_playing", {})),
+    # the tenth set: English as a second language, a stammer
+    ("Abeg, check the time for me, my phone battery don finish.", ("get_current_time", {})),
+    ("S-s-set a timer for, for 8 minutes, it's f-for the eggs.",
+     ("set_timer", {"duration": "8 minutes", "label": "eggs"})),
+    ("Abeg, I want to be reminded to pay the DSTV subscription tomorrow morning.",
+     ("set_reminder", {"text": "pay the DSTV subscription", "when": "tomorrow morning"})),
+    ("Do one thing, remind me to call Ramesh uncle at 4:30 evening.",
+     ("set_reminder", {"text": "call Ramesh uncle", "when": "at 4:30 evening"})),
+    ("Can you pa-remind me on Friday to bring the pasalubong for Tita Joy?",
+     ("set_reminder", {"text": "bring the pasalubong for Tita Joy", "when": "on Friday"})),
+    ("The timer for rice, cancel it please, I already turn off the stove.",
+     ("cancel_timer", {"which": "rice"})),
+    ("Do one thing, just add 1,450 and 2,380 and 975 for me.",
+     ("calculate", {"expression": "1,450 plus 2,380 plus 975"})),
+    ("How much is 18% of 2,500 reais?", ("calculate", {"expression": "18% of 2,500"})),
+    ("We are 7 persons and the bill is 245 dirham, how much each one pays?",
+     ("calculate", {"expression": "245 divided by 7"})),
+    ("Abeg convert 35 degree Celsius to Fahrenheit, my cousin in Houston is asking.",
+     ("convert_units", {"value": 35, "from_unit": "degree celsius", "to_unit": "fahrenheit"})),
+    ("On 2 of November, which day of week it is? I have appointment.",
+     ("day_of_week", {"date": "2 of November"})),
+    ("The 28th, it falls on what day? Saturday or Sunday?", ("day_of_week", {"date": "The 28th"})),
+    ("Kindly reduce the volume to 40 percent.", ("set_volume", {"setting": "40 percent"})),
+    ("Put again the song from before, I like it very much.",
+     ("media_control", {"action": "previous"})),
+    ("Read for me this text I select, my eyes are tired.", ("read_selection", {})),
+    ("Copy your answer, I will paste it in the email.", ("copy_last_answer", {})),
+    ("What you just told me, put it in the clipboard please.", ("copy_last_answer", {})),
+    ("Abeg write it down say I owe Chidi 5,000 naira.",
+     ("add_note", {"text": "I owe Chidi 5,000 naira"})),
+    ("Yesterday I make note about the visa photos, please delete.",
+     ("delete_notes", {"query": "visa photos"})),
+    ("Can you pa-read my notes? I forgot what I wrote.", ("list_notes", {})),
+    ("Open me the calculator app, I need to do the accounts.", ("open_app", {"app": "calculator"})),
+    ("Abeg open WhatsApp for me.", ("open_app", {"app": "WhatsApp"})),
+    ("Open the folder of the photos from Goa trip.",
+     ("open_location", {"target": "photos from Goa trip"})),
+    ("Please go to the page bbc dot com slash portuguese.",
+     ("open_location", {"target": "bbc dot com slash portuguese"})),
+    ("P-please type, I'm on my way, I'll be there in 10 minutes.",
+     ("type_text", {"text": "I'm on my way, I'll be there in 10 minutes"})),
 ])
 def test_a_request_said_the_everyday_way_is_read(text: str, want: tuple[str, dict[str, Any]]
                                                  ) -> None:

@@ -20,6 +20,11 @@ from desktop_agent.core.tools.slips import as_meant
     ("right that down, I lent Priya £40", "write that down, I lent Priya £40"),
     ("Turn it down to like 25%", "Turn it down to 25%"),
     ("put a timer on for ten, no, fifteen minutes", "put a timer on for fifteen minutes"),
+    ("S-s-set a timer for, for 8 minutes, it's f-for the eggs.",
+     "set a timer for 8 minutes, it's for the eggs."),
+    ("P-please type, I'm on my way", "please type, I'm on my way"),
+    ("Can you pa-remind me on Friday", "Can you remind me on Friday"),
+    ("play the the music", "play the music"),
 ])
 def test_what_was_meant(heard: str, meant: str) -> None:
     assert as_meant(heard) == meant
@@ -33,6 +38,9 @@ def test_what_was_meant(heard: str, meant: str) -> None:
     "me too",
     "that's all right, that down there is mine",
     "bye bye",
+    "type re-enter your password",  # a prefix is no stammer
+    "to-do list",
+    "the co-op",
 ])
 def test_what_needs_no_mending_is_left_as_said(said: str) -> None:
     assert as_meant(said) == said
