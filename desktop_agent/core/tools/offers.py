@@ -110,8 +110,7 @@ _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|gi
 
 COURTESY: Final = r"(?:please to|please|kindly|abeg|do one thing|just)"
 """The words that make a request polite, in every English ("abeg", "do one thing, ...",
-"just ..."):
-one list, read by the router's openings (``_LEAD``), the argument rules
+"just ..."): one list, read by the router's openings (``_LEAD``), the argument rules
 (``args._PLEASE``) and the opening of an application (``launch._POLITE``)."""
 _LEAD: Final = _rx(r"^(?:(?:hey|hi|ok(?:ay)?|so|um+|uh+|er+m*|ugh|well|oh|and|alright"
                    rf"|all right|right|{COURTESY}|nah|nope|yeah|yep|ooh|ah"

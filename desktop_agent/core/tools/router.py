@@ -85,12 +85,12 @@ ask), what a word means ("what does mute mean in music?"), an opinion ("I hate t
 reminder apps always nag me", "which is better for taking notes, a notebook or a
 laptop?"), an explanation ("explain what a clipboard is"), a translation ("how do you say
 good morning in Hindi?"), an opinion on an idea ("suppose I saved my passwords in a note,
-would that be a silly idea?")
-a date in history ("what's the date of the Battle of Hastings?": the clock knows only
-today's), who made a song ("who sang that song that goes ..."; not "who sang this?"), advice
-("how long should I rest a steak?", "is 60 percent volume on airpods safe for your ears?"),
-and a claim to be checked ("my mate says the volume on max drains the battery, is that
-true?": the question after its context is what is asked)."""
+would that be a silly idea?"), a date in history ("what's the date of the Battle of
+Hastings?": the clock knows only today's), who made a song ("who sang that song that goes
+..."; not "who sang this?"), advice ("how long should I rest a steak?", "is 60 percent
+volume on airpods safe for your ears?"), and a claim to be checked ("my mate says the
+volume on max drains the battery, is that true?": the question after its context is what
+is asked)."""
 
 
 _PAST: Final = re.compile(r"\b(?:yesterday|earlier|last (?:night|week|month|year|time)|lately"
