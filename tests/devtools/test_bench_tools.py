@@ -202,73 +202,15 @@ def test_the_second_tuning_set_is_packaged_and_names_catalog_tools_or_future_one
     assert sum(1 for u in utts if u.tool is None) >= 25
 
 
-def test_the_third_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
+@pytest.mark.parametrize(("name", "lines", "none"), [
+    ("tune3", 87, 19), ("tune4", 80, 31), ("tune5", 86, 31), ("tune6", 79, 28),
+    ("tune7", 80, 28), ("tune8", 79, 28), ("tune9", 80, 28), ("tune10", 80, 28),
+    ("tune11", 80, 20), ("tune12", 80, 24)])
+def test_the_later_tuning_sets_are_packaged_and_name_only_catalog_tools(
+        name: str, lines: int, none: int) -> None:
     from desktop_agent.core.tools.catalog import BUILTIN
 
-    utts = load_utterances(name="tune3")
-    assert len(utts) == 87 and all(u.set == "tune3" for u in utts)
+    utts = load_utterances(name=name)
+    assert len(utts) == lines and all(u.set == name for u in utts)
     assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) >= 15
-
-
-def test_the_fourth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
-    from desktop_agent.core.tools.catalog import BUILTIN
-
-    utts = load_utterances(name="tune4")
-    assert len(utts) == 80 and all(u.set == "tune4" for u in utts)
-    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) == 31
-
-
-def test_the_fifth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
-    from desktop_agent.core.tools.catalog import BUILTIN
-
-    utts = load_utterances(name="tune5")
-    assert len(utts) == 86 and all(u.set == "tune5" for u in utts)
-    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) == 31
-
-
-def test_the_sixth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
-    from desktop_agent.core.tools.catalog import BUILTIN
-
-    utts = load_utterances(name="tune6")
-    assert len(utts) == 79 and all(u.set == "tune6" for u in utts)
-    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) == 28
-
-
-def test_the_seventh_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
-    from desktop_agent.core.tools.catalog import BUILTIN
-
-    utts = load_utterances(name="tune7")
-    assert len(utts) == 80 and all(u.set == "tune7" for u in utts)
-    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) == 28
-
-
-def test_the_eighth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
-    from desktop_agent.core.tools.catalog import BUILTIN
-
-    utts = load_utterances(name="tune8")
-    assert len(utts) == 79 and all(u.set == "tune8" for u in utts)
-    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) == 28
-
-
-def test_the_ninth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
-    from desktop_agent.core.tools.catalog import BUILTIN
-
-    utts = load_utterances(name="tune9")
-    assert len(utts) == 80 and all(u.set == "tune9" for u in utts)
-    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) == 28
-
-
-def test_the_tenth_tuning_set_is_packaged_and_names_only_catalog_tools() -> None:
-    from desktop_agent.core.tools.catalog import BUILTIN
-
-    utts = load_utterances(name="tune10")
-    assert len(utts) == 80 and all(u.set == "tune10" for u in utts)
-    assert {u.tool for u in utts if u.tool} <= {t.name for t in BUILTIN}
-    assert sum(1 for u in utts if u.tool is None) == 28
+    assert sum(1 for u in utts if u.tool is None) == none

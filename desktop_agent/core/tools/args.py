@@ -39,7 +39,8 @@ _PLEASE: Final = re.compile(rf"^(?:(?:hey|ok(?:ay)?|so|um+|uh+|{COURTESY}|can yo
                             r"|i need you to)[, ]+)+",
                             re.IGNORECASE)
 _TRAILING_PLEASE: Final = re.compile(r"[, ]+(?:for me|please|thanks|thank you|quick|quickly|cheers"
-                                     r"|yeah|if you can|if you could|if possible)"
+                                     r"|yeah|if you can|if you could|if possible|would you"
+                                     r"|will you)"
                                      r"(?:[, ]+please)?"
                                      r"\s*[.!?]*$",
                                      re.IGNORECASE)

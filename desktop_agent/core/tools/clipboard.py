@@ -44,20 +44,23 @@ _NOT_SELECTION: Final = re.compile(
     r"\b(?:notes?|news|e-?mails?|messages?|timers?|reminders?|book|story|poem|files?|"
     r"folders?|volume|song|music)\b", re.IGNORECASE)
 _ANSWER: Final = (r"(?:(?:your|the|that|this)\s+(?:last\s+)?(?:answer|reply|response|sentence"
-                  r"|result|total|figure|number)|that|this|it|what\s+you\s+(?:just\s+)?said"
+                  r"|result|total|figure|number|conversion|sum|calculation)|that|this|it"
+                  r"|what\s+you\s+(?:just\s+)?said"
                   r"|the\s+last\s+thing\s+you\s+said)")
 _CLIPBOARD: Final = r"(?:the\s+|my\s+)?clipboard"
 _COPY: Final = re.compile(
     rf"^(?:copy|copy\s+down)\s+{_ANSWER}(?:\s+(?:to|into|onto|on)\s+{_CLIPBOARD})?"
     r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$"
-    rf"|^(?:put|save|send|place|stick)\s+{_ANSWER}\s+(?:on|in|to|into|onto)\s+{_CLIPBOARD}"
-    r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$"
+    rf"|^(?:put|save|send|place|stick|pop|whack|chuck|bung)\s+{_ANSWER}\s+(?:on|in|to|into|onto)"
+    rf"\s+{_CLIPBOARD}(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*"
+    r"|,?\s+i(?:'ll|\s+will|\s+want\s+to|\s+need\s+to)\s+paste\b.*)*[.!?]*$"
     rf"|^copy\s+(?:it\s+|that\s+)?to\s+{_CLIPBOARD}[.!?]*$"
     rf"|^copy\s+{_ANSWER},?\s+i(?:'ll|\s+will|\s+want\s+to|\s+need\s+to)\s+paste\b.*$"
     r"|^(?:what\s+you\s+(?:just\s+)?(?:told\s+me|said)|your\s+(?:last\s+)?answer),?\s+(?:put|copy"
     rf"|save)\s+(?:it|that)\s+(?:on|in|to|into|onto)\s+{_CLIPBOARD}"
     r"(?:\s+(?:please|for\s+me|now))*[.!?]*$"
-    rf"|^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|can\s+i\s+have|get)\s+{_ANSWER}\s+copied"
+    rf"|^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|can\s+i\s+have|get|let\s+me\s+have"
+    rf"|lemme\s+have)\s+{_ANSWER}\s+copied"
     rf"(?:\s+(?:to|into|onto|on)\s+{_CLIPBOARD})?"
     r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$",
     re.IGNORECASE)

@@ -94,14 +94,16 @@ def offer_tools(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec],
 
     With ``meanings``, a rule's argument-less candidate that the request is not near is
     dropped (``MeaningRouter.veto``: "what's the time difference with Tokyo" is not "what
-    time is it"); without, exactly ``offered_tools``.
+    time is it"); the request is what is compared, not the context before it ("I've got a
+    train at ten past seven, what time is it now?"). Without, exactly ``offered_tools``.
     """
     rules = offered_tools(messages, tools, catalog)
     own = your_tools(messages, tools, catalog)
     if meanings is None:
         return Offer(rules + own)
     if rules:
-        return Offer(meanings.veto(messages[-1].content, rules) + own)
+        said = " ".join(messages[-1].content.split())
+        return Offer(meanings.veto(asked_after_context(said) or said, rules) + own)
     if own:
         return Offer(own)
     found = tools_by_meaning(messages, tools, meanings, catalog)
@@ -292,8 +294,12 @@ def _words_of(tool: str, user: str, asked: str | None, catalog: Catalog) -> Args
     the request alone is read; else, or when it spells out nothing, all of it. All of it
     too when it reads the request's arguments the same and adds one (the context names
     the timer: "the roast has just gone in, could you time an hour and a half for me").
+    Words typed as said are read from all of it when the request opens with them.
     """
     whole = arguments_from_words(tool, user, catalog)
+    if whole is not None and (entry := catalog.get(tool)) is not None and entry.verbatim \
+            and entry.words is not None and entry.words(user) == whole:
+        return whole  # "type: meeting moved. Bring the figures!": every sentence is typed
     if asked is not None and (args := arguments_from_words(tool, asked, catalog)) is not None:
         return whole if adds_to(whole, args) else args
     return whole

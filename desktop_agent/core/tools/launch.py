@@ -44,6 +44,10 @@ _WEB: Final = re.compile(r"\s+(?:in|with|on)\s+(?:the|my|a)\s+(?:web\s+)?browser
 _LOCATION: Final = re.compile(r"\b(?:folder|directory|file|document|downloads|documents|"
                               r"pictures|photos|music\s+folder|videos|desktop\s+folder)\b",
                               re.IGNORECASE)
+_NAMED_FILE: Final = re.compile(r"^(?:(?:the|my|a)\s+)?(?!(?:the|my|a)\s)\S+(?:\s+\S+)*\s+"
+                                r"(?:spreadsheet|presentation|pdf|slides)$", re.IGNORECASE)
+"""A file named by its kind, last ("the mortgage comparison spreadsheet"); "the spreadsheet"
+alone may be the application."""
 _DOT: Final = re.compile(r"\s+dot\s+|(?<=\w)\.(?=\w)", re.IGNORECASE)
 _HOST: Final = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}$")
 _NOT_APP: Final = re.compile(r"\b(?:timer|reminder|alarm|note|notes|the\s+door|the\s+window|"
@@ -191,7 +195,8 @@ def spoken_address(said: str) -> str | None:
 _WANT_OPEN: Final = re.compile(
     r"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|can\s+i\s+have|get)\s+(?P<what>.+?)\s+"
     r"(?:open|opened)(?:,?\s+(?:please|now|for\s+me|(?:would|could|will|can)\s+you))*"
-    r"(?:,\s+(?:i|i'm|i've|we|we're|because|'?cause|since|as|so)\b.*)?\W*$", re.IGNORECASE)
+    r"(?:,\s+(?:i|i'm|i've|we|we're|because|'?cause|since|as|so|the|my|it|it's|they"
+    r"|they're)\b.*)?\W*$", re.IGNORECASE)
 """What is to be open, said as a wish ("I want the tuner app open", "get Steam open would
 you, I'm gonna play something")."""
 _OPEN_IT: Final = re.compile(
@@ -231,15 +236,20 @@ def _target(text: str) -> str | None:
 
 
 _REASON_AFTER: Final = re.compile(r",\s+(?:i|i've|i'm|i'll|i'd|we|we've|we're|we'll|because"
-                                  r"|'?cause|since|as|so)\b.*$", re.IGNORECASE)
+                                  r"|'?cause|since|as|so|would you|will you|could you|can you"
+                                  r"|the one|it's|it is|that's|which|you know)\b.*$",
+                                  re.IGNORECASE)
 """Why it is to be opened, after a comma ("open irctc dot co dot in, I have to book
-tickets"): not part of the name."""
+tickets"), where it is or which one ("the folder called Wedding 2025, the one with the
+seating plans in", "the mortgage spreadsheet, it's in my documents"), or the request's tag
+("..., would you, ..."): not part of the name."""
 
 
 def open_app_args(text: str) -> dict[str, Any] | None:
     """Words rule of ``open_app``: ``{'app': <its name as said>}``, or None."""
     what = _target(text)
-    if not what or spoken_address(what) or _LOCATION.search(what) or _WEB.search(text):
+    if (not what or spoken_address(what) or _LOCATION.search(what) or _NAMED_FILE.match(what)
+            or _WEB.search(text)):
         return None
     verb = _OPEN.match(_as_command(text))
     if verb is not None and " ".join(verb.group("verb").lower().split()) in _PLACE_VERBS:
@@ -255,7 +265,8 @@ _CALLED: Final = re.compile(r"^(?:file|folder|document|directory)\s+(?:called|na
 def open_location_args(text: str) -> dict[str, Any] | None:
     """Words rule of ``open_location``: ``{'target': <address or folder as said>}``, or None."""
     what = _target(text)
-    if not what or not (spoken_address(what) or _LOCATION.search(what)):
+    if not what or not (spoken_address(what) or _LOCATION.search(what)
+                        or _NAMED_FILE.match(what)):
         return None
     what = re.sub(r"^(?:the|my|a)\s+", "", what, flags=re.IGNORECASE)
     what = re.sub(r"^(?:(?:web\s*)?page|web\s*site|site)\s+(?=\S+\s+dot\s+|\S+\.\w)", "", what,

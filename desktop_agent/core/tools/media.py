@@ -35,7 +35,7 @@ _PLAY: Final = re.compile(
     r"|^(?:please\s+)?(?:resume|unpause|play|play\s+it)(?:\s+(?:again|please))?[.!]?$"
     r"|\bhit\s+play\b|\bkeep\s+playing\b|\b(?:carry\s+on|continue)\s+playing\b"
     rf"|\b(?:carry\s+on|go\s+on|continue)\s+with\s+(?:the\s+|my\s+)?{_MEDIA}\b"
-    rf"|\b(?:put|turn|switch)\s+(?:the\s+|my\s+)?{_MEDIA}\s+back\s+on\b"
+    rf"|\b(?:put|turn|switch|stick|pop)\s+(?:the\s+|my\s+)?{_MEDIA}\s+back\s+on\b"
     r"|\b(?:get|put)\s+(?:some|the|my)\s+(?:music|tunes|songs)\s+(?:going|on)\b"
     r"|^let'?s\s+(?:have|hear)\s+(?:some|the|my)\s+(?:music|tunes|songs)\b",
     re.IGNORECASE)
@@ -43,13 +43,20 @@ _NEXT: Final = re.compile(
     rf"\b(?:next|skip(?:\s+(?:this|the))?)\s+{_MEDIA}\b|\bskip\s+(?:it|this|ahead|forward)\b"
     r"|^(?:please\s+)?(?:skip|next)(?:\s+please)?[.!]?$"
     rf"|\b(?:play|go\s+to)\s+the\s+next\s+(?:one|{_MEDIA})"
-    rf"|\bgive\s+(?:it|this(?:\s+one)?|this\s+{_MEDIA}|that(?:\s+one)?)\s+a\s+skip\b",
+    rf"|\bgive\s+(?:it|this(?:\s+one)?|this\s+{_MEDIA}|that(?:\s+one)?)\s+a\s+skip\b"
+    rf"|\b(?:move|go)\s+on\s+to\s+the\s+next\s+{_MEDIA}"
+    rf"|\b(?:put|stick|pop)\s+the\s+next\s+{_MEDIA}\s+on\b",
     re.IGNORECASE)
+_NEXT_ONE: Final = re.compile(r"\b(?:move|go)\s+on\s+to\s+the\s+next\s+one\b"
+                              r"|\b(?:put|stick|pop)\s+the\s+next\s+one\s+on\b", re.IGNORECASE)
+""""The next one": a track only when the request speaks of music ("this playlist's gone a bit
+miserable, move on to the next one"; not "move on to the next one" of a list)."""
 _PREVIOUS: Final = re.compile(
     rf"\b(?:previous|last)\s+{_MEDIA}\b|\bgo\s+back\s+(?:a|one)\s+{_MEDIA}\b"
     rf"|\b(?:play|go\s+to)\s+the\s+(?:previous|last)\s+(?:one|{_MEDIA})\b"
     rf"|\bback\s+(?:a|one)\s+{_MEDIA}\b|\bthe\s+{_MEDIA}\s+before(?:\s+this(?:\s+one)?)?[.!?]*$"
-    rf"|\bthe\s+{_MEDIA}\s+from\s+before\b"
+    rf"|\bthe\s+{_MEDIA}\s+from\s+before\b|\bback\s+(?:it\s+)?up\s+(?:a|one)\s+{_MEDIA}\b"
+    r"|\b(?:put|play|stick)\s+the\s+one\s+before\s+(?:this|that)(?:\s+one)?\s+(?:back\s+)?on\b"
     r"|^(?:please\s+)?go\s+back\s+(?:a|one)\b(?!\s+(?:day|week|page|step|year|month|hour"
     r"|minute|second|level|folder))",
     re.IGNORECASE)
@@ -120,12 +127,19 @@ def media_args(text: str) -> dict[str, Any] | None:
                          ("play", _PLAY)):
         if rule.search(text):
             return {"action": action}
+    if _NEXT_ONE.search(text) and re.search(rf"\b{_MEDIA}", text, re.IGNORECASE):
+        return {"action": "next"}
     return None
+
+
+_WHO_IS_THIS: Final = re.compile(rf"\b{_MEDIA}\b.*\bwho(?:'s|\s+(?:even\s+)?is)\s+this\W*$",
+                                 re.IGNORECASE)
+""""Who is this" after the music is spoken of ("this song slaps, who even is this")."""
 
 
 def asks_now_playing(text: str) -> bool:
     """Router rule: does ``text`` ask what is playing?"""
-    return bool(_NOW.search(text)) and not _NOT_MEDIA.search(text)
+    return bool(_NOW.search(text) or _WHO_IS_THIS.search(text)) and not _NOT_MEDIA.search(text)
 
 
 def active_player(players: Sequence[Player], recent: str | None) -> Player | None:

@@ -49,8 +49,9 @@ _TIME_ASK: Final = _rx(
     r"|\bi (?:need|want|would like|'d like) (?:to know )?the (?:time|date)\W*$"
     r"|\bhave the time\b|\bwhat o'?clock\b")
 _OPERATOR_WORD: Final = _rx(
-    r"\b(?:times|plus|minus|divided by|multiplied by|percent|per cent|squared|cubed"
-    r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b|%"
+    r"\b(?:times|plus|minus|divided by|multiplied by|squared|cubed"
+    r"|square root|sqrt|to the power|calculate|compute|sum of|product of)\b"
+    r"|\bpercent\b|\bper cent\b|%"
     r"|\b(?:split|share|divide)\b[^.?!]{1,40}\b(?:between|among|amongst)\b"
     r"|\badd(?: up| together)?\s+[$£€]?\d"
     r"|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand))\s+over"
@@ -104,6 +105,7 @@ _CANCEL: Final = _rx(r"\b(?:cancel|cancell?ing|stopping|deleting|removing|stop|d
                      r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off"
                      r"|forget about)\b")
 _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
+                           r"|rundown|run ?through|go(?:ing)? through|got going|on the go"
                            r"|any|anything|do i have|show|read|is (?:there|something))\b")
 _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
                             rf"|\bfor {_NUMBER}\b|\d")
@@ -183,6 +185,23 @@ def says_duration(t: str) -> bool:
     return says_amount(t) or bool(_TIME_UNIT_SAID.search(t))
 
 
+_PERCENT_WORD: Final = _rx(r"\bper ?cent\b|%")
+_NUMBER_SAID: Final = _rx(r"\d+(?:[.,:]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine"
+                          r"|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen"
+                          r"|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty"
+                          r"|ninety)(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?\b")
+
+
+def _percent_alone(t: str) -> bool:
+    """A percentage with nothing to take it of: one number, "percent" the only operator.
+
+    "Is twenty percent a normal tip?", "volume to forty percent": not a calculation.
+    """
+    rest = _PERCENT_WORD.sub(" ", t)
+    return bool(_PERCENT_WORD.search(t)) and not _OPERATOR_SIGN.search(t) \
+        and not _OPERATOR_WORD.search(rest) and len(_NUMBER_SAID.findall(t)) < 2
+
+
 def asks_calculation(t: str) -> bool:
     """calculate: an operator (word or sign) and a number, or a word problem it reads whole.
 
@@ -191,7 +210,7 @@ def asks_calculation(t: str) -> bool:
     left?") is the model's to answer, and the verdicts' to check.
     """
     if (_OPERATOR_SIGN.search(t) or _OPERATOR_WORD.search(t)) \
-            and _HAS_DIGIT_OR_WORD_NUMBER.search(t):
+            and _HAS_DIGIT_OR_WORD_NUMBER.search(t) and not _percent_alone(t):
         return True
     if not word_problem(t):
         return False
@@ -219,11 +238,14 @@ _REMEMBER_THAT: Final = _rx(r"^remember that\s+(?!(?:time|day|night|one|thing|pl
                            r"song|film|movie|show|trip|bit|moment)\b)\w[^?]*$")
 """Something to keep, said as "remember that ..." ("remember that the spare key is under the
 mat"): a new note. Not "remember that time we ...", and not a question."""
+_SAVE_THIS: Final = _rx(r"^save this(?: for me)?[:,]\s+\w[^?]*$")
+"""Something to keep, said after "save this": "save this for me, Dad's new number is ...";
+not "save this file"."""
 
 
 def note_tools(t: str) -> set[str]:
     """The note tools a request could need (none unless it mentions a note)."""
-    if _REMEMBER_THAT.match(strip_lead(t)):
+    if _REMEMBER_THAT.match(strip_lead(t)) or _SAVE_THIS.match(strip_lead(t)):
         return {"add_note"}
     if not (_NOTE.search(t) or _SAVED.search(t)):
         return set()

@@ -75,6 +75,8 @@ _NO_TOOL_ASKED: Final = re.compile(
     r"|what(?:'s| is| was) the (?:date|year) (?:of|when)\b"
     r"|who (?:sang|wrote|composed|recorded) (?!this\b|it\b)"
     r"|how long (?:should|would) (?:i|you|we)\b"
+    r"|how (?:do|can|would|should) (?:i|you|we|people) (?:[\w']+ ){1,6}?(?:on|in|with) "
+    r"(?:a|an|my|your|their) (?!computer\b|laptop\b|pc\b|desktop\b|machine\b|screen\b)"
     r"|is (?:[\w%']+ ){1,8}?(?:safe|bad|healthy|dangerous|harmful) (?:for|to)\b",
     re.IGNORECASE)
 """Asked of the assistant itself, whatever it mentions: a story or a joke ("tell me a short
@@ -90,7 +92,8 @@ Hastings?": the clock knows only today's), who made a song ("who sang that song 
 ..."; not "who sang this?"), advice ("how long should I rest a steak?", "is 60 percent
 volume on airpods safe for your ears?"), and a claim to be checked ("my mate says the
 volume on max drains the battery, is that true?": the question after its context is what
-is asked)."""
+is asked), and how to do it oneself on another device ("how do I turn the volume up on my
+hearing aid?", "how do I copy and paste on a Mac?"; not "... on my laptop")."""
 
 
 _PAST: Final = re.compile(r"\b(?:yesterday|earlier|last (?:night|week|month|year|time)|lately"
@@ -109,9 +112,10 @@ def asks_no_tool(text: str) -> bool:
     t = " ".join(text.replace("\u2019", "'").split())
     return bool(_NO_TOOL_ASKED.match(strip_lead(t))) or (
         "?" not in t and _PAST.search(t) is not None and not is_request(t))
-_RELATIVE: Final = re.compile(r"(?:which|who|whom|whose|when|where|while)\b", re.IGNORECASE)
+_RELATIVE: Final = re.compile(r"(?:which|who|whom|whose|when|where|while)\b"
+                              r"(?!(?:'s|\s+(?:even\s+)?is)\s+(?:this|that|it)\W*$)", re.IGNORECASE)
 """After a comma these open a relative clause ("my timer went off, which was annoying"),
-not a question."""
+not a question; "..., who even is this" is one."""
 
 
 _AMOUNT_ASK: Final = re.compile(r"(?:how (?:much|many)|what(?:'s| is| does) (?:that|it|the total)"
@@ -201,20 +205,26 @@ _ASKING: Final = re.compile(
     r"|copy|type|key in|enter (?:the )?(?:words?|text|phrase)|recite|speak|say what"
     r"|ring|ping|nudge|wake|call off|scrap|bin|drop|ditch|pull up|take me|hold|go through"
     r"|bring (?:it|the volume|the sound|the music) (?:up|down)|bump|crank|carry on|keep going"
+    r"|get|stick|pop|whack|chuck|bung|knock|move on|back it up"
     r"|you can (?:resume|play|pause|stop|continue|carry on|unpause|skip|turn|tell me|cancel"
     r"|delete|remove|open|type|copy|mute|unmute))\b"
-    r"|\b(?:so|and|now) you can (?:cancel|delete|remove|get rid of|stop|turn|open|type|copy"
+    r"|(?:\b(?:so|and|now)|,) you can (?:cancel|delete|remove|get rid of|stop|turn|open|type|copy"
+    r"|kill|scrap|ditch|bin"
     r"|mute|unmute"
     r"|resume|play|pause|carry on)\b"
     r"|\bwondering (?:if|whether) you (?:could|can|would|might)\b"
+    r"|^(?:it'd|it would|that'd|that would) be (?:great|grand|lovely|nice|good|brilliant|ace"
+    r"|handy|helpful) if\b"
     r"|^(?:i (?:need|want|would (?:like|love))|i'd (?:like|love)|let's have)"
     r" (?:a|an|another|the (?:time|date)|to (?:set|add|make|take|know|hear))\b"
     r"|^(?:any |my |the )?notes? (?:mentioning|about|with|on|that mention|containing)\b"
     r"|^let'?s (?:get|put|have|hear|play|listen)\b|^back (?:a|one) "
     r"|^(?:a )?(?:quick )?note (?:for|about|on)\b[^:?]{1,40}:"
-    r"|^(?:i (?:want|need|would like)|i'd like|can i have) (?:that|it|this|the|my)"
+    r"|^(?:i (?:want|need|would like)|i'd like|can i have|let me have|lemme have)"
+    r" (?:that|it|this|the|my)"
     r" (?:[\w']+ ){0,3}?(?:copied|open|opened)\b"
     r"|\bremind me\b|\bdon't let me forget\b|\bgive me a nudge\b|\bnudge me\b"
+    r"|\b(?:jot|write|note) (?:this|that|it) down(?: for me)?:"
     r"|\bi (?:want|need|would like) to be reminded\b|\bwhich day of (?:the )?week\b"
     r"|\b(?:falls?|lands?) on what day\b"
     r"|\b(?:minute|second|hour) timer\b|\b(?:minutes?|seconds?|hours?|mins?),? (?:the |a |my )?"

@@ -44,6 +44,28 @@ _SLIPS: Final = (
 )
 """Words written for others that sound the same, where only the meant one makes sense; and
 "like" before a number ("down to like 25%")."""
+_NAME: Final = (r"(?:pet|hen|love|luv|dear|darling|sweetie|sweetheart|hun|honey|mate|bro|boet"
+                r"|buddy|pal|dude|chief|boss|cuz)")
+"""What people call whoever they talk to ("thanks, love", "Mate, what's ...")."""
+_ADDRESSED: Final = re.compile(
+    rf"^(?:(?:{_NAME}|och|howzit|oi|chur(?: bro)?|ngl|tbh|lowkey|honestly)\s*[,!]\s+"
+    r"|(?:yo|bruh|ngl|lowkey|och)\s+(?=[a-z]))+"
+    rf"|,\s*(?:{_NAME}|eh|sweet as|hard out|cheers|lol|ngl|rn|real quick)"
+    r"(?=\s*(?:[.!?,:;]|$))"
+    r"|\s+(?:rn|real quick|lol)(?=\s*(?:[.!?,]|$))",
+    re.IGNORECASE)
+"""The words that address the listener, not the request: a name before it ("Mate, ...",
+"yo get discord open"), one after a comma ("any notes about the caravan, pet?", "jot
+this down for me, hen: ..."), a tag ("..., eh", "rn"). Dropped, so that
+what is asked is read without them."""
+_SPOKEN_ASK: Final = (
+    (re.compile(r"\bgonnae\s+", re.IGNORECASE), "will you "),
+    (re.compile(r"\bwould (?:ye|ya)\b", re.IGNORECASE), "would you"),
+    (re.compile(r"^would you ever\s+", re.IGNORECASE), "would you "),
+    (re.compile(r"^would you be so kind as to\s+", re.IGNORECASE), "would you "),
+)
+"""Ways of asking said in some places: the Scots "gonnae" (will you), the Irish "would you
+ever" (please), "would ye", and the very polite "would you be so kind as to"."""
 
 
 def as_meant(text: str) -> str:
@@ -59,4 +81,6 @@ def as_meant(text: str) -> str:
         text = pattern.sub("", text)
     for slip, meant in _SLIPS:
         text = slip.sub(meant, text)
-    return self_corrected(text)
+    for ask, meant in _SPOKEN_ASK:
+        text = ask.sub(meant, text)
+    return self_corrected(_ADDRESSED.sub("", text))

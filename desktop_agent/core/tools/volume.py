@@ -28,12 +28,14 @@ _LOUDNESS: Final = re.compile(
     r"\b(?:louder|quieter|softer|(?:un)?mute|silence\s+(?:it|the\s+(?:sound|speakers?|audio))"
     r"|turn\s+(?:it|that|this|things|the\s+(?:sound|volume|music|audio))\s+(?:up|down)"
     r"|turn\s+(?:up|down)\s+(?:the\s+)?(?:sound|volume|music|audio)|too\s+(?:loud|quiet)"
-    r"|can'?t\s+hear\b[^?]*\b(?:bump|crank|turn|put)\s+(?:it|that|this)\s+up)\b",
+    r"|can'?t\s+hear\b[^?]*\b(?:bump|crank|turn|put)\s+(?:it|that|this)\s+up"
+    r"|(?:kill|cut)\s+the\s+(?:sound|volume|audio))\b",
     re.IGNORECASE)
 _NOT_VOLUME: Final = re.compile(
     r"\b(?:timer|remind|reminder|alarm|note|notes|what\s+is\s+a|how\s+do\s+(?:i|you)|why)\b",
     re.IGNORECASE)
-_MUTE: Final = re.compile(r"\b(?:mute|silence)\b|\bsound\s+off\b", re.IGNORECASE)
+_MUTE: Final = re.compile(r"\b(?:mute|silence)\b|\bsound\s+off\b"
+                          r"|\b(?:kill|cut)\s+the\s+(?:sound|volume|audio)\b", re.IGNORECASE)
 _UNMUTE: Final = re.compile(r"\bunmute\b|\bsound\s+(?:back\s+)?on\b", re.IGNORECASE)
 _UP: Final = re.compile(r"\b(?:up|louder|raise|increase|higher|boost|more|too\s+quiet)\b",
                         re.IGNORECASE)

@@ -12,7 +12,7 @@ Rules for a moment (``parse_when``):
 - An hour with no AM/PM on another day ("tomorrow at 9", "on Friday at 3") is read as
   7-11 AM, 12 noon, 1-6 PM.
 - A day with no time ("next Monday", "December 24") is 9 AM; "morning" is 9:00,
-  "afternoon" 15:00, "evening" 19:00, "tonight" / "night" 20:00.
+  "afternoon" (or "arvo") 15:00, "evening" 19:00, "tonight" / "night" 20:00.
 - A weekday ("Friday") is the next one, today included while the time is ahead;
   "next Friday" is never today. "Midnight" is the end of the day it names.
 - A moment in the past ("today at 6 am" at noon) is an error.
@@ -58,6 +58,7 @@ _UNIT_SECONDS: Final = {
     "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
     "d": 86400, "day": 86400, "days": 86400,
     "w": 604800, "wk": 604800, "wks": 604800, "week": 604800, "weeks": 604800,
+    "fortnight": 1209600, "fortnights": 1209600,
 }  # fmt: skip
 _UNIT_RE: Final = "|".join(sorted(_UNIT_SECONDS, key=len, reverse=True))
 _NUM: Final = r"\d+(?:\.\d+)?"

@@ -204,10 +204,11 @@ def _set_clock(text: str, parts: _Parts, hour: int, minute: int, meridiem: str |
 
 
 def _take_period(text: str, parts: _Parts, now: dt.datetime) -> str:
-    m, text = _take(r"\b(?:this|in the|at|tomorrow)?\s*\b(morning|afternoon|evening|night)\b|"
+    m, text = _take(r"\b(?:this|in the|at|tomorrow)?\s*\b(morning|afternoon|arvo|evening|night)\b|"
                     r"\b(tonight)\b", text)
     if m:
         word = m.group(1) or m.group(2)
+        word = "afternoon" if word == "arvo" else word  # Australian
         parts.period = word
         if "tomorrow" in m.group(0) and parts.date is None:
             parts.date = now.date() + _DAY_SPAN

@@ -52,8 +52,11 @@ _ADD_NOTE: Final = (
         r"(?:\s+(?:to (?:self|myself)|that says|that reads|which says|saying|to say|that|of|about"
         r"|:))?[:,]?\s+"
         r"(?P<x>.+)$"),
-    _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down[:,]?\s+(?:(?:that|say)\s+)?"
+    _rx(r"^(?:write|jot|put|note)\s+(?:this |that |it )?down(?:\s+for me)?"
+        r"(?:\s+in\s+(?:my|the)\s+notes?)?[:,]?\s+(?:(?:that|say)\s+)?(?P<x>.+)$"),
+    _rx(r"^(?:[^:]{0,60}?\s)?(?:write|jot|note)\s+(?:this|that|it)\s+down(?:\s+for me)?:\s+"
         r"(?P<x>.+)$"),
+    _rx(r"^save\s+this(?:\s+for me)?[:,]\s+(?P<x>.+)$"),
     _rx(r"^note(?:\s+to\s+(?:self|myself))?(?: that)?[:,]?\s+(?P<x>.+)$"),
     _rx(r"^(?:a\s+)?(?:quick\s+)?note\s+(?P<x>(?:for|about|on)\b[^:?]{1,40}:\s*.+)$"),
     _rx(r"^(?:add|put|save)\s+(?P<x>.+?)\s+(?:to|in|on)\s+(?:my |the )?notes?$"),
@@ -79,12 +82,15 @@ _SEARCH_NOTES: Final = (
     _rx(rf"^what\s+(?:did|have)\s+i\s+(?:save|saved|note|noted|write|written|jot|jotted)"
         rf"\s+(?:down\s+)?{_NOTE_TOPIC}\s+(?P<x>.+)$"),
     # "I saved a recipe for banana bread somewhere in my notes, can you dig it out?"
+    # "there's a note somewhere with that Thai restaurant Mark recommended, can you find it?"
+    _rx(r"^there(?:'s| is)\s+a\s+note\s+(?:somewhere\s+)?(?:with|about|on)\s+(?:that\s+)?"
+        r"(?P<x>[^,?]+)"),
     _rx(r"^i(?:'ve| have)?\s+(?:saved|put|wrote|written|jotted|noted)\s+(?:down\s+)?"
         r"(?:a|an|the|some|that)\s+(?P<x>.+?)\s+(?:down\s+)?(?:somewhere\s+)?"
         r"(?:in|into|to)\s+(?:my|the)\s+notes\b"),
 )
 _ANYTHING_ON: Final = _rx(r"^(?:anything|something|stuff|everything)\s+(?:on|about|to do with"
-                         r"|regarding|mentioning|with)\s+")
+                         r"|regarding|mentioning|with|(?:that|which)\s+mentions?)\s+")
 """What a search asks for before its words: "my notes for *anything on* passwords"."""
 _SENTENCE_END: Final = re.compile(r"[.?!](?:\s|$)")
 _ASKED_AFTER: Final = _rx(r"(?:\s+(?:somewhere|in there|in here|in (?:my|the) notes?))?"
@@ -92,6 +98,9 @@ _ASKED_AFTER: Final = _rx(r"(?:\s+(?:somewhere|in there|in here|in (?:my|the) no
                          r"\s+you\b.*)?$")
 """What follows the words searched for: "the wifi password *somewhere, can you find it*", "the
 boiler *in my notes*"."""
+_WHY_AFTER: Final = _rx(r",\s+(?:the|my|i|i'm|i've|we|we're|they|they're|it|it's|he|she"
+                       r"|because|since|as|so)\b.*$")
+"""Why, after the words of the notes: "the Christmas presents, the kids keep snooping"."""
 _VAGUE_TAIL: Final = _rx(r"(?<=\w)\s+(?:thing|things|stuff)$")
 """What a search asks for after its words: "my notes for the dentist *thing*"."""
 _DELETE_ALL: Final = _rx(r"\b(?:delete|remove|erase|clear|wipe|get rid of|forget|bin|scrap)\s+"
@@ -136,8 +145,15 @@ _TIMER: Final = (
     _rx(rf"\btimer\s+for\s+(?:the\s+|my\s+)?(?!(?:next|another|about|around|roughly|exactly"
         rf"|just|over|under|an?|the|my)\b)(?!{_NUM}\b)(?P<l>[a-z][a-z' ]{{0,30}}?)[,?.]?\s+"
         rf"(?P<d>{_DURATION})\W*$"),
+    # "timer for ninety secs, noodles"
+    _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION}),\s+(?:the\s+|my\s+)?"
+        r"(?P<l>(?!(?:please|thanks|cheers|yeah|ta|ok|okay|now|quick|quickly|mate|love|then"
+        r"|right|so|and|but|i|it|it's|that|this|we|you)\b)[a-z]+(?: [a-z]+)?)\W*$"),
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
         r"(?:,?\s+(?:it's\s+|its\s+|that's\s+)?(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
+    # "a twenty minute countdown for the boerewors"
+    _rx(rf"\b(?P<d>{_DURATION})\s+(?:count ?down)(?:\s+(?:for|called|named)\s+(?:the\s+|my\s+)?"
+        r"(?P<l>[a-z]+(?: [a-z]+)?))?\W*$"),
     _rx(rf"\b(?:count down|countdown)\s+(?:from\s+)?(?P<d>{_DURATION})"),
     # "ten minutes, pasta timer"
     _rx(rf"^(?P<d>{_DURATION}),?\s+(?:the\s+|a\s+|my\s+)?(?P<l>(?!an?\b|the\b)[a-z]+)"
@@ -166,18 +182,30 @@ _REMIND: Final = (
         rf"(?P<x>.+?)\s+(?P<w>{_WHEN}.*)$"),
     _rx(rf"^(?:i\s+(?:want|need|would\s+like)|i'd\s+like|give\s+me)\s+a\s+reminder\s+"
         rf"(?:to|for|about)\s+(?P<x>.+?)\s+(?P<w>{_WHEN}.*)$"),
+    # "I keep forgetting to ring the chemist, could you remind me at half ten tomorrow?"
+    _rx(rf"^i\s+(?:keep|always)\s+forget(?:ting)?\s+to\s+(?P<x>[^,]+?),?\s+(?:(?:so|and)\s+)?"
+        rf"(?:(?:can|could|would|will)\s+you\s+)?remind\s+me\s+(?P<w>{_WHEN}[^,?]*?)\W*$"),
+    # "Tomorrow at 7:45 am, take the blue folder to school, remind me of that would you."
+    _rx(rf"^(?P<w>{_WHEN}[^,]*),\s+(?P<x>[^,]+),\s+remind\s+me(?:\s+(?:of|about)\s+(?:that|it))?"
+        r"(?:,?\s+(?:would|could|will|can)\s+you)?\W*$"),
 )
 _STOP_VERB: Final = (r"(?:cancel|stop|clear|delete|remove|turn off|scrap|drop|call off|kill"
+                    r"|ditch|bin|get rid of|forget about|abort"
                     r"|never mind|cancell?ing|stopping|deleting|removing|scrapping|dropping)")
-_CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off|scrap|call off)\s+"
-                         r"(?:all|every|everything)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?(?:timers?|reminders?|"
-                         r"alarms?)(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?\s*$")
+_CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off|scrap|call off|ditch|bin"
+                         r"|kill)\s+(?:all|every|everything|them all|all of them"
+                         r"|the (?:whole )?lot)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?"
+                         r"(?:timers?|reminders?|alarms?)"
+                         r"(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?"
+                         r"(?:,\s*(?:every|all (?:the|my))\s+(?:timers?|reminders?|alarms?)"
+                         r"(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?"
+                         r"(?:,\s+(?:i|i'm|i've|we|we're|we've|because|'?cause|since|so)\b.*)?\s*$")
 _CANCEL_ONE: Final = (
     _rx(rf"^(?:the\s+|my\s+)?(?:timer|reminder|alarm)\s+(?:for|about)\s+(?:the\s+)?(?P<x>[^,]+?),?"
         rf"\s+(?:please\s+)?{_STOP_VERB}\s+(?:it|that)\b"),
     _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?:reminder|alarm)s?"
         r"\s+(?:to|about|for)\s+(?P<x>.+)$"),
-    _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?P<x>[\w ]+?)\s+"
+    _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+|that\s+|this\s+)?(?P<x>[\w ]+?)\s+"
         r"(?:timer|reminder|alarm)$"),
     _rx(rf"\b{_STOP_VERB}\s+(?:the\s+|my\s+)?(?P<x>timer|"
         r"reminder|alarm)$"),
@@ -262,6 +290,7 @@ def search_notes_args(text: str) -> Args | None:
     query = _drop_article(_ANYTHING_ON.sub("", _clean(found.group("x")))) if found else ""
     query = _SENTENCE_END.split(query, maxsplit=1)[0]  # "the plumber? Have a look in ..."
     query = _VAGUE_TAIL.sub("", _ASKED_AFTER.sub("", query))  # "the dentist thing": "dentist"
+    query = _WHY_AFTER.sub("", query)
     return {"query": query} if query else None
 
 
@@ -282,7 +311,7 @@ def delete_notes_args(text: str) -> Args | None:
     if _DELETE_ALL.search(clean):
         return {"query": "all"}
     found = _first(_DELETE_SOME, clean)
-    query = _drop_article(_clean(found.group("x"))) if found else ""
+    query = _WHY_AFTER.sub("", _drop_article(_clean(found.group("x")))) if found else ""
     return {"query": query} if query and query.lower() not in _NOT_A_QUERY else None
 
 

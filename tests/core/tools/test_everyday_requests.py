@@ -14,21 +14,9 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.tools.args import is_grounded
-from desktop_agent.core.tools.decision import plan_decision
 from desktop_agent.core.tools.launch import open_app_args, open_location_args
-from desktop_agent.core.tools.router import candidate_tools
-from desktop_agent.core.tools.specs import BUILTIN_SPECS
 from desktop_agent.core.tools.type_text import type_text_args
-
-
-def _offered(text: str) -> list[str]:
-    return [s.name for s in candidate_tools(text, BUILTIN_SPECS)]
-
-
-def _decided(text: str) -> tuple[str, dict[str, Any]] | None:
-    offered = candidate_tools(text, BUILTIN_SPECS)
-    call = plan_decision(text, offered).call if offered else None
-    return (call.name, dict(call.arguments)) if call is not None else None
+from tests.core.tools.said import decided, offered
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -161,10 +149,10 @@ def _decided(text: str) -> tuple[str, dict[str, Any]] | None:
 ])
 def test_a_request_said_the_everyday_way_is_read(text: str, want: tuple[str, dict[str, Any]]
                                                  ) -> None:
-    assert _decided(text) == want
+    assert decided(text) == want
 
 
-@pytest.mark.parametrize(("text", "offered"), [
+@pytest.mark.parametrize(("text", "want"), [
     # asked of the assistant, whatever the words mention
     ("my mate says putting the volume on max drains your battery, is that actually true", []),
     ("Suppose I saved all my passwords in a note, would that be a silly idea security-wise?",
@@ -192,15 +180,15 @@ def test_a_request_said_the_everyday_way_is_read(text: str, want: tuple[str, dic
     ("Can you remind me what reminders I've got set for later on?", ["list_timers"]),
     ("Remind me of my timers.", ["list_timers"]),
 ])
-def test_what_is_offered(text: str, offered: list[str]) -> None:
-    assert _offered(text) == offered
+def test_what_is_offered(text: str, want: list[str]) -> None:
+    assert offered(text) == want
 
 
 def test_a_note_pointed_back_at_is_no_query_the_model_decides() -> None:
     text = "I've paid the window cleaner now, so you can get rid of that note about him."
-    assert _offered(text) == ["delete_notes"]
-    assert _decided(text) is None  # "him" is no note's words: the model writes them
-    assert _decided("Delete the note about the dentist.") == (
+    assert offered(text) == ["delete_notes"]
+    assert decided(text) is None  # "him" is no note's words: the model writes them
+    assert decided("Delete the note about the dentist.") == (
         "delete_notes", {"query": "dentist"})
 
 

@@ -315,3 +315,16 @@ def test_offer_tools_rules_first_then_meaning_and_without_meanings_the_rules_alo
     assert offer_tools(rough, BUILTIN.specs, router) == Offer(
         (BUILTIN["get_current_time"].spec,), by_meaning=True)
 
+
+
+def test_the_veto_compares_the_request_not_the_context_before_it() -> None:
+    context = "I've got a train at ten past seven and no idea how long I've got"
+    said = f"{context}, what time is it now?"
+    router = _time_router({said: (0.3, 0.0, 0.95), "what time is it now?": (1.0, 0.0, 0.1)})
+    ask = [ChatMessage("user", said)]
+    assert offered_tools(ask, BUILTIN.specs) == (BUILTIN["get_current_time"].spec,)
+    # The whole sentence is nearer to chat; the request after the context is the clock's.
+    assert offer_tools(ask, BUILTIN.specs, router).tools == (BUILTIN["get_current_time"].spec,)
+    alone = [ChatMessage("user", "what's the time difference with Tokyo")]
+    assert offer_tools(alone, BUILTIN.specs, _time_router(
+        {"what's the time difference with Tokyo": (0.4, 0.0, 0.9)})) == Offer(())

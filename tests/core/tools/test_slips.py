@@ -44,3 +44,22 @@ def test_what_was_meant(heard: str, meant: str) -> None:
 ])
 def test_what_needs_no_mending_is_left_as_said(said: str) -> None:
     assert as_meant(said) == said
+
+
+@pytest.mark.parametrize(("said", "meant"), [
+    ("Have I got any notes about the caravan, pet? I'm sure",
+     "Have I got any notes about the caravan? I'm sure"),
+    ("Jot this down for me, hen: Morag owes me a tenner",
+     "Jot this down for me: Morag owes me a tenner"),
+    ("Mate, what's a hundred", "what's a hundred"),
+    ("yo get discord open real quick, the squad's waiting",
+     "get discord open, the squad's waiting"),
+    ("mute it rn, my mum's coming", "mute it, my mum's coming"),
+    ("This song's pure mince, gonnae put the next one on?",
+     "This song's pure mince, will you put the next one on?"),
+    ("Would you ever search my notes for X?", "would you search my notes for X?"),
+    ("note that I love my mate", "note that I love my mate"),  # inside the words: kept
+    ("Sugar, flour and eggs", "Sugar, flour and eggs"),  # a list, not a name
+])
+def test_names_and_tags_for_the_listener_are_dropped(said: str, meant: str) -> None:
+    assert as_meant(said) == meant
