@@ -57,7 +57,10 @@ language and a stammer as written; tuned on), ``tune11`` (80 lines, 60 a tool an
 written the same way in the sixteenth session: requests rich in arguments, the details
 before the verb, corrected mid-sentence, numbers in words; tuned on), ``tune12`` (80 lines,
 56 a tool and 24 none, the same way: regional and generational English, from Scotland to
-New Zealand, the very polite and the very young; tuned on), ``desktop``
+New Zealand, the very polite and the very young; tuned on), ``tune13`` (80 lines, 56 a
+tool and 24 none, the same way: times, dates and durations said every which way; tuned
+on), ``tune14`` (80 lines, 55 a tool and 25 none, the same way: numbers, money, arithmetic
+and units; tuned on), ``desktop``
 (the desktop tools' held-out set, ``heldout/desktop_tools.jsonl``, read in the catalog's
 names); totals are printed for each and for all. ``--llm-only`` turns the argument rules
 off, so the figures are the model's own (its grammar-constrained calls). ``--semantic``
@@ -92,6 +95,7 @@ SETS = {"dev": DATA_FILE, "heldout": "tool_utterances_heldout.jsonl",
         "tune8": "tool_utterances_tune8.jsonl", "tune9": "tool_utterances_tune9.jsonl",
         "tune10": "tool_utterances_tune10.jsonl",
         "tune11": "tool_utterances_tune11.jsonl", "tune12": "tool_utterances_tune12.jsonl",
+        "tune13": "tool_utterances_tune13.jsonl", "tune14": "tool_utterances_tune14.jsonl",
         "desktop": "heldout/desktop_tools.jsonl",
         "blind3": "heldout/tools_blind3.jsonl"}
 HELDOUT_NAMES = {"open_target": "open_location", "volume": "set_volume"}

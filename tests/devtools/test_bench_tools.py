@@ -205,7 +205,7 @@ def test_the_second_tuning_set_is_packaged_and_names_catalog_tools_or_future_one
 @pytest.mark.parametrize(("name", "lines", "none"), [
     ("tune3", 87, 19), ("tune4", 80, 31), ("tune5", 86, 31), ("tune6", 79, 28),
     ("tune7", 80, 28), ("tune8", 79, 28), ("tune9", 80, 28), ("tune10", 80, 28),
-    ("tune11", 80, 20), ("tune12", 80, 24)])
+    ("tune11", 80, 20), ("tune12", 80, 24), ("tune13", 80, 24), ("tune14", 80, 25)])
 def test_the_later_tuning_sets_are_packaged_and_name_only_catalog_tools(
         name: str, lines: int, none: int) -> None:
     from desktop_agent.core.tools.catalog import BUILTIN

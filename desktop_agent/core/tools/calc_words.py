@@ -189,6 +189,9 @@ _BEFORE_NUMBERS: Final = (
     (re.compile(r"\b(?:a |one )?half (?:of )?an? (?=[a-z])"), "0.5 "),
     (re.compile(r"\b(?:a|one) quarter of an? (?=[a-z])"), "0.25 "),
     (re.compile(r"\bthree quarters of an? (?=[a-z])"), "0.75 "),
+    # "a pint and a half", "a stone and a half": a measure and a half of it
+    (re.compile(r"\b(?:a|one) (pint|stone|cup|litre|liter|gallon|pound|kilo|mile|foot|inch"
+                r"|ounce|quart|tablespoon|teaspoon|metre|meter|yard) and a half\b"), r"1.5 \1"),
 )
 _DOZENS: Final = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?) dozen\b")
 _CURRENCY: Final = r"(dollar|pound|euro|buck|quid)s?"

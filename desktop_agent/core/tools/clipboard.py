@@ -49,9 +49,11 @@ _ANSWER: Final = (r"(?:(?:your|the|that|this)\s+(?:last\s+)?(?:answer|reply|resp
                   r"|the\s+last\s+thing\s+you\s+said)")
 _CLIPBOARD: Final = r"(?:the\s+|my\s+)?clipboard"
 _COPY: Final = re.compile(
-    rf"^(?:copy|copy\s+down)\s+{_ANSWER}(?:\s+(?:to|into|onto|on)\s+{_CLIPBOARD})?"
+    rf"^(?:copy|copy\s+down)\s+{_ANSWER}(?:\s+with\s+the\s+\w+)?"
+    rf"(?:\s+(?:to|into|onto|on)\s+{_CLIPBOARD})?"
     r"(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*)*[.!?]*$"
-    rf"|^(?:put|save|send|place|stick|pop|whack|chuck|bung)\s+{_ANSWER}\s+(?:on|in|to|into|onto)"
+    rf"|^(?:put|save|send|place|stick|pop|whack|chuck|bung|get)\s+{_ANSWER}\s+"
+    r"(?:on|in|to|into|onto)"
     rf"\s+{_CLIPBOARD}(?:\s+(?:please|for\s+me|now)|,?\s+so\s+(?:that\s+)?i\s+can\s+paste\b.*"
     r"|,?\s+i(?:'ll|\s+will|\s+want\s+to|\s+need\s+to)\s+paste\b.*)*[.!?]*$"
     rf"|^copy\s+(?:it\s+|that\s+)?to\s+{_CLIPBOARD}[.!?]*$"

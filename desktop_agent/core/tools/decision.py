@@ -57,6 +57,7 @@ from desktop_agent.core.tools.router import (
 from desktop_agent.core.tools.semantic import MeaningRouter
 from desktop_agent.core.tools.slips import as_meant
 from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
+from desktop_agent.core.tools.words_spans import is_moment
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -294,13 +295,17 @@ def _words_of(tool: str, user: str, asked: str | None, catalog: Catalog) -> Args
     the request alone is read; else, or when it spells out nothing, all of it. All of it
     too when it reads the request's arguments the same and adds one (the context names
     the timer: "the roast has just gone in, could you time an hour and a half for me").
-    Words typed as said are read from all of it when the request opens with them.
+    Words typed as said are read from all of it when the request opens with them, and so
+    is a request after a moment ("first thing tomorrow, remind me to ...").
     """
     whole = arguments_from_words(tool, user, catalog)
     if whole is not None and (entry := catalog.get(tool)) is not None and entry.verbatim \
             and entry.words is not None and entry.words(user) == whole:
         return whole  # "type: meeting moved. Bring the figures!": every sentence is typed
     if asked is not None and (args := arguments_from_words(tool, asked, catalog)) is not None:
+        said_first = user[:max(0, len(user) - len(asked))].strip(" ,.;")
+        if whole is not None and said_first and is_moment(said_first):
+            return whole  # "This Friday at 7, remind me to book the taxi for Saturday"
         return whole if adds_to(whole, args) else args
     return whole
 

@@ -54,6 +54,10 @@ _OPERATOR_WORD: Final = _rx(
     r"|\bpercent\b|\bper cent\b|%"
     r"|\b(?:split|share|divide)\b[^.?!]{1,40}\b(?:between|among|amongst)\b"
     r"|\badd(?: up| together)?\s+[$£€]?\d"
+    r"|\b(?:double|halve|triple)\s+[$£€]?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred)\b)"
+    r"|\bout of\b[^.?!]{1,40}\bas an? percent(?:age)?\b"
+    r"|\b(?:times|multiply) (?:that|it) by\b"
     r"|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand))\s+over"
     r"\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred|thousand)\b)")
 _OPERATOR_SIGN: Final = re.compile(r"\d\s*[-+*/x×^]\s*\d")
@@ -102,7 +106,7 @@ _REMIND: Final = _rx(r"\bremind(?:er|ers)?\b|\bdon't let me forget\b|\bgive me a
                      r"|\bnudge me\b")
 _CANCEL: Final = _rx(r"\b(?:cancel|cancell?ing|stopping|deleting|removing|stop|delete|remove|clear"
                      r"|turn off|switch off|kill|abort"
-                     r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off"
+                     r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off|wipe|erase"
                      r"|forget about)\b")
 _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
                            r"|rundown|run ?through|go(?:ing)? through|got going|on the go"
@@ -162,9 +166,17 @@ _ASKED_OF: Final = _rx(r"(?<!\bi )\bask(?:s|ed|ing)?\s+(?:you|me|him|her|them|us
 what time it is?" asks."""
 
 
+_TO_CLIPBOARD: Final = _rx(r"\b(?:onto|on|to|in|into) (?:the |my )?clipboard\b")
+"""Where a copy goes: "copy that last answer with the date onto the clipboard" asks for the
+answer, not the date."""
+
+
 def asks_time(t: str) -> bool:
-    """get_current_time: "what time is it", "what's today's date"; not a question reported."""
-    return bool(_TIME_ASK.search(t)) and not _ASKED_OF.search(t)
+    """get_current_time: "what time is it", "what's today's date".
+
+    Not a question reported, and not an answer copied to the clipboard.
+    """
+    return bool(_TIME_ASK.search(t)) and not _ASKED_OF.search(t) and not _TO_CLIPBOARD.search(t)
 
 
 _AMOUNT_SAID: Final = _rx(r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
@@ -267,9 +279,9 @@ _BARE_TIMER: Final = _rx(
     rf"^(?:(?:just\s+)?(?:give me|stick|put|pop|set)\s+(?:on\s+)?)?(?:another\s+)?"
     rf"(?:{_NUMBER}(?:[ -]{_NUMBER})?|a couple of|a few)[ -]{_TIME_UNIT}"
     rf"(?:\s+and\s+a\s+(?:half|quarter))?"
-    rf"(?:\s+on\s+the\s+clock|\s+for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?)?"
-    rf"(?:,?\s+(?:please|yeah|ta|thanks|cheers|for me|would you|could you|will you|ok(?:ay)?))*"
-    r"\W*$")
+    rf"(?:\s+on\s+the\s+clock)?(?:\s+for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?)?"
+    rf"(?:,?\s+(?:please|yeah|ta|thanks|cheers|for me|would you|could you|will you|ok(?:ay)?"
+    r"|go|now))*\W*$")
 """A timer asked for by its duration alone, the whole request ("seven minutes for the eggs,
 yeah?", "just stick ninety seconds on the clock for me", "give me seven minutes")."""
 
@@ -298,7 +310,7 @@ def alarm_tools(t: str) -> set[str]:
         return {"list_timers"}
     timer, remind = bool(_TIMER.search(t)), bool(_REMIND.search(t))
     if timer or remind:
-        if _CANCEL.search(t):
+        if _cancels(t):
             out.add("cancel_timer")
         elif _LIST_PENDING.search(t) and not (remind and re.search(r"\bremind me\b", t, re.I)):
             out.add("list_timers")
@@ -308,9 +320,22 @@ def alarm_tools(t: str) -> set[str]:
             out.add("set_reminder")
         else:
             out.add("set_timer")
-        if remind and re.search(r"\bremind me\b", t, re.I) and not _CANCEL.search(t):
+        if remind and re.search(r"\bremind me\b", t, re.I) and not _cancels(t):
             out.add("set_reminder")
     return out
+
+
+_REMIND_TASK: Final = _rx(r"\bremind (?:me|us)\b[^,.?!]*?\b(?:to|that|about)\b")
+
+
+def _cancels(t: str) -> bool:
+    """Whether ``t`` asks to cancel: a cancelling word not inside what is to be reminded.
+
+    "Remind me to drop the keys round": the keys, not a reminder, are dropped.
+    """
+    cancel = _CANCEL.search(t)
+    task = _REMIND_TASK.search(t)
+    return cancel is not None and (task is None or cancel.start() < task.end())
 
 
 def picked_by(family: Callable[[str], set[str]], tool: str) -> Callable[[str], bool]:

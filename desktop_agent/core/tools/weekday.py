@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from desktop_agent.core.errors import AgentError
+from desktop_agent.core.tools.calc_words import replace_number_words
 
 _MONTHS: Final = ("January", "February", "March", "April", "May", "June", "July", "August",
                   "September", "October", "November", "December")
@@ -45,11 +46,21 @@ _ORDINALS: Final = {
 }
 _ORDINAL: Final = (r"(?:(?:twenty|thirty)[- ])?(?:" + "|".join(_ORDINALS) + ")")
 _DAY: Final = rf"(?:\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINAL})"
-_YEAR: Final = r"(?:,?\s+(?P<year>\d{4}))?"
+_UNIT_WORD: Final = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEEN_WORD: Final = (r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
+                     r"|nineteen)")
+_TENS_WORD: Final = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_SPOKEN_YEAR: Final = (
+    rf"(?:eighteen|nineteen|twenty)[ -](?:{_TENS_WORD}(?:[ -]{_UNIT_WORD})?|{_TEEN_WORD}"
+    rf"|o(?:h)?[ -]{_UNIT_WORD}|hundred)"
+    rf"|two thousand(?:(?: and)?[ -](?:{_TENS_WORD}(?:[ -]{_UNIT_WORD})?|{_TEEN_WORD}"
+    rf"|{_UNIT_WORD}))?")
+"""A year said in words: "nineteen sixty-nine", "twenty twenty-six", "two thousand and one"."""
+_YEAR: Final = rf"(?:,?\s+(?P<year>\d{{4}}\b|{_SPOKEN_YEAR}))?"
 _DATES: Final = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"\b(?P<month>{_MONTH})\s+(?:the\s+)?(?P<day>{_DAY})\b{_YEAR}",
     rf"\b(?:the\s+)?(?P<day>{_DAY})\s+(?:of\s+)?(?P<month>{_MONTH})\b{_YEAR}",
-    rf"\bthe\s+(?P<day>{_DAY})\b",
+    rf"\bthe\s+(?P<day>{_DAY})\b(?P<next_month>\s+of\s+next\s+month\b)?",
     rf"^\s*(?P<day>{_DAY})\s*$",  # the model's bare "14" or "14th"
 ))
 """A date as said, most specific first: month and day, day and month, a day alone."""
@@ -120,11 +131,14 @@ def weekday_date(words: str, today: dt.date) -> dt.date:
     day = _day_number(found.group("day"))
     groups = found.groupdict()
     if not groups.get("month"):
+        if groups.get("next_month"):  # "the first of next month"
+            later = (today.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
+            return _checked(later.year, later.month, day)
         return _checked(today.year, today.month, day)
     month = next(i for i, name in enumerate(_MONTHS, 1) if name.lower().startswith(
         groups["month"].lower()[:3]))
     if groups.get("year"):
-        return _checked(int(groups["year"]), month, day)
+        return _checked(_year(groups["year"]), month, day)
     if month == 2 and day == 29:  # the next 29th of February, up to eight years ahead
         year = next(y for y in range(today.year, today.year + 9)
                     if calendar.isleap(y) and dt.date(y, 2, 29) >= today)
@@ -144,6 +158,17 @@ def _named_date(found: re.Match[str], today: dt.date) -> dt.date:
     month, day = _NAMED_DAYS.get(key, _NAMED_DAYS.get(key.replace(" day", ""), (12, 25)))
     date = dt.date(today.year + (1 if found.group("next") else 0), month, day)
     return date if date >= today or found.group("next") else dt.date(today.year + 1, month, day)
+
+
+def _year(said: str) -> int:
+    """A year in digits or words ("1969", "nineteen sixty-nine", "two thousand and one")."""
+    if said.isdigit():
+        return int(said)
+    parts = replace_number_words(said.lower().replace("-", " ")).replace(" oh ", " ").split()
+    numbers = [int(p) for p in parts if p.isdigit()]
+    if len(numbers) >= 2 and numbers[0] < 100:  # "19 60 9": 1969
+        return numbers[0] * 100 + sum(numbers[1:])
+    return sum(numbers) if numbers else 0
 
 
 def _checked(year: int, month: int, day: int) -> dt.date:

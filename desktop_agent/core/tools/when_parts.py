@@ -81,8 +81,23 @@ def _take(pattern: str, text: str) -> tuple[re.Match[str] | None, str]:
     return m, text[: m.start()] + " " + text[m.end():]
 
 
+_HOLIDAYS: Final = {"new year's eve": "december 31", "new years eve": "december 31",
+                    "new year's day": "january 1", "new years day": "january 1",
+                    "christmas eve": "december 24", "christmas day": "december 25",
+                    "christmas": "december 25", "boxing day": "december 26",
+                    "halloween": "october 31", "valentine's day": "february 14"}
+"""Days said by name, as the date they fall on."""
+_HOLIDAY_RE: Final = re.compile(r"\b(?:" + "|".join(sorted(_HOLIDAYS, key=len, reverse=True))
+                                + r")\b")
+
+
 def _take_date(text: str, now: dt.datetime, parts: _Parts) -> str:
     today = now.date()
+    text = _HOLIDAY_RE.sub(lambda h: _HOLIDAYS[h.group()], text)
+    m, text = _take(r"\ba week on (" + "|".join(_WEEKDAYS) + r")\b", text)
+    if m:  # British: the weekday a week after the coming one
+        parts.date = today + ((_WEEKDAYS.index(m.group(1)) - today.weekday()) % 7 + 7) * _DAY_SPAN
+        return text
     m, text = _take(r"\bday after tomorrow\b", text)
     if m:
         parts.date = today + 2 * _DAY_SPAN
@@ -119,7 +134,24 @@ def _take_date(text: str, now: dt.datetime, parts: _Parts) -> str:
         except ValueError:
             raise _fail(f"There is no such date. {_WHEN_HINT}") from None
         return rest
+    m, rest = _take(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?:\s+of\s+(this|next)\s+month)?",
+                    dated)
+    if m:  # "the 23rd": this month's, or next month's once it has gone by
+        return _set_day_of_month(rest, now, parts, int(m.group(1)), m.group(2) == "next")
     return text
+
+
+def _set_day_of_month(rest: str, now: dt.datetime, parts: _Parts, day: int,
+                      next_month: bool) -> str:
+    today = now.date()
+    first = today.replace(day=1)
+    if next_month or day < today.day:
+        first = (first + 32 * _DAY_SPAN).replace(day=1)
+    try:
+        parts.date = first.replace(day=day)
+    except ValueError:
+        raise _fail(f"There is no such date. {_WHEN_HINT}") from None
+    return rest
 
 
 def _set_month_day(rest: str, now: dt.datetime, parts: _Parts, month: str, day: str,
@@ -178,6 +210,11 @@ def _take_time(text: str, parts: _Parts) -> str:
     m, text = _take(r"\b(\d{1,2})\s*(am|pm)\b", text)
     if m:
         return _set_clock(text, parts, int(m.group(1)), 0, m.group(2))
+    m, text = _take(r"\b(?:at\s+)?(?:([01]?\d|2[0-3]) hundred|([01]\d|2[0-3])00)(?: hours| hrs)?\b"
+                    r"(?=\s*(?:hours|hrs|$|on\b|tomorrow\b|today\b|tonight\b))", text)
+    if m:  # "nineteen hundred", "at 1900 hours": a 24-hour clock
+        parts.meridiem = "24"
+        return _set_clock(text, parts, int(m.group(1) or m.group(2)), 0, None)
     m, text = _take(r"\b(\d{1,2})\s+oclock\b", text)
     if m is None:
         m, text = _take(r"\b(?:at|by|around|for)\s+(\d{1,2})\b(?!\.\d)(?! \d)", text)
@@ -204,6 +241,7 @@ def _set_clock(text: str, parts: _Parts, hour: int, minute: int, meridiem: str |
 
 
 def _take_period(text: str, parts: _Parts, now: dt.datetime) -> str:
+    text = re.sub(r"\bfirst thing(?: in the morning)?\b", "morning", text)
     m, text = _take(r"\b(?:this|in the|at|tomorrow)?\s*\b(morning|afternoon|arvo|evening|night)\b|"
                     r"\b(tonight)\b", text)
     if m:

@@ -130,7 +130,9 @@ _NUM: Final = (rf"(?:\d+(?:\.\d+)?|(?:twenty|thirty|forty|fifty|sixty|seventy|ei
                r"|quarter of an|couple of|few)")
 _UNIT_T: Final = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)"
 _DURATION: Final = (rf"(?:{_NUM}[ -]{_UNIT_T}(?:\s+(?:and\s+)?(?:a half|a quarter|three quarters"
-                    rf"|{_NUM}[ -]{_UNIT_T}|\d{{1,2}}\b(?![ -]?{_UNIT_T})))?"
+                    rf"|{_NUM}[ -]{_UNIT_T}|\d{{1,2}}\b(?![ -]?{_UNIT_T})"
+                    rf"|(?:twenty|thirty|forty|fifty)(?:[- ]{_ONES})?\b"
+                    rf"(?![ -]?{_UNIT_T})))?"
                     rf"|{_NUM}\s+and\s+a\s+(?:half|quarter)[ -]{_UNIT_T}"
                     r"|an? hour and a (?:half|quarter)|half an hour)")
 _TIMER: Final = (
@@ -145,6 +147,21 @@ _TIMER: Final = (
     _rx(rf"\btimer\s+for\s+(?:the\s+|my\s+)?(?!(?:next|another|about|around|roughly|exactly"
         rf"|just|over|under|an?|the|my)\b)(?!{_NUM}\b)(?P<l>[a-z][a-z' ]{{0,30}}?)[,?.]?\s+"
         rf"(?P<d>{_DURATION})\W*$"),
+    # "two and a half hours on a timer for the pork shoulder"
+    _rx(rf"^(?:(?:stick|put|pop|set)\s+)?(?P<d>{_DURATION})\s+on\s+(?:a|the)\s+timer"
+        r"(?:\s+for\s+(?:the\s+|my\s+)?(?P<l>[a-z]+(?: [a-z]+)?))?"
+        r"(?:,?\s+(?:please|thanks|cheers))*\W*$"),
+    # "stick a timer on, eight and a half minutes, for the salmon"
+    _rx(rf"\btimer\s+on,?\s+(?P<d>{_DURATION}),?\s+for\s+(?:the\s+|my\s+)?"
+        r"(?P<l>[a-z]+(?: [a-z]+)?)\W*$"),
+    # "ninety seconds, microwave popcorn, timer please"; "parking timer, one hour fifty"
+    _rx(rf"^(?P<d>{_DURATION}),\s+(?P<l>[a-z]+(?: [a-z]+)?),\s+(?:a\s+)?timer\b"
+        r"(?:,?\s+(?:please|thanks|cheers))*\W*$"),
+    _rx(rf"^(?P<l>(?!(?:a|an|the|my|another|set|start)\b)[a-z]+)\s+timer,\s+(?:for\s+)?"
+        rf"(?P<d>{_DURATION})\b"),
+    # "timer for twenty-five minutes, and label it sourdough"
+    _rx(rf"\btimer\s+for\s+(?P<d>{_DURATION}),?\s+and\s+(?:label|call|name)\s+it\s+"
+        r"(?P<l>[a-z]+(?: [a-z]+)?)\W*$"),
     # "timer for ninety secs, noodles"
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION}),\s+(?:the\s+|my\s+)?"
         r"(?P<l>(?!(?:please|thanks|cheers|yeah|ta|ok|okay|now|quick|quickly|mate|love|then"
@@ -163,13 +180,16 @@ _TIMER: Final = (
         rf"(?:(?:just\s+)?(?:give me|stick|put|pop|set)\s+(?:on\s+)?)?(?:another\s+)?"
         rf"(?P<d>{_DURATION})(?:\s+on\s+the\s+clock)?(?:\s+for\s+(?:the\s+|my\s+|our\s+)?"
         rf"(?P<l>(?!me\b|us\b)[a-z]+(?: [a-z]+)?))?(?:,?\s+(?:please|yeah|ta|thanks|cheers"
-        rf"|for me|would you|could you|will you|ok(?:ay)?))*$"),
+        rf"|for me|would you|could you|will you|ok(?:ay)?|go|now))*$"),
 )
-_WHEN: Final = (r"(?:at|on|in|by|tomorrow|tonight|today|this|next|noon|midnight|"
+_WHEN: Final = (r"(?:at|on|in|by|tomorrow|tonight|today|this|next|noon|midnight|a week on|"
                 r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
                 r"january|february|march|april|may|june|july|august|september|october|"
                 r"november|december)\b")
 _REMIND: Final = (
+    # "First thing tomorrow, remind me to phone the garage": the moment first, before a comma
+    _rx(r"^(?P<w>[^,]{3,60}),\s+(?:(?:can|could|would|will)\s+you\s+)?remind\s+me\s+"
+        r"(?:to|that|about)\s+(?P<x>.+)$"),
     _rx(rf"^remind me\s+(?P<w>{_WHEN}.*?)\s+(?:to|that|about)\s+(?P<x>.+)$"),
     _rx(rf"^remind me\s+(?:to|that|about)\s+(?P<x>.+?)\s+(?P<w>{_WHEN}.*)$"),
     _rx(rf"^(?:set|add|create|make)\s+a\s+reminder\s+(?:to|for|about)\s+(?P<x>.+?)\s+"
@@ -190,13 +210,14 @@ _REMIND: Final = (
         r"(?:,?\s+(?:would|could|will|can)\s+you)?\W*$"),
 )
 _STOP_VERB: Final = (r"(?:cancel|stop|clear|delete|remove|turn off|scrap|drop|call off|kill"
-                    r"|ditch|bin|get rid of|forget about|abort"
+                    r"|ditch|bin|get rid of|forget about|abort|wipe|erase"
                     r"|never mind|cancell?ing|stopping|deleting|removing|scrapping|dropping)")
 _CANCEL_ALL: Final = _rx(r"\b(?:cancel|stop|clear|delete|remove|turn off|scrap|call off|ditch|bin"
-                         r"|kill)\s+(?:all|every|everything|them all|all of them"
+                         r"|kill|wipe|erase)\s+(?:all|every|everything|them all|all of them"
                          r"|the (?:whole )?lot)\b(?:\s+(?:of\s+)?(?:my\s+|the\s+)?"
                          r"(?:timers?|reminders?|alarms?)"
                          r"(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?"
+                         r"(?:\s+(?:i've got|i have|i've set|i set|going|running|on))?"
                          r"(?:,\s*(?:every|all (?:the|my))\s+(?:timers?|reminders?|alarms?)"
                          r"(?:\s+and\s+(?:timers?|reminders?|alarms?))?)?"
                          r"(?:,\s+(?:i|i'm|i've|we|we're|we've|because|'?cause|since|so)\b.*)?\s*$")
@@ -257,18 +278,25 @@ def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | 
     return None
 
 
+_CALC_ASKED_AFTER: Final = _rx(r",?\s+(?:what(?:'s| is| does) (?:that|it)(?: come to| make)?"
+                              r"|how much is that)\W*$")
+"""The question after a sum said first: "twelve cubed, *what's that?*"."""
+
+
 def calculate_args(text: str) -> Args | None:
     """calculate: the expression as said, when the calculator can read it ("12 squared").
 
     A verb is said as its operator ("multiply 36 by 7" -> "36 times 7",
     ``core.tools.calc_verbs``): the numbers stay the user's words.
     """
-    expression = _clean(_CALC_PREFIX.sub("", text))
-    try:
-        evaluate(expression)  # only words the calculator can read are an expression
-    except AgentError:
-        return None
-    return {"expression": verbs_as_operators(expression)}
+    said = _clean(_CALC_PREFIX.sub("", text))
+    for expression in dict.fromkeys((said, _clean(_CALC_ASKED_AFTER.sub("", said)))):
+        try:
+            evaluate(expression)  # only words the calculator can read are an expression
+        except AgentError:
+            continue
+        return {"expression": verbs_as_operators(expression)}
+    return None
 
 
 def convert_units_args(text: str) -> Args | None:
@@ -338,12 +366,29 @@ def set_reminder_args(text: str) -> Args | None:
     """
     if (run_on := _REMIND_RUN_ON.search(text)) is not None:
         text = text[run_on.end():]  # "... and I keep forgetting so remind me Thursday ..."
-    found = _first(_REMIND, _clean(text))
-    if found is not None:
+    for pattern in _REMIND:
+        found = pattern.search(_clean(text))
+        if found is None:
+            continue
         what, when = _clean(found.group("x")), _clean(found.group("w"))
         if what and when and is_moment(when):
-            return {"text": what, "when": when}
+            return _longer_moment(what, when)
     return reminder_anywhere(_clean(text))
+
+
+_TO_HOUR: Final = _rx(r"^(?P<h>[\w:]+)\s+(?:to|that|about)\s+(?P<x>.+)$")
+"""The hour of "five *to nine* to transfer ...": the words cut after "to" may end the time."""
+
+
+def _longer_moment(what: str, when: str) -> Args:
+    """``when`` with "to <hour>" taken from ``what`` when that is the time said.
+
+    "At five to nine to transfer the money": "at five to nine", not "at five".
+    """
+    more = _TO_HOUR.match(what)
+    if more is not None and is_moment(longer := f"{when} to {more.group('h')}"):
+        return {"text": _clean(more.group("x")), "when": longer}
+    return {"text": what, "when": when}
 
 
 def cancel_timer_args(text: str) -> Args | None:
@@ -353,4 +398,16 @@ def cancel_timer_args(text: str) -> Args | None:
         return {"which": "all"}
     found = _first(_CANCEL_ONE, clean)
     which = _drop_article(_clean(found.group("x"))) if found else ""
-    return {"which": which} if which else None
+    return {"which": _without_moment(_WHY_AFTER.sub("", which))} if which else None
+
+
+def _without_moment(which: str) -> str:
+    """The reminder's words without the moment it was set for.
+
+    "The garage first thing tomorrow": "garage".
+    """
+    words = which.split()
+    for i in range(1, len(words)):
+        if is_moment(" ".join(words[i:])):
+            return " ".join(words[:i])
+    return which

@@ -187,5 +187,7 @@ def conversion_anywhere(text: str) -> Args | None:
     if not targets:
         return None
     value = float(number.group(1))
+    if re.search(r"(?:\bminus|\bnegative)\s*$", t[:number.start()], re.IGNORECASE):
+        value = -value  # "it's minus twelve Celsius in Oslo"
     return {"value": int(value) if value.is_integer() else value, "from_unit": source,
             "to_unit": targets[0][0]}
