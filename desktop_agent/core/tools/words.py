@@ -21,8 +21,10 @@ from desktop_agent.core.tools.words_spans import (
     accepts,
     conversion_anywhere,
     is_moment,
+    longer_moment,
     reminder_anywhere,
     timer_anywhere,
+    without_moment,
 )
 
 Args = dict[str, Any]
@@ -372,23 +374,9 @@ def set_reminder_args(text: str) -> Args | None:
             continue
         what, when = _clean(found.group("x")), _clean(found.group("w"))
         if what and when and is_moment(when):
-            return _longer_moment(what, when)
+            what, when = longer_moment(what, when)
+            return {"text": _clean(what), "when": when}
     return reminder_anywhere(_clean(text))
-
-
-_TO_HOUR: Final = _rx(r"^(?P<h>[\w:]+)\s+(?:to|that|about)\s+(?P<x>.+)$")
-"""The hour of "five *to nine* to transfer ...": the words cut after "to" may end the time."""
-
-
-def _longer_moment(what: str, when: str) -> Args:
-    """``when`` with "to <hour>" taken from ``what`` when that is the time said.
-
-    "At five to nine to transfer the money": "at five to nine", not "at five".
-    """
-    more = _TO_HOUR.match(what)
-    if more is not None and is_moment(longer := f"{when} to {more.group('h')}"):
-        return {"text": _clean(more.group("x")), "when": longer}
-    return {"text": what, "when": when}
 
 
 def cancel_timer_args(text: str) -> Args | None:
@@ -398,16 +386,4 @@ def cancel_timer_args(text: str) -> Args | None:
         return {"which": "all"}
     found = _first(_CANCEL_ONE, clean)
     which = _drop_article(_clean(found.group("x"))) if found else ""
-    return {"which": _without_moment(_WHY_AFTER.sub("", which))} if which else None
-
-
-def _without_moment(which: str) -> str:
-    """The reminder's words without the moment it was set for.
-
-    "The garage first thing tomorrow": "garage".
-    """
-    words = which.split()
-    for i in range(1, len(words)):
-        if is_moment(" ".join(words[i:])):
-            return " ".join(words[:i])
-    return which
+    return {"which": without_moment(_WHY_AFTER.sub("", which))} if which else None

@@ -191,3 +191,30 @@ def conversion_anywhere(text: str) -> Args | None:
         value = -value  # "it's minus twelve Celsius in Oslo"
     return {"value": int(value) if value.is_integer() else value, "from_unit": source,
             "to_unit": targets[0][0]}
+
+
+_TO_HOUR: Final = re.compile(r"^(?P<h>[\w:]+)\s+(?:to|that|about)\s+(?P<x>.+)$", re.IGNORECASE)
+"""The hour of "five *to nine* to transfer ...": the words cut after "to" may end the time."""
+
+
+def longer_moment(what: str, when: str) -> tuple[str, str]:
+    """(what, when) with "to <hour>" moved from ``what`` to ``when`` when that is the time.
+
+    "At five to nine to transfer the money": "at five to nine", not "at five".
+    """
+    more = _TO_HOUR.match(what)
+    if more is not None and is_moment(longer := f"{when} to {more.group('h')}"):
+        return more.group("x"), longer
+    return what, when
+
+
+def without_moment(which: str) -> str:
+    """A reminder's words without the moment it was set for.
+
+    "The garage first thing tomorrow": "garage".
+    """
+    words = which.split()
+    for i in range(1, len(words)):
+        if is_moment(" ".join(words[i:])):
+            return " ".join(words[:i])
+    return which
