@@ -48,6 +48,9 @@ _FILLER: Final = re.compile(r"\b(?:um+|uh+|erm+|er)\b,?", re.IGNORECASE)
 _SMALL: Final = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9}
 _TAIL: Final = r"(?:\s+(?:of us|people|persons|ways|friends|each))?"
+_ONE_NUMBER: Final = r"(?:(?!.*\b(?:plus|minus|times|divided|multiplied|over|and then)\b).+)"
+"""What "double", "halve" or "triple" applies to: one number, not a sum ("double 5 plus 3"
+is not read)."""
 
 
 def _plus(items: str) -> str:
@@ -98,16 +101,16 @@ _SHAPES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...
         (r"^.*?\b(?P<a>\d+) (?:[a-z']+ ){0,3}?(?:at|for) (?P<b>\d+(?:\.\d+)?) (?:each|apiece"
          r"|a (?:piece|head|ticket|go)),?(?: and)? (?:how much|what)\b.*$",
          lambda m: f"{m['a']} times {m['b']}"),
-        (r"^double (?P<a>.+)$", lambda m: f"{m['a']} times 2"),
-        (r"^triple (?P<a>.+)$", lambda m: f"{m['a']} times 3"),
-        (r"^halve (?P<a>.+)$", lambda m: f"{m['a']} divided by 2"),
+        (rf"^double (?P<a>{_ONE_NUMBER})$", lambda m: f"{m['a']} times 2"),
+        (rf"^triple (?P<a>{_ONE_NUMBER})$", lambda m: f"{m['a']} times 3"),
+        (rf"^halve (?P<a>{_ONE_NUMBER})$", lambda m: f"{m['a']} divided by 2"),
         # "I got forty-two out of fifty on the quiz, what's that as a percentage?"
         (r"^(?:i |we |you |she |he |they )?(?:got|scored|get|have)? ?(?P<a>[\w.-]+)"
          r" out of (?P<b>[\w.-]+)(?: (?:on|in|for) (?:the|my|a|an) [a-z]+)?,?"
          r" (?:what(?:'s| is) that )?as an? percent(?:age)?\W*$",
          lambda m: f"{m['a']} divided by {m['b']} times 100"),
         # "rent's 1,250 a month, times that by twelve"
-        (r"^.*?\b(?P<a>\d[\d,.]*)\b[^,]*,\s*(?:times|multiply) (?:that|it) by (?P<b>.+)$",
+        (r"^[^\d]*?(?P<a>\d[\d,.]*)\b[^\d,]*,\s*(?:times|multiply) (?:that|it) by (?P<b>.+)$",
          lambda m: f"{m['a']} times {m['b']}"),
         (r"^(?:add|sum|total)(?: up| together)? (?P<a>.+?) (?:to|onto) (?P<b>.+)$",
          lambda m: f"{m['b']} plus {m['a']}"),

@@ -55,7 +55,7 @@ from desktop_agent.core.tools.router import (
     is_request,
 )
 from desktop_agent.core.tools.semantic import MeaningRouter
-from desktop_agent.core.tools.slips import as_meant
+from desktop_agent.core.tools.slips import as_meant, unaddressed
 from desktop_agent.core.tools.tool_def import NO_TOOL, Catalog
 from desktop_agent.core.tools.words_spans import is_moment
 
@@ -327,9 +327,19 @@ def plan_decision(user: str, candidates: Sequence[ToolSpec], *, use_words: bool 
             first), all of them or their last clause after some context.
     """
     user = as_meant(user)  # "can you- could you", "ten, no, fifteen minutes": as meant
-    asked = (asked_after_context(user) or asked_before_context(user)) if use_words else None
+    # "..., pet?" names no timer or note; a note keeps "buy butter, honey"; typing keeps all
+    kept, plain = unaddressed(user, names=False), unaddressed(user)
+    said = {text: (asked_after_context(text) or asked_before_context(text))
+            for text in dict.fromkeys((user, kept, plain))} if use_words else {}
+
+    def words_of(tool: str) -> Args | None:
+        entry = catalog.get(tool)
+        text = plain if entry is None or not (entry.verbatim or entry.keeps_later_clauses) \
+            else user if entry.verbatim else kept
+        return _words_of(tool, text, said[text], catalog)
+
     from_words = {t.name: args for t in candidates if use_words
-                  and (args := _words_of(t.name, user, asked, catalog)) is not None}
+                  and (args := words_of(t.name)) is not None}
     explicit = [name for name, args in from_words.items() if args and (not by_meaning or (
         name == candidates[0].name and _asks(user)))]
     if not explicit and len(candidates) == 1 and not by_meaning:

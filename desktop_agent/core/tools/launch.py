@@ -45,7 +45,7 @@ _LOCATION: Final = re.compile(r"\b(?:folder|directory|file|document|downloads|do
                               r"pictures|photos|music\s+folder|videos|desktop\s+folder)\b",
                               re.IGNORECASE)
 _NAMED_FILE: Final = re.compile(r"^(?:(?:the|my|a)\s+)?(?!(?:the|my|a)\s)\S+(?:\s+\S+)*\s+"
-                                r"(?:spreadsheet|presentation|pdf|slides)$", re.IGNORECASE)
+                                r"(?:spreadsheet|presentation|pdf)$", re.IGNORECASE)
 """A file named by its kind, last ("the mortgage comparison spreadsheet"); "the spreadsheet"
 alone may be the application."""
 _DOT: Final = re.compile(r"\s+dot\s+|(?<=\w)\.(?=\w)", re.IGNORECASE)

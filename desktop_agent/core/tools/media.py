@@ -132,8 +132,8 @@ def media_args(text: str) -> dict[str, Any] | None:
     return None
 
 
-_WHO_IS_THIS: Final = re.compile(rf"\b{_MEDIA}\b.*\bwho(?:'s|\s+(?:even\s+)?is)\s+this\W*$",
-                                 re.IGNORECASE)
+_WHO_IS_THIS: Final = re.compile(r"\bthis\s+(?:song|track|tune)\b[^,]*,\s*"
+                                 r"who(?:'s|\s+(?:even\s+)?is)\s+this\W*$", re.IGNORECASE)
 """"Who is this" after the music is spoken of ("this song slaps, who even is this")."""
 
 

@@ -109,7 +109,7 @@ _CANCEL: Final = _rx(r"\b(?:cancel|cancell?ing|stopping|deleting|removing|stop|d
                      r"|get rid of|never ?mind the|scrap|drop|ditch|bin|call off|wipe|erase"
                      r"|forget about)\b")
 _LIST_PENDING: Final = _rx(r"\b(?:how (?:much|long)|left|remaining|running|list|what|which"
-                           r"|rundown|run ?through|go(?:ing)? through|got going|on the go"
+                           r"|rundown|got going"
                            r"|any|anything|do i have|show|read|is (?:there|something))\b")
 _SET_TIMER_ASK: Final = _rx(rf"\b(?:set|start|make|put|begin|create|need|want|give me)\b"
                             rf"|\bfor {_NUMBER}\b|\d")
@@ -166,7 +166,8 @@ _ASKED_OF: Final = _rx(r"(?<!\bi )\bask(?:s|ed|ing)?\s+(?:you|me|him|her|them|us
 what time it is?" asks."""
 
 
-_TO_CLIPBOARD: Final = _rx(r"\b(?:onto|on|to|in|into) (?:the |my )?clipboard\b")
+_TO_CLIPBOARD: Final = _rx(r"\b(?:answer|reply|result|figure|total)\b.*\b(?:onto|on|to|in|into)"
+                           r" (?:the |my )?clipboard\b")
 """Where a copy goes: "copy that last answer with the date onto the clipboard" asks for the
 answer, not the date."""
 
@@ -201,7 +202,8 @@ _PERCENT_WORD: Final = _rx(r"\bper ?cent\b|%")
 _NUMBER_SAID: Final = _rx(r"\d+(?:[.,:]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine"
                           r"|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen"
                           r"|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty"
-                          r"|ninety)(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?\b")
+                          r"|ninety|half|a hundred|a thousand|a million|a grand|a billion)"
+                          r"(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))?\b")
 
 
 def _percent_alone(t: str) -> bool:

@@ -21,7 +21,7 @@ from desktop_agent.core.ports import ToolSpec
 from desktop_agent.core.tools.args import CLAUSE, INTERJECTION, defers
 from desktop_agent.core.tools.catalog import BUILTIN
 from desktop_agent.core.tools.offers import bare_timer, strip_lead
-from desktop_agent.core.tools.slips import as_meant
+from desktop_agent.core.tools.slips import as_meant, unaddressed
 from desktop_agent.core.tools.tool_def import Catalog
 from desktop_agent.core.tools.type_text import asks_type_text
 
@@ -38,7 +38,7 @@ def candidate_tools(text: str, specs: Sequence[ToolSpec], catalog: Catalog = BUI
     it?", ``asked_after_context``). A spec with no entry in ``catalog`` is never a candidate: an
     entry's ``offered`` rule is what lets the model be offered a tool.
     """
-    t = as_meant(" ".join(text.replace("\u2019", "'").split()))
+    t = unaddressed(as_meant(" ".join(text.replace("\u2019", "'").split())))
     if len(t) > MAX_REQUEST_CHARS:
         return ()  # long read-aloud text is not a request
     asked = asked_after_context(t)
@@ -75,7 +75,7 @@ _NO_TOOL_ASKED: Final = re.compile(
     r"|what(?:'s| is| was) the (?:date|year) (?:of|when)\b"
     r"|who (?:sang|wrote|composed|recorded) (?!this\b|it\b)"
     r"|how long (?:should|would) (?:i|you|we)\b"
-    r"|how (?:do|can|would|should) (?:i|you|we|people) (?:[\w']+ ){1,6}?(?:on|in|with) "
+    r"|how (?:do|can|would|should) (?:i|you|we|people) (?:[\w']+ ){1,6}?on "
     r"(?:a|an|my|your|their) (?!computer\b|laptop\b|pc\b|desktop\b|machine\b|screen\b)"
     r"|is (?:[\w%']+ ){1,8}?(?:safe|bad|healthy|dangerous|harmful) (?:for|to)\b",
     re.IGNORECASE)
@@ -205,7 +205,11 @@ _ASKING: Final = re.compile(
     r"|copy|type|key in|enter (?:the )?(?:words?|text|phrase)|recite|speak|say what"
     r"|ring|ping|nudge|wake|call off|scrap|bin|drop|ditch|pull up|take me|hold|go through"
     r"|bring (?:it|the volume|the sound|the music) (?:up|down)|bump|crank|carry on|keep going"
-    r"|get|stick|pop|whack|chuck|bung|knock|move on|back it up|double|halve|triple"
+    r"|get (?=\S+(?: \S+){0,3} (?:going|open|on|onto|up|back on|started)\b)"
+    r"|(?:stick|pop|whack|chuck|bung) (?=(?:a|an|the|that|this|it|on|some|my|\d)\b)"
+    r"|move on|back it up"
+    r"|(?:double|halve|triple) (?=[$£€]?(?:\d|(?:a |one |two |three |four |five |six |seven |eight"
+    r"|nine |ten |twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)))"
     r"|you can (?:resume|play|pause|stop|continue|carry on|unpause|skip|turn|tell me|cancel"
     r"|delete|remove|open|type|copy|mute|unmute))\b"
     r"|(?:\b(?:so|and|now)|,) you can (?:cancel|delete|remove|get rid of|stop|turn|open|type|copy"
@@ -214,7 +218,8 @@ _ASKING: Final = re.compile(
     r"|resume|play|pause|carry on)\b"
     r"|\bwondering (?:if|whether) you (?:could|can|would|might)\b"
     r"|^(?:it'd|it would|that'd|that would) be (?:great|grand|lovely|nice|good|brilliant|ace"
-    r"|handy|helpful) if\b"
+    r"|handy|helpful) if (?:you (?:could|would)\b|(?:the|my) (?:computer|sound|volume|music"
+    r"|laptop) (?:was|were) (?:a (?:bit|little|wee bit) )?(?:quieter|louder|softer|lower)\b)"
     r"|^(?:i (?:need|want|would (?:like|love))|i'd (?:like|love)|let's have)"
     r" (?:a|an|another|the (?:time|date)|to (?:set|add|make|take|know|hear))\b"
     r"|^(?:any |my |the )?notes? (?:mentioning|about|with|on|that mention|containing)\b"

@@ -50,14 +50,20 @@ _NAME: Final = (r"(?:pet|hen|love|luv|dear|darling|sweetie|sweetheart|hun|honey|
 _ADDRESSED: Final = re.compile(
     rf"^(?:(?:{_NAME}|och|howzit|oi|chur(?: bro)?|ngl|tbh|lowkey|honestly)\s*[,!]\s+"
     r"|(?:yo|bruh|ngl|lowkey|och)\s+(?=[a-z]))+"
-    rf"|,\s*(?:{_NAME}|eh|sweet as|hard out|cheers|lol|ngl|rn|real quick)"
-    r"(?=\s*(?:[.!?,:;]|$))"
-    r"|\s+(?:rn|real quick|lol)(?=\s*(?:[.!?,]|$))",
+    rf"|,\s*{_NAME}(?=\s*:)",
     re.IGNORECASE)
-"""The words that address the listener, not the request: a name before it ("Mate, ...",
-"yo get discord open"), one after a comma ("any notes about the caravan, pet?", "jot
-this down for me, hen: ..."), a tag ("..., eh", "rn"). Dropped, so that
-what is asked is read without them."""
+"""The words that address the listener before the request: a name ("Mate, ...", "yo get
+discord open"), or one before the colon that opens what to keep ("jot this down for me,
+hen: ..."). Dropped, so that what is asked is read without them."""
+_TAGGED_NAME: Final = re.compile(rf",\s*{_NAME}(?=\s*(?:[.!?:;]|$))"
+                                 r"|,\s*(?:lol|ngl)(?=\s*(?:[.!?,:;]|$))|\s+lol(?=\s*(?:[.!?,]|$))",
+                                 re.IGNORECASE)
+"""A name after what is asked ("any notes about the caravan, pet?"), and "lol"."""
+_TAGGED: Final = re.compile(
+    r",\s*(?:eh|sweet as|hard out|cheers|rn|real quick)(?=\s*(?:[.!?,:;]|$))"
+    r"|\s+(?:rn|real quick)(?=\s*(?:[.!?,]|$))",
+    re.IGNORECASE)
+"""A tag after what is asked ("open up the calendar app, eh, ...", "mute it rn")."""
 _SPOKEN_ASK: Final = (
     (re.compile(r"\bgonnae\s+", re.IGNORECASE), "will you "),
     (re.compile(r"\bwould (?:ye|ya)\b", re.IGNORECASE), "would you"),
@@ -84,3 +90,15 @@ def as_meant(text: str) -> str:
     for ask, meant in _SPOKEN_ASK:
         text = ask.sub(meant, text)
     return self_corrected(_ADDRESSED.sub("", text))
+
+
+def unaddressed(text: str, *, names: bool = True) -> str:
+    """``text`` without a tag for the listener (and a name, with ``names``) after what is asked.
+
+    For what a request asks and the names it gives (a search, what to open, which timer):
+    "any notes about the caravan, pet?" -> "any notes about the caravan?". Words to keep as
+    said (a note, a reminder) lose only the tags ("..., sweet as"), not a name ("buy butter,
+    honey"); text to type loses nothing ("type: see you soon, love").
+    """
+    text = _TAGGED.sub("", text)
+    return _TAGGED_NAME.sub("", text) if names else text

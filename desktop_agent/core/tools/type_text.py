@@ -36,7 +36,7 @@ _PLACE_FIRST: Final = rf"(?:(?:in|into)\s+{_PLACE}\s*,?\s+)?"
 _TYPE: Final = re.compile(
     rf"^{_PLACE_FIRST}"
     r"(?:type\s+out|type\s+in|key\s+in|type|enter(?=\s+(?:the\s+)?(?:words?|text|phrase)\b))"
-    r"(?!\s+of\b)(?!\s+(?:faster|quicker|slower|better|fast|quickly|properly|well)\b)"
+    r"(?!\s+of\b)(?!\s+(?:faster|quicker|slower)\s+(?:on|than|with|or)\b)"
     r"(?:\s+(?:the\s+)?(?:words?|text|phrase|sentence|following|this|these\s+words))?"
     rf"(?:\s+(?:in|into|in\s+to)\s+(?:{_PLACE}(?=\s*[:,;-])|[\w.]+(?:\s+[\w.]+)?(?=\s*:)))?"
     r"(?:\s+for\s+me)?"

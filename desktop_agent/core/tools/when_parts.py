@@ -137,15 +137,16 @@ def _take_date(text: str, now: dt.datetime, parts: _Parts) -> str:
     m, rest = _take(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?:\s+of\s+(this|next)\s+month)?",
                     dated)
     if m:  # "the 23rd": this month's, or next month's once it has gone by
-        return _set_day_of_month(rest, now, parts, int(m.group(1)), m.group(2) == "next")
+        return _set_day_of_month(rest, now, parts, int(m.group(1)), m.group(2))
     return text
 
 
 def _set_day_of_month(rest: str, now: dt.datetime, parts: _Parts, day: int,
-                      next_month: bool) -> str:
+                      month: str | None) -> str:
+    """The day of this month or of the next ("of next month"; "of this month" never rolls)."""
     today = now.date()
     first = today.replace(day=1)
-    if next_month or day < today.day:
+    if month == "next" or (month is None and day < today.day):
         first = (first + 32 * _DAY_SPAN).replace(day=1)
     try:
         parts.date = first.replace(day=day)

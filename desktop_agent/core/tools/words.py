@@ -167,7 +167,9 @@ _TIMER: Final = (
     # "timer for ninety secs, noodles"
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION}),\s+(?:the\s+|my\s+)?"
         r"(?P<l>(?!(?:please|thanks|cheers|yeah|ta|ok|okay|now|quick|quickly|mate|love|then"
-        r"|right|so|and|but|i|it|it's|that|this|we|you)\b)[a-z]+(?: [a-z]+)?)\W*$"),
+        r"|right|so|and|but|i|it|it's|that|this|we|you|no|perfect|great|lovely|cool|starting"
+        r"|start|go|usual|again|done|sorted|brilliant|ready|yes|asap|as usual|same|the|my)\b)"
+        r"[a-z]+(?: [a-z]+)?)\W*$"),
     _rx(rf"\btimer[,:]?\s+(?:for\s+|of\s+)?(?P<d>{_DURATION})"
         r"(?:,?\s+(?:it's\s+|its\s+|that's\s+)?(?:for|called|named)\s+(?:the\s+)?(?P<l>.+))?"),
     # "a twenty minute countdown for the boerewors"
@@ -374,9 +376,27 @@ def set_reminder_args(text: str) -> Args | None:
             continue
         what, when = _clean(found.group("x")), _clean(found.group("w"))
         if what and when and is_moment(when):
+            if _REMIND_TO.search(text):
+                what, when = _moment_at_end(what, when)
             what, when = longer_moment(what, when)
             return {"text": _clean(what), "when": when}
     return reminder_anywhere(_clean(text))
+
+
+_REMIND_TO: Final = _rx(r"\bremind (?:me|us) to\b")
+_CLOCK_AT: Final = _rx(r"^(?:at|by|around|about)\s+\S")
+
+
+def _moment_at_end(what: str, when: str) -> tuple[str, str]:
+    """A clock time said at the end of the task joins the day said first.
+
+    "Tonight, remind me to call mum at 9": "tonight at 9", to "call mum".
+    """
+    task = without_moment(what)
+    tail = what[len(task):].strip()
+    if task != what and _CLOCK_AT.match(tail) and is_moment(joined := f"{when} {tail}"):
+        return task, joined
+    return what, when
 
 
 def cancel_timer_args(text: str) -> Args | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.calc import evaluate
 from desktop_agent.core.tools.weekday import weekday_args, weekday_date
 from desktop_agent.core.tools.when import parse_when
@@ -38,6 +39,13 @@ NOW = dt.datetime(2026, 12, 5, 9, 0, tzinfo=dt.UTC)  # a Saturday
      ("set_reminder", {"text": "transfer four hundred quid into savings",
                        "when": "at five to nine"})),
     ("remind me at 5 to call mum", ("set_reminder", {"text": "call mum", "when": "at 5"})),
+    ("Tonight, remind me to call mum at 9",
+     ("set_reminder", {"text": "call mum", "when": "Tonight at 9"})),
+    ("set a reminder for tomorrow at 9 to run through the budget",
+     ("set_reminder", {"text": "run through the budget", "when": "tomorrow at 9"})),
+    ("Would you remind me on Thursday morning that the chiropodist is coming at eleven?",
+     ("set_reminder", {"text": "the chiropodist is coming at eleven",
+                       "when": "on Thursday morning"})),
     ("Two and a half hours on a timer for the pork shoulder, please.",
      ("set_timer", {"duration": "Two and a half hours", "label": "pork shoulder"})),
     ("Stick a timer on, eight and a half minutes, for the salmon.",
@@ -85,6 +93,7 @@ def test_a_moment_or_a_number_said_another_way_is_read(
     ("I want to double my savings", []),
     ("double the recipe", []),
     ("three out of four dentists, as a percentage", []),
+    ("Triple checked the reminder last week and it still didn't go off", []),
 ])
 def test_what_is_offered(text: str, want: list[str]) -> None:
     assert offered(text) == want
@@ -100,6 +109,7 @@ def test_what_is_offered(text: str, want: list[str]) -> None:
     ("On the first of next month", "2027-01-01 09:00"),
     ("a week on Tuesday", "2026-12-15 09:00"),
     ("at three this arvo", "2026-12-05 15:00"),
+    ("the 10th of this month", "2026-12-10 09:00"),
 ])
 def test_moments_said_every_which_way(said: str, moment: str) -> None:
     assert parse_when(said, NOW).strftime("%Y-%m-%d %H:%M") == moment
@@ -115,6 +125,16 @@ def test_a_year_in_words_and_next_months_day(text: str, weekday: str) -> None:
     args = weekday_args(text)
     assert args is not None
     assert weekday_date(args["date"], NOW.date()).strftime("%A %Y-%m-%d") == weekday
+
+
+def test_a_day_of_this_month_gone_by_is_not_next_months() -> None:
+    with pytest.raises(AgentError):
+        parse_when("the 1st of this month", NOW)
+
+
+def test_double_is_of_one_number_and_times_that_of_the_one_said() -> None:
+    assert decided("triple 12 plus 4") is None  # not "12 plus 4 times 3": the model decides
+    assert decided("My 2 kids each eat 3 apples, times that by 7") is None
 
 
 def test_the_new_calculations_are_right() -> None:

@@ -99,6 +99,20 @@ from tests.core.tools.said import decided, offered
                        "when": "Tomorrow at 7:45 am"})),
     ("ngl I'm trash at maths, what's eighteen percent of sixty-five",
      ("calculate", {"expression": "eighteen percent of sixty-five"})),
+    # a review's sentences: a name or tag inside the words to keep is kept
+    ("note: buy eggs, bread, honey", ("add_note", {"text": "buy eggs, bread, honey"})),
+    ("type: see you soon, love", ("type_text", {"text": "see you soon, love"})),
+    ("type: that was so funny lol", ("type_text", {"text": "that was so funny lol"})),
+    ("remind me at 5 to buy butter, honey",
+     ("set_reminder", {"text": "buy butter, honey", "when": "at 5"})),
+    ("search my notes for the recipe with garlic, honey, and lemon",
+     ("search_notes", {"query": "recipe with garlic, honey, and lemon"})),
+    ("what's fifteen percent of a hundred",
+     ("calculate", {"expression": "fifteen percent of a hundred"})),
+    ("timer for 8 minutes, the usual", ("set_timer", {"duration": "8 minutes"})),
+    ("timer for twenty minutes, no rush", ("set_timer", {"duration": "twenty minutes"})),
+    ("type well done", ("type_text", {"text": "well done"})),
+    ("copy the date to the clipboard", ("get_current_time", {})),
 ])
 def test_a_request_said_another_way_is_read(text: str, want: tuple[str, dict[str, Any]]) -> None:
     assert decided(text) == want
@@ -121,6 +135,14 @@ def test_a_request_said_another_way_is_read(text: str, want: tuple[str, dict[str
     ("it would be nice if it stopped raining", []),
     ("open the spreadsheet app", ["open_app"]),  # the application, not a file
     ("cancel all timers, except the pasta one", ["cancel_timer"]),
+    # a review's sentences: statements that the new request words must not make requests
+    ("Get this: my reminder went off at 3am", []),
+    ("Get a load of this, my notes app crashed", []),
+    ("Stick around, the timer app is loading", []),
+    ("Double trouble, both timers went off at once", []),
+    ("It'd be handy if my notes were sorted", []),
+    ("some guy keeps texting me about music, who even is this", []),
+    ("open Google Slides", ["open_app"]),
 ])
 def test_what_is_offered(text: str, want: list[str]) -> None:
     assert offered(text) == want

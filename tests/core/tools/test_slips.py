@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.tools.slips import as_meant
+from desktop_agent.core.tools.slips import as_meant, unaddressed
 
 
 @pytest.mark.parametrize(("heard", "meant"), [
@@ -62,4 +62,19 @@ def test_what_needs_no_mending_is_left_as_said(said: str) -> None:
     ("Sugar, flour and eggs", "Sugar, flour and eggs"),  # a list, not a name
 ])
 def test_names_and_tags_for_the_listener_are_dropped(said: str, meant: str) -> None:
-    assert as_meant(said) == meant
+    assert unaddressed(as_meant(said)) == meant
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("note: buy eggs, bread, honey", "note: buy eggs, bread, honey"),
+    ("remind me at 5 to buy butter, honey", "remind me at 5 to buy butter, honey"),
+    ("Remind me in a fortnight that the car rego's due, sweet as.",
+     "Remind me in a fortnight that the car rego's due."),  # a tag, never a note's words
+])
+def test_words_kept_as_said_keep_a_name_but_not_a_tag(said: str, kept: str) -> None:
+    assert unaddressed(as_meant(said), names=False) == kept
+
+
+def test_a_name_inside_a_list_is_kept() -> None:
+    said = "search my notes for the recipe with garlic, honey, and lemon"
+    assert unaddressed(said) == said
