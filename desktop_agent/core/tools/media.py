@@ -51,6 +51,7 @@ _NEXT_ONE: Final = re.compile(r"\b(?:move|go)\s+on\s+to\s+the\s+next\s+one\b"
                               r"|\b(?:put|stick|pop)\s+the\s+next\s+one\s+on\b", re.IGNORECASE)
 """"The next one": a track only when the request speaks of music ("this playlist's gone a bit
 miserable, move on to the next one"; not "move on to the next one" of a list)."""
+_MEDIA_SAID: Final = re.compile(rf"\b{_MEDIA}", re.IGNORECASE)
 _PREVIOUS: Final = re.compile(
     rf"\b(?:previous|last)\s+{_MEDIA}\b|\bgo\s+back\s+(?:a|one)\s+{_MEDIA}\b"
     rf"|\b(?:play|go\s+to)\s+the\s+(?:previous|last)\s+(?:one|{_MEDIA})\b"
@@ -127,7 +128,7 @@ def media_args(text: str) -> dict[str, Any] | None:
                          ("play", _PLAY)):
         if rule.search(text):
             return {"action": action}
-    if _NEXT_ONE.search(text) and re.search(rf"\b{_MEDIA}", text, re.IGNORECASE):
+    if _NEXT_ONE.search(text) and _MEDIA_SAID.search(text):
         return {"action": "next"}
     return None
 

@@ -312,7 +312,8 @@ def alarm_tools(t: str) -> set[str]:
         return {"list_timers"}
     timer, remind = bool(_TIMER.search(t)), bool(_REMIND.search(t))
     if timer or remind:
-        if _cancels(t):
+        cancels = _cancels(t)
+        if cancels:
             out.add("cancel_timer")
         elif _LIST_PENDING.search(t) and not (remind and re.search(r"\bremind me\b", t, re.I)):
             out.add("list_timers")
@@ -322,7 +323,7 @@ def alarm_tools(t: str) -> set[str]:
             out.add("set_reminder")
         else:
             out.add("set_timer")
-        if remind and re.search(r"\bremind me\b", t, re.I) and not _cancels(t):
+        if remind and re.search(r"\bremind me\b", t, re.I) and not cancels:
             out.add("set_reminder")
     return out
 

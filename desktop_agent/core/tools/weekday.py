@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.tools.calc_words import replace_number_words
+from desktop_agent.core.tools.when_parts import NAMED_DAY, named_month_day
 
 _MONTHS: Final = ("January", "February", "March", "April", "May", "June", "July", "August",
                   "September", "October", "November", "December")
@@ -64,18 +65,6 @@ _DATES: Final = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"^\s*(?P<day>{_DAY})\s*$",  # the model's bare "14" or "14th"
 ))
 """A date as said, most specific first: month and day, day and month, a day alone."""
-_NAMED_DAYS: Final = {
-    "christmas eve": (12, 24), "christmas": (12, 25), "boxing day": (12, 26),
-    "new year's eve": (12, 31), "new year's day": (1, 1), "valentine's day": (2, 14),
-    "halloween": (10, 31), "bonfire night": (11, 5), "st patrick's day": (3, 17),
-    "april fools' day": (4, 1), "independence day": (7, 4),
-}
-"""Days with a fixed date, said by name ("what day is Christmas this year")."""
-_NAMED: Final = re.compile(
-    r"\b(?P<named>christmas(?:\s+eve|\s+day)?|boxing\s+day|new\s+years?'?s?\s+(?:eve|day)"
-    r"|valentine'?s(?:\s+day)?|hallowe'?en|bonfire\s+night|(?:st\.?|saint)\s+patrick'?s(?:\s+day)?"
-    r"|april\s+fools?'?(?:\s+day)?|independence\s+day)\b(?P<next>\s+next\s+year)?",
-    re.IGNORECASE)
 _ASK: Final = re.compile(
     r"\b(?:what|which)(?:'s| is)?\s+(?:day\s+of\s+the\s+week|week\s*day|day)\b"
     r"|\bday\s+of\s+the\s+week\b|\bweekday\b"
@@ -88,7 +77,7 @@ _HINT: Final = 'day_of_week needs "date": a day like "the 14th" or "March 3rd".'
 
 
 def _date_match(text: str) -> re.Match[str] | None:
-    for pattern in (*_DATES[:3], _NAMED):
+    for pattern in (*_DATES[:3], NAMED_DAY):
         found = pattern.search(text)
         if found:
             return found
@@ -122,7 +111,7 @@ def weekday_date(words: str, today: dt.date) -> dt.date:
         AgentError: ``bad_arguments`` with a message for the model (no date, or a day its
             month does not have).
     """
-    named = _NAMED.search(words)
+    named = NAMED_DAY.search(words)
     if named is not None and not any(p.search(words.strip()) for p in _DATES[:2]):
         return _named_date(named, today)
     found = next((m for p in _DATES if (m := p.search(words.strip()))), None)
@@ -149,13 +138,7 @@ def weekday_date(words: str, today: dt.date) -> dt.date:
 
 def _named_date(found: re.Match[str], today: dt.date) -> dt.date:
     """The next date of a named day (today included); "next year": next year's."""
-    key = re.sub(r"\s+", " ", found.group("named").lower().replace("saint", "st").replace(
-        "st.", "st").replace("hallowe'en", "halloween"))
-    key = re.sub(r"^new years?'?s? ", "new year's ", key)
-    key = re.sub(r"^valentine'?s(?: day)?$", "valentine's day", key)
-    key = re.sub(r"^st patrick'?s(?: day)?$", "st patrick's day", key)
-    key = re.sub(r"^april fools?'?(?: day)?$", "april fools' day", key)
-    month, day = _NAMED_DAYS.get(key, _NAMED_DAYS.get(key.replace(" day", ""), (12, 25)))
+    month, day = named_month_day(found)
     date = dt.date(today.year + (1 if found.group("next") else 0), month, day)
     return date if date >= today or found.group("next") else dt.date(today.year + 1, month, day)
 

@@ -81,19 +81,41 @@ def _take(pattern: str, text: str) -> tuple[re.Match[str] | None, str]:
     return m, text[: m.start()] + " " + text[m.end():]
 
 
-_HOLIDAYS: Final = {"new year's eve": "december 31", "new years eve": "december 31",
-                    "new year's day": "january 1", "new years day": "january 1",
-                    "christmas eve": "december 24", "christmas day": "december 25",
-                    "christmas": "december 25", "boxing day": "december 26",
-                    "halloween": "october 31", "valentine's day": "february 14"}
-"""Days said by name, as the date they fall on."""
-_HOLIDAY_RE: Final = re.compile(r"\b(?:" + "|".join(sorted(_HOLIDAYS, key=len, reverse=True))
-                                + r")\b")
+_NAMED_DAYS: Final = {
+    "christmas eve": (12, 24), "christmas": (12, 25), "boxing day": (12, 26),
+    "new year's eve": (12, 31), "new year's day": (1, 1), "valentine's day": (2, 14),
+    "halloween": (10, 31), "bonfire night": (11, 5), "st patrick's day": (3, 17),
+    "april fools' day": (4, 1), "independence day": (7, 4),
+}
+"""Days with a fixed date, said by name ("what day is Christmas this year")."""
+NAMED_DAY: Final = re.compile(
+    r"\b(?P<named>christmas(?:\s+eve|\s+day)?|boxing\s+day|new\s+years?'?s?\s+(?:eve|day)"
+    r"|valentine'?s(?:\s+day)?|hallowe'?en|bonfire\s+night|(?:st\.?|saint)\s+patrick'?s(?:\s+day)?"
+    r"|april\s+fools?'?(?:\s+day)?|independence\s+day)\b(?P<next>\s+next\s+year)?",
+    re.IGNORECASE)
+"""A day said by name; ``next`` when "next year" follows it."""
+
+
+def named_month_day(found: re.Match[str]) -> tuple[int, int]:
+    """(month, day) of the day ``NAMED_DAY`` found ("New Years Eve" -> (12, 31))."""
+    key = re.sub(r"\s+", " ", found.group("named").lower().replace("saint", "st").replace(
+        "st.", "st").replace("hallowe'en", "halloween"))
+    key = re.sub(r"^new years?'?s? ", "new year's ", key)
+    key = re.sub(r"^valentine'?s(?: day)?$", "valentine's day", key)
+    key = re.sub(r"^st patrick'?s(?: day)?$", "st patrick's day", key)
+    key = re.sub(r"^april fools?'?(?: day)?$", "april fools' day", key)
+    return _NAMED_DAYS.get(key, _NAMED_DAYS.get(key.replace(" day", ""), (12, 25)))
+
+
+def _as_date_words(found: re.Match[str], now: dt.datetime) -> str:
+    """A named day as its month and day ("december 31"), with next year's year when said."""
+    month, day = named_month_day(found)
+    return f"{_MONTHS[month - 1]} {day}" + (f" {now.year + 1}" if found.group("next") else "")
 
 
 def _take_date(text: str, now: dt.datetime, parts: _Parts) -> str:
     today = now.date()
-    text = _HOLIDAY_RE.sub(lambda h: _HOLIDAYS[h.group()], text)
+    text = NAMED_DAY.sub(lambda found: _as_date_words(found, now), text)
     m, text = _take(r"\ba week on (" + "|".join(_WEEKDAYS) + r")\b", text)
     if m:  # British: the weekday a week after the coming one
         parts.date = today + ((_WEEKDAYS.index(m.group(1)) - today.weekday()) % 7 + 7) * _DAY_SPAN

@@ -22,6 +22,7 @@ from desktop_agent.core.tools.words_spans import (
     conversion_anywhere,
     is_moment,
     longer_moment,
+    moment_at_end,
     reminder_anywhere,
     timer_anywhere,
     without_moment,
@@ -370,33 +371,21 @@ def set_reminder_args(text: str) -> Args | None:
     """
     if (run_on := _REMIND_RUN_ON.search(text)) is not None:
         text = text[run_on.end():]  # "... and I keep forgetting so remind me Thursday ..."
+    clean = _clean(text)
     for pattern in _REMIND:
-        found = pattern.search(_clean(text))
+        found = pattern.search(clean)
         if found is None:
             continue
         what, when = _clean(found.group("x")), _clean(found.group("w"))
         if what and when and is_moment(when):
             if _REMIND_TO.search(text):
-                what, when = _moment_at_end(what, when)
+                what, when = moment_at_end(what, when)
             what, when = longer_moment(what, when)
             return {"text": _clean(what), "when": when}
-    return reminder_anywhere(_clean(text))
+    return reminder_anywhere(clean)
 
 
 _REMIND_TO: Final = _rx(r"\bremind (?:me|us) to\b")
-_CLOCK_AT: Final = _rx(r"^(?:at|by|around|about)\s+\S")
-
-
-def _moment_at_end(what: str, when: str) -> tuple[str, str]:
-    """A clock time said at the end of the task joins the day said first.
-
-    "Tonight, remind me to call mum at 9": "tonight at 9", to "call mum".
-    """
-    task = without_moment(what)
-    tail = what[len(task):].strip()
-    if task != what and _CLOCK_AT.match(tail) and is_moment(joined := f"{when} {tail}"):
-        return task, joined
-    return what, when
 
 
 def cancel_timer_args(text: str) -> Args | None:

@@ -218,3 +218,18 @@ def without_moment(which: str) -> str:
         if is_moment(" ".join(words[i:])):
             return " ".join(words[:i])
     return which
+
+
+_CLOCK_AT: Final = re.compile(r"^(?:at|by|around|about)\s+\S", re.IGNORECASE)
+
+
+def moment_at_end(what: str, when: str) -> tuple[str, str]:
+    """A clock time said at the end of a reminder's task joins the day said first.
+
+    "Tonight, remind me to call mum at 9": "tonight at 9", to "call mum".
+    """
+    task = without_moment(what)
+    tail = what[len(task):].strip()
+    if task != what and _CLOCK_AT.match(tail) and is_moment(joined := f"{when} {tail}"):
+        return task, joined
+    return what, when
