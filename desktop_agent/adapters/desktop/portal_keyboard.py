@@ -89,6 +89,8 @@ class PortalKeyboard:
         """The desktop closed the last session: the next one is asked for without the
         restore token, so the desktop asks the user again."""
         self._watching = False
+        self._closing = False
+        """``close`` was called: a bus error after it is the close, not a failure."""
         self._wake_r, self._wake_w = os.pipe()
         self.problem = "" if self._address else "no D-Bus session bus"
         """Why this keyboard does not type here ('' while it may)."""
@@ -128,7 +130,10 @@ class PortalKeyboard:
             except Interrupted:
                 self._give_up("the app is closing")
             except (TimeoutError, BusError, OSError, ValueError) as exc:
-                self._give_up(f"the session bus failed: {exc}")
+                # close() from another thread may shut the connection before this thread
+                # sees the wake ("I/O operation on closed epoll object"): that is closing
+                self._give_up("the app is closing" if self._closing
+                              else f"the session bus failed: {exc}")
             except Exception as exc:  # noqa: BLE001 - a reply of an odd shape: never raised
                 _LOGGER.exception("remote keyboard failed")
                 self._give_up(f"unexpected {type(exc).__name__}: {exc}")
@@ -138,6 +143,7 @@ class PortalKeyboard:
 
     def close(self) -> None:
         """End a dialog wait, close the session and the connection (any thread)."""
+        self._closing = True
         os.write(self._wake_w, b"x")
         link, self._link = self._link, None
         if link is not None:
